@@ -1,0 +1,166 @@
+//! Congestion controllers behind one trait.
+//!
+//! Read first: RFC 5681 (TCP congestion control), RFC 6582 (NewReno), RFC 6937 (PRR),
+//! draft-cheng-iccrg-delivery-rate-estimation (rate samples), and Cardwell et al.,
+//! "BBR: Congestion-Based Congestion Control" (ACM Queue 2016).
+//!
+//! The connection owns one controller per path and talks to it only through
+//! [`CongestionController`]. The controller never sees a packet: it sees what the
+//! connection measured (an [`AckSample`] per ACK, a [`CongestionSignal`] per
+//! congestion event) and answers with a window and, optionally, a pacing rate.
+//! Later controllers (NewReno+ECN, EECN, VCP) hook in through the same calls: the
+//! signal carries an ECN level, and [`CongestionController::on_handshake_feedback`]
+//! lets a controller pick its initial window from what the handshake saw.
+
+pub mod bbr;
+pub mod newreno;
+
+use serde::{Deserialize, Serialize};
+
+pub use bbr::{Bbr, BbrConfig};
+pub use newreno::NewReno;
+
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation §3.3), computed by
+/// the connection for the most recently sent packet that this ACK delivered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RateSample {
+    /// `C.delivered` when the sampled packet was sent (`P.delivered`).
+    pub prior_delivered_bytes: u64,
+    /// Bytes delivered over the sample's interval (`C.delivered - P.delivered`).
+    pub delivered_bytes: u64,
+    /// The sample interval: max(send elapsed, ack elapsed), in nanoseconds.
+    pub interval_ns: u64,
+    /// True when the sampled packet was sent while the application had nothing to send.
+    pub is_app_limited: bool,
+    /// RTT of the sampled packet, when it was not retransmitted.
+    pub rtt_ns: Option<u64>,
+}
+
+impl RateSample {
+    /// The delivery rate in bits per second, or `None` for an empty interval.
+    pub fn delivery_rate_bps(&self) -> Option<u64> {
+        if self.interval_ns == 0 {
+            return None;
+        }
+        Some(((self.delivered_bytes as u128 * 8 * 1_000_000_000) / self.interval_ns as u128) as u64)
+    }
+}
+
+/// What one ACK told the connection, handed to the controller after the scoreboard,
+/// RTT estimator and loss detection have processed it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckSample {
+    /// Time the ACK was processed.
+    pub now_ns: u64,
+    /// Bytes newly acknowledged by this ACK, cumulatively or by SACK.
+    pub newly_acked_bytes: u64,
+    /// Bytes newly marked lost while processing this ACK.
+    pub newly_lost_bytes: u64,
+    /// Total bytes delivered on this connection so far (`C.delivered`), including this ACK.
+    pub delivered_total_bytes: u64,
+    /// Bytes in flight before this ACK was processed.
+    pub prior_in_flight_bytes: u64,
+    /// Bytes in flight after this ACK (and any loss marking) was processed.
+    pub bytes_in_flight: u64,
+    /// RTT sample from the newest packet this ACK acknowledged that was never retransmitted.
+    pub rtt_ns: Option<u64>,
+    /// The connection's minimum RTT seen so far.
+    pub min_rtt_ns: Option<u64>,
+    /// Smoothed RTT (RFC 6298) after this ACK.
+    pub srtt_ns: Option<u64>,
+    /// Delivery-rate sample, when this ACK delivered a packet with a send record.
+    pub rate: Option<RateSample>,
+    /// True while the connection is in loss recovery (fast recovery or after an RTO).
+    pub in_recovery: bool,
+    /// True when the sender has no new data to send and is not cwnd-limited.
+    pub app_limited: bool,
+}
+
+/// A congestion signal from loss detection, a timer or the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CongestionSignal {
+    /// Loss detected by SACK/duplicate ACKs; starts fast recovery (once per window).
+    Loss,
+    /// An explicit congestion notification with a level: 1 is the only level classic ECN
+    /// knows; multilevel schemes (EECN) use 1 and 2.
+    Ecn {
+        /// Congestion level reported by the network.
+        level: u8,
+    },
+    /// The retransmission timer expired.
+    Timeout,
+}
+
+/// What the handshake saw, for controllers that choose an initial window from it (EECN §4.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HandshakeFeedback {
+    /// Highest congestion level echoed or seen on the SYN / SYN-ACK, 0 for none.
+    pub congestion_level: u8,
+    /// The RTT of the handshake, when measured.
+    pub rtt_ns: Option<u64>,
+}
+
+/// A congestion controller. Every method but [`window_bytes`](Self::window_bytes) has a
+/// no-op default so a new controller implements only what it reacts to.
+pub trait CongestionController: std::fmt::Debug + Send {
+    /// Short name for reports (`"newreno"`, `"bbr"`).
+    fn name(&self) -> &'static str;
+
+    /// The current state for traces (`"slow_start"`, `"startup"`, `"probe_bw"` ...).
+    fn state(&self) -> &'static str {
+        "open"
+    }
+
+    /// A data packet of `bytes` payload was sent; `bytes_in_flight` includes it.
+    fn on_packet_sent(&mut self, _now_ns: u64, _bytes: u64, _bytes_in_flight: u64, _app_limited: bool) {}
+
+    /// An ACK was processed.
+    fn on_ack(&mut self, _ack: &AckSample) {}
+
+    /// A congestion event. `bytes_in_flight` is the flight size when it was detected
+    /// (RFC 5681's FlightSize).
+    fn on_congestion(&mut self, _now_ns: u64, _signal: CongestionSignal, _bytes_in_flight: u64) {}
+
+    /// Fast recovery ended: every byte outstanding at its start is acknowledged.
+    fn on_recovery_exit(&mut self, _now_ns: u64) {}
+
+    /// Feedback from the handshake, before the first data packet is sent.
+    fn on_handshake_feedback(&mut self, _feedback: HandshakeFeedback) {}
+
+    /// The congestion window in bytes.
+    fn window_bytes(&self) -> u64;
+
+    /// Slow-start threshold in bytes (`u64::MAX` while unset); PRR reduces towards it.
+    fn ssthresh_bytes(&self) -> u64 {
+        u64::MAX
+    }
+
+    /// The pacing rate in bits per second, or `None` to send as the window allows.
+    fn pacing_rate_bps(&self) -> Option<u64> {
+        None
+    }
+
+    /// True when the connection should run RFC 6937 PRR during fast recovery. Model-based
+    /// controllers (BBR) that bound the window themselves in recovery return false.
+    fn uses_prr(&self) -> bool {
+        true
+    }
+}
+
+/// Which controller a connection uses, as written in a scenario file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ControllerKind {
+    /// RFC 5681 / 6582 NewReno.
+    NewReno,
+    /// BBR v1.
+    Bbr,
+}
+
+/// Builds a controller for a path.
+pub fn build(kind: &ControllerKind, mss_bytes: u64, initial_window_segments: u64) -> Box<dyn CongestionController> {
+    match kind {
+        ControllerKind::NewReno => Box::new(NewReno::new(mss_bytes, initial_window_segments)),
+        ControllerKind::Bbr => Box::new(Bbr::new(BbrConfig::new(mss_bytes, initial_window_segments))),
+    }
+}

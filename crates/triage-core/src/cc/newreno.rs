@@ -1,0 +1,159 @@
+//! NewReno congestion control: RFC 5681 §3.1 (slow start, congestion avoidance) with the
+//! RFC 6582 fast-recovery semantics (one window reduction per recovery episode; the
+//! connection decides when recovery starts and ends, and runs PRR inside it).
+
+use super::{AckSample, CongestionController, CongestionSignal};
+
+/// NewReno state. Slow start grows by the bytes acknowledged, capped at one SMSS per ACK
+/// for each two segments acknowledged (RFC 3465 appropriate byte counting with L = 2);
+/// congestion avoidance grows by one SMSS per window of acknowledged bytes.
+#[derive(Debug, Clone)]
+pub struct NewReno {
+    mss_bytes: u64,
+    cwnd_bytes: u64,
+    ssthresh_bytes: u64,
+    /// Bytes acknowledged since cwnd last grew in congestion avoidance.
+    ca_acked_bytes: u64,
+    in_recovery: bool,
+}
+
+impl NewReno {
+    /// A controller with an initial window of `initial_window_segments` full segments
+    /// (RFC 5681 §3.1 allows up to 4, RFC 6928 raises it to 10).
+    pub fn new(mss_bytes: u64, initial_window_segments: u64) -> Self {
+        Self {
+            mss_bytes,
+            cwnd_bytes: initial_window_segments.max(1) * mss_bytes,
+            ssthresh_bytes: u64::MAX,
+            ca_acked_bytes: 0,
+            in_recovery: false,
+        }
+    }
+
+    fn in_slow_start(&self) -> bool {
+        self.cwnd_bytes < self.ssthresh_bytes
+    }
+}
+
+impl CongestionController for NewReno {
+    fn name(&self) -> &'static str {
+        "newreno"
+    }
+
+    fn state(&self) -> &'static str {
+        if self.in_recovery {
+            "recovery"
+        } else if self.in_slow_start() {
+            "slow_start"
+        } else {
+            "congestion_avoidance"
+        }
+    }
+
+    /// RFC 5681 §3.1: window growth, only outside recovery and only while cwnd-limited
+    /// (RFC 7661's caution against growing an unused window).
+    fn on_ack(&mut self, ack: &AckSample) {
+        if self.in_recovery || ack.in_recovery || ack.newly_acked_bytes == 0 {
+            return;
+        }
+        if ack.app_limited && ack.prior_in_flight_bytes < self.cwnd_bytes / 2 {
+            return;
+        }
+        if self.in_slow_start() {
+            // RFC 3465 §2.2: cwnd += min(N, L*SMSS) with L = 2.
+            let inc = ack.newly_acked_bytes.min(2 * self.mss_bytes);
+            self.cwnd_bytes = (self.cwnd_bytes + inc).min(self.ssthresh_bytes.max(self.cwnd_bytes));
+            if self.cwnd_bytes >= self.ssthresh_bytes {
+                self.cwnd_bytes = self.ssthresh_bytes;
+            }
+        } else {
+            // RFC 5681 eq. (3) in byte counting form: one SMSS per cwnd of acked bytes.
+            self.ca_acked_bytes += ack.newly_acked_bytes;
+            while self.ca_acked_bytes >= self.cwnd_bytes {
+                self.ca_acked_bytes -= self.cwnd_bytes;
+                self.cwnd_bytes += self.mss_bytes;
+            }
+        }
+    }
+
+    /// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS). A timeout also drops cwnd
+    /// to the loss window of one segment (§3.1); ECN is treated as loss (RFC 3168 §6.1.2).
+    fn on_congestion(&mut self, _now_ns: u64, signal: CongestionSignal, bytes_in_flight: u64) {
+        match signal {
+            CongestionSignal::Loss | CongestionSignal::Ecn { .. } => {
+                if self.in_recovery {
+                    return;
+                }
+                self.ssthresh_bytes = (bytes_in_flight / 2).max(2 * self.mss_bytes);
+                self.in_recovery = true;
+            }
+            CongestionSignal::Timeout => {
+                self.ssthresh_bytes = (bytes_in_flight / 2).max(2 * self.mss_bytes);
+                self.cwnd_bytes = self.mss_bytes;
+                self.ca_acked_bytes = 0;
+                self.in_recovery = false;
+            }
+        }
+    }
+
+    /// RFC 6582 §3.2 step 3: on full acknowledgement, cwnd = ssthresh.
+    fn on_recovery_exit(&mut self, _now_ns: u64) {
+        if self.in_recovery {
+            self.cwnd_bytes = self.ssthresh_bytes;
+            self.ca_acked_bytes = 0;
+            self.in_recovery = false;
+        }
+    }
+
+    fn window_bytes(&self) -> u64 {
+        self.cwnd_bytes
+    }
+
+    fn ssthresh_bytes(&self) -> u64 {
+        self.ssthresh_bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ack(bytes: u64, inflight: u64) -> AckSample {
+        AckSample { newly_acked_bytes: bytes, prior_in_flight_bytes: inflight, ..Default::default() }
+    }
+
+    #[test]
+    fn slow_start_grows_by_acked_bytes_capped_at_two_segments() {
+        let mut c = NewReno::new(1000, 10);
+        c.on_ack(&ack(2000, 10_000));
+        assert_eq!(c.window_bytes(), 12_000);
+        c.on_ack(&ack(5000, 10_000));
+        assert_eq!(c.window_bytes(), 14_000, "ABC caps one ACK's growth at 2 SMSS");
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_segment_per_window() {
+        let mut c = NewReno::new(1000, 10);
+        c.on_congestion(0, CongestionSignal::Loss, 20_000);
+        assert_eq!(c.ssthresh_bytes(), 10_000);
+        c.on_recovery_exit(0);
+        assert_eq!(c.window_bytes(), 10_000);
+        for _ in 0..4 {
+            c.on_ack(&ack(2000, 10_000));
+        }
+        assert_eq!(c.window_bytes(), 10_000, "8000 of 10000 bytes acked: no growth yet");
+        c.on_ack(&ack(2000, 10_000));
+        assert_eq!(c.window_bytes(), 11_000);
+    }
+
+    #[test]
+    fn one_reduction_per_recovery_and_timeout_to_one_segment() {
+        let mut c = NewReno::new(1000, 10);
+        c.on_congestion(0, CongestionSignal::Loss, 40_000);
+        c.on_congestion(0, CongestionSignal::Loss, 10_000);
+        assert_eq!(c.ssthresh_bytes(), 20_000, "second loss in the same episode is ignored");
+        c.on_congestion(0, CongestionSignal::Timeout, 3_000);
+        assert_eq!(c.ssthresh_bytes(), 2_000, "floor of 2 SMSS");
+        assert_eq!(c.window_bytes(), 1_000);
+    }
+}

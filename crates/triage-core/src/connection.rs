@@ -1,0 +1,1007 @@
+//! The TCP-mode connection: a sans-IO state machine.
+//!
+//! Read first: RFC 9293 (TCP), RFC 5681 (congestion control, delayed ACK), RFC 2018 and
+//! RFC 6675 (SACK and SACK-based loss recovery), RFC 6298 (RTO), RFC 6937 (PRR),
+//! draft-cheng-iccrg-delivery-rate-estimation (rate samples for BBR).
+//!
+//! # The contract
+//! A [`Connection`] never reads a clock or touches a socket. Its methods fall in four groups:
+//! - **constructors**: [`Connection::connect`] (active open: queues a SYN) and
+//!   [`Connection::accept`] (passive open from a received SYN: queues a SYN-ACK);
+//! - **inputs**: [`handle_packet`](Connection::handle_packet) for a received packet and
+//!   [`handle_timeout`](Connection::handle_timeout) once the deadline from
+//!   [`poll_timeout`](Connection::poll_timeout) has passed;
+//! - **application commands**: [`write_message`](Connection::write_message) hands a whole
+//!   message (id, length, priority) to the send scheduler; [`close`](Connection::close)
+//!   queues a FIN once everything written is sent;
+//! - **outputs**, drained in this order after every input or command:
+//!   [`poll_transmit`](Connection::poll_transmit) until it returns `None`, then
+//!   [`poll_timeout`](Connection::poll_timeout) for the next deadline, and
+//!   [`poll_event`](Connection::poll_event) for application events (connected, message
+//!   complete with its priority, peer closed, closed);
+//! - **getters** for traces and reports: [`stats`](Connection::stats),
+//!   [`cwnd_bytes`](Connection::cwnd_bytes), [`srtt_ns`](Connection::srtt_ns), ...
+//!
+//! # Model
+//! Sequence numbers are 64-bit and start at 0 for the SYN on both sides. The payload is not
+//! materialized: each segment carries the [`MsgChunk`]s it holds, which is how the receiver
+//! knows when a message is complete. Segments keep their boundaries when retransmitted.
+//! One path today; the per-path state (RTT estimator, controller, recovery, pacing) lives
+//! together in [`Connection`] fields so that a `Vec` of paths replaces it when multipath
+//! arrives.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use crate::cc::{self, AckSample, CongestionController, CongestionSignal, HandshakeFeedback, RateSample};
+use crate::config::ConnectionConfig;
+use crate::recovery::prr::PrrDecision;
+use crate::recovery::{Prr, RttEstimator};
+use crate::sched::{Chunks, Fifo, MessageMeta, SendScheduler};
+use crate::wire::packet::MAX_SACK_BLOCKS;
+use crate::wire::{Addr, Ecn, Packet, SackBlock, TcpFlags};
+
+/// Connection state (RFC 9293 §3.3.2, without the closing states the simulator does not
+/// need: a connection is `Closed` once both FINs are acknowledged).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// SYN sent, waiting for the SYN-ACK.
+    SynSent,
+    /// SYN received and SYN-ACK sent, waiting for the ACK.
+    SynReceived,
+    /// Data may flow both ways.
+    Established,
+    /// Both directions closed.
+    Closed,
+}
+
+/// Events for the application, drained with [`Connection::poll_event`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// The handshake completed.
+    Connected,
+    /// Every byte of a message has been delivered in order to the application.
+    MessageComplete {
+        /// Message identifier, as written by the peer.
+        msg_id: u32,
+        /// Message length.
+        len_bytes: u64,
+        /// Priority the message was sent with.
+        priority: u8,
+    },
+    /// The peer's FIN arrived: it will send no more.
+    PeerClosed,
+    /// Both directions are closed.
+    Closed,
+}
+
+/// Counters of one connection.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConnectionStats {
+    /// Packets sent, of any kind.
+    pub packets_sent: u64,
+    /// Data segments sent for the first time.
+    pub data_segments_sent: u64,
+    /// Payload bytes sent for the first time.
+    pub data_bytes_sent: u64,
+    /// Segments retransmitted.
+    pub retransmitted_segments: u64,
+    /// Payload bytes retransmitted.
+    pub retransmitted_bytes: u64,
+    /// Pure ACKs sent.
+    pub pure_acks_sent: u64,
+    /// Retransmission timeouts.
+    pub rto_count: u64,
+    /// Fast-recovery episodes.
+    pub fast_recoveries: u64,
+    /// Payload bytes delivered in order to the application.
+    pub bytes_delivered: u64,
+    /// Payload bytes received that were already held (duplicates).
+    pub duplicate_bytes_received: u64,
+    /// Packets received.
+    pub packets_received: u64,
+}
+
+/// One sent segment in the scoreboard (RFC 6675 §3) with its rate-sampling state
+/// (draft-cheng-iccrg-delivery-rate-estimation §3.2).
+#[derive(Clone, Debug)]
+struct SentSeg {
+    start: u64,
+    end: u64,
+    flags: u8,
+    payload_bytes: u32,
+    chunks: Chunks,
+    sent_ns: u64,
+    first_sent_ns: u64,
+    delivered_ns: u64,
+    delivered_bytes: u64,
+    app_limited: bool,
+    retransmitted: bool,
+    sacked: bool,
+    lost: bool,
+    in_flight: bool,
+}
+
+/// Loss-recovery state.
+#[derive(Clone, Debug)]
+enum Recovery {
+    Open,
+    /// Fast recovery (RFC 6675 §5) until `point` is cumulatively acknowledged.
+    Fast { point: u64, prr: Option<Prr>, window_bytes: u64 },
+    /// After an RTO, until `point` is cumulatively acknowledged.
+    Rto { point: u64 },
+}
+
+/// Out-of-order data held by the receiver.
+#[derive(Clone, Debug)]
+struct OooSeg {
+    end: u64,
+    chunks: Chunks,
+    fin: bool,
+}
+
+/// A TCP-mode connection (see the module documentation for the contract).
+#[derive(Debug)]
+pub struct Connection {
+    cfg: ConnectionConfig,
+    local: Addr,
+    remote: Addr,
+    state: State,
+    events: VecDeque<Event>,
+    stats: ConnectionStats,
+
+    // ---- send side ----
+    syn_pending: bool,
+    snd_una: u64,
+    snd_nxt: u64,
+    segs: VecDeque<SentSeg>,
+    pipe_bytes: u64,
+    sacked_segs: usize,
+    lost_pending: usize,
+    highest_sacked: u64,
+    scheduler: Box<dyn SendScheduler>,
+    fin_requested: bool,
+    fin_sent: bool,
+    fin_acked: bool,
+    peer_window_bytes: u64,
+    recovery: Recovery,
+    rto_deadline_ns: Option<u64>,
+    prr_log: Vec<(PrrDecision, u64)>,
+
+    // ---- per path (one path today) ----
+    cc: Box<dyn CongestionController>,
+    rtt: RttEstimator,
+    next_send_ns: u64,
+    pacing_blocked: bool,
+
+    // ---- rate estimation (draft-cheng-iccrg-delivery-rate-estimation §3) ----
+    delivered_bytes: u64,
+    delivered_ns: u64,
+    first_sent_ns: u64,
+    app_limited_until: u64,
+
+    // ---- receive side ----
+    rcv_nxt: u64,
+    ooo: BTreeMap<u64, OooSeg>,
+    ooo_bytes: u64,
+    last_ooo_start: Option<u64>,
+    segs_since_ack: u32,
+    ack_now: bool,
+    delack_deadline_ns: Option<u64>,
+    msg_progress: HashMap<u32, u64>,
+    peer_fin: bool,
+    ecn_codepoint: Ecn,
+}
+
+impl Connection {
+    fn new(cfg: ConnectionConfig, local: Addr, remote: Addr, state: State) -> Self {
+        let mut controller = cc::build(&cfg.controller, cfg.mss_bytes as u64, cfg.initial_window_segments as u64);
+        controller.on_handshake_feedback(HandshakeFeedback::default());
+        let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns);
+        Self {
+            local,
+            remote,
+            state,
+            events: VecDeque::new(),
+            stats: ConnectionStats::default(),
+            syn_pending: true,
+            snd_una: 0,
+            snd_nxt: 0,
+            segs: VecDeque::new(),
+            pipe_bytes: 0,
+            sacked_segs: 0,
+            lost_pending: 0,
+            highest_sacked: 0,
+            scheduler: Box::new(Fifo::new()),
+            fin_requested: false,
+            fin_sent: false,
+            fin_acked: false,
+            peer_window_bytes: cfg.receive_buffer_bytes,
+            recovery: Recovery::Open,
+            rto_deadline_ns: None,
+            prr_log: Vec::new(),
+            cc: controller,
+            rtt,
+            next_send_ns: 0,
+            pacing_blocked: false,
+            delivered_bytes: 0,
+            delivered_ns: 0,
+            first_sent_ns: 0,
+            app_limited_until: 0,
+            rcv_nxt: 0,
+            ooo: BTreeMap::new(),
+            ooo_bytes: 0,
+            last_ooo_start: None,
+            segs_since_ack: 0,
+            ack_now: false,
+            delack_deadline_ns: None,
+            msg_progress: HashMap::new(),
+            peer_fin: false,
+            ecn_codepoint: Ecn::NotEct,
+            cfg,
+        }
+    }
+
+    /// Active open: the returned connection's first transmit is a SYN.
+    pub fn connect(cfg: ConnectionConfig, local: Addr, remote: Addr) -> Self {
+        Self::new(cfg, local, remote, State::SynSent)
+    }
+
+    /// Passive open from a received SYN: the first transmit is the SYN-ACK.
+    /// Returns `None` when `syn` is not a SYN.
+    pub fn accept(cfg: ConnectionConfig, now_ns: u64, syn: &Packet) -> Option<Self> {
+        if !syn.flags.has(TcpFlags::SYN) || syn.flags.has(TcpFlags::ACK) {
+            return None;
+        }
+        let mut c = Self::new(cfg, syn.dst, syn.src, State::SynReceived);
+        c.rcv_nxt = syn.seq + 1;
+        c.peer_window_bytes = syn.window_bytes;
+        c.stats.packets_received += 1;
+        let _ = now_ns;
+        Some(c)
+    }
+
+    /// Replace the send scheduler (FIFO by default). Call before writing messages.
+    pub fn set_scheduler(&mut self, scheduler: Box<dyn SendScheduler>) {
+        self.scheduler = scheduler;
+    }
+
+    // ------------------------------------------------------------------ getters
+
+    /// Connection state.
+    pub fn state(&self) -> State {
+        self.state
+    }
+    /// Local endpoint.
+    pub fn local(&self) -> Addr {
+        self.local
+    }
+    /// Remote endpoint.
+    pub fn remote(&self) -> Addr {
+        self.remote
+    }
+    /// Counters.
+    pub fn stats(&self) -> &ConnectionStats {
+        &self.stats
+    }
+    /// The congestion window the sender obeys now (PRR's during fast recovery).
+    pub fn cwnd_bytes(&self) -> u64 {
+        match &self.recovery {
+            Recovery::Fast { prr: Some(_), window_bytes, .. } => *window_bytes,
+            _ => self.cc.window_bytes(),
+        }
+    }
+    /// Slow-start threshold reported by the controller.
+    pub fn ssthresh_bytes(&self) -> u64 {
+        self.cc.ssthresh_bytes()
+    }
+    /// Pacing rate, when the controller paces.
+    pub fn pacing_rate_bps(&self) -> Option<u64> {
+        self.cc.pacing_rate_bps()
+    }
+    /// Controller name and state, for traces.
+    pub fn cc_state(&self) -> (&'static str, &'static str) {
+        (self.cc.name(), self.cc.state())
+    }
+    /// Smoothed RTT.
+    pub fn srtt_ns(&self) -> Option<u64> {
+        self.rtt.srtt_ns()
+    }
+    /// Latest RTT sample.
+    pub fn latest_rtt_ns(&self) -> Option<u64> {
+        self.rtt.latest_rtt_ns()
+    }
+    /// Bytes in flight (RFC 6675 `pipe`).
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.pipe_bytes
+    }
+    /// Bytes delivered to the peer so far (cumulatively or selectively acknowledged).
+    pub fn delivered_bytes(&self) -> u64 {
+        self.delivered_bytes
+    }
+    /// Every written byte (and the FIN, if closing) has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.segs.is_empty() && self.scheduler.queued_bytes() == 0 && !self.syn_pending
+    }
+    /// Every PRR decision with the bytes sent in response, when `trace_prr` is on.
+    pub fn prr_log(&self) -> &[(PrrDecision, u64)] {
+        &self.prr_log
+    }
+    /// True while in fast recovery or RTO recovery.
+    pub fn in_recovery(&self) -> bool {
+        !matches!(self.recovery, Recovery::Open)
+    }
+
+    // ------------------------------------------------------------------ commands
+
+    /// Hand a whole message to the send scheduler.
+    pub fn write_message(&mut self, now_ns: u64, msg: MessageMeta) {
+        if msg.len_bytes > 0 && !self.fin_requested {
+            self.scheduler.enqueue(now_ns, msg);
+        }
+    }
+
+    /// Close the sending direction once everything written has been sent.
+    pub fn close(&mut self) {
+        self.fin_requested = true;
+    }
+
+    // ------------------------------------------------------------------ outputs
+
+    /// The next application event.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// The earliest deadline at which [`handle_timeout`](Self::handle_timeout) must run.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        let mut t = self.rto_deadline_ns;
+        let mut take = |d: Option<u64>| {
+            if let Some(d) = d {
+                t = Some(t.map_or(d, |x: u64| x.min(d)));
+            }
+        };
+        take(self.delack_deadline_ns);
+        if self.pacing_blocked {
+            take(Some(self.next_send_ns));
+        }
+        t
+    }
+
+    /// The next packet to send now, or `None`.
+    pub fn poll_transmit(&mut self, now_ns: u64) -> Option<Packet> {
+        self.pacing_blocked = false;
+        if self.syn_pending {
+            return Some(self.send_syn(now_ns));
+        }
+        if self.state != State::Closed {
+            if let Some(p) = self.send_data(now_ns) {
+                return Some(p);
+            }
+        }
+        if self.ack_now && self.state != State::SynSent {
+            self.stats.pure_acks_sent += 1;
+            let p = self.make_packet(TcpFlags::ACK, self.snd_nxt, 0, Chunks::new());
+            self.on_ack_sent();
+            self.stats.packets_sent += 1;
+            return Some(p);
+        }
+        None
+    }
+
+    // ------------------------------------------------------------------ inputs
+
+    /// Handle expired timers (delayed ACK, retransmission, pacing).
+    pub fn handle_timeout(&mut self, now_ns: u64) {
+        if self.delack_deadline_ns.is_some_and(|d| d <= now_ns) {
+            self.delack_deadline_ns = None;
+            self.ack_now = true;
+        }
+        if self.rto_deadline_ns.is_some_and(|d| d <= now_ns) {
+            self.on_rto(now_ns);
+        }
+    }
+
+    /// Handle a received packet addressed to this connection.
+    pub fn handle_packet(&mut self, now_ns: u64, pkt: &Packet) {
+        if self.state == State::Closed {
+            return;
+        }
+        self.stats.packets_received += 1;
+        let flags = pkt.flags;
+        if flags.has(TcpFlags::SYN) {
+            match self.state {
+                State::SynSent if flags.has(TcpFlags::ACK) && pkt.ack == 1 => {
+                    self.rcv_nxt = pkt.seq + 1;
+                }
+                _ => {
+                    // A duplicate SYN or SYN-ACK: our reply was lost; answer at once.
+                    self.ack_now = true;
+                    return;
+                }
+            }
+        }
+        self.peer_window_bytes = pkt.window_bytes;
+        if flags.has(TcpFlags::ACK) {
+            self.process_ack(now_ns, pkt);
+        }
+        if self.state == State::SynSent && self.snd_una >= 1 {
+            self.state = State::Established;
+            self.events.push_back(Event::Connected);
+            self.ack_now = true;
+            self.feed_handshake_rtt();
+        } else if self.state == State::SynReceived && self.snd_una >= 1 {
+            self.state = State::Established;
+            self.events.push_back(Event::Connected);
+            self.feed_handshake_rtt();
+        }
+        if self.state != State::SynSent && (pkt.payload_bytes > 0 || flags.has(TcpFlags::FIN)) {
+            self.process_data(now_ns, pkt);
+        }
+        self.check_closed();
+    }
+
+    // ------------------------------------------------------------------ internals: sending
+
+    fn make_packet(&mut self, flags: u8, seq: u64, payload: u32, chunks: Chunks) -> Packet {
+        let mut p = Packet {
+            src: self.local,
+            dst: self.remote,
+            ecn: self.ecn_codepoint,
+            flags: TcpFlags(flags),
+            seq,
+            ack: self.rcv_nxt,
+            window_bytes: self.cfg.receive_buffer_bytes.saturating_sub(self.ooo_bytes),
+            payload_bytes: payload,
+            chunks,
+            ..Default::default()
+        };
+        if flags & TcpFlags::ACK != 0 {
+            let n = self.fill_sack(&mut p.sack);
+            p.sack_len = n as u8;
+        }
+        p
+    }
+
+    fn on_ack_sent(&mut self) {
+        self.ack_now = false;
+        self.segs_since_ack = 0;
+        self.delack_deadline_ns = None;
+    }
+
+    fn send_syn(&mut self, now_ns: u64) -> Packet {
+        self.syn_pending = false;
+        let flags = if self.state == State::SynReceived { TcpFlags::SYN | TcpFlags::ACK } else { TcpFlags::SYN };
+        let p = self.make_packet(flags, 0, 0, Chunks::new());
+        self.snd_nxt = 1;
+        self.segs.push_back(SentSeg {
+            start: 0,
+            end: 1,
+            flags,
+            payload_bytes: 0,
+            chunks: Chunks::new(),
+            sent_ns: now_ns,
+            first_sent_ns: now_ns,
+            delivered_ns: now_ns,
+            delivered_bytes: 0,
+            app_limited: false,
+            retransmitted: false,
+            sacked: false,
+            lost: false,
+            in_flight: true,
+        });
+        self.pipe_bytes += 1;
+        self.arm_rto(now_ns);
+        if flags & TcpFlags::ACK != 0 {
+            self.on_ack_sent();
+        }
+        self.stats.packets_sent += 1;
+        p
+    }
+
+    fn send_window_bytes(&self) -> u64 {
+        self.cwnd_bytes()
+    }
+
+    /// RFC 6675 §5 NextSeg(): lost segments first (lowest sequence first), then new data,
+    /// within the congestion window (PRR's during fast recovery), the peer's receive window
+    /// and the pacing schedule.
+    fn send_data(&mut self, now_ns: u64) -> Option<Packet> {
+        let window = self.send_window_bytes();
+        let mss = self.cfg.mss_bytes as u64;
+        let pacing = self.cc.pacing_rate_bps();
+        let paced_out = pacing.is_some() && now_ns < self.next_send_ns;
+
+        if self.lost_pending > 0 {
+            let idx = self.segs.iter().position(|s| s.lost && !s.in_flight && !s.sacked);
+            if let Some(i) = idx {
+                let len = self.segs[i].end - self.segs[i].start;
+                if self.pipe_bytes > 0 && self.pipe_bytes + len > window {
+                    return None;
+                }
+                if paced_out {
+                    self.pacing_blocked = true;
+                    return None;
+                }
+                return Some(self.retransmit(now_ns, i));
+            }
+            self.lost_pending = 0;
+        }
+        if self.state != State::Established {
+            return None;
+        }
+
+        // New data or FIN.
+        let rwnd_room = (self.snd_una + self.peer_window_bytes).saturating_sub(self.snd_nxt);
+        let queued = self.scheduler.queued_bytes();
+        let want_fin = queued == 0 && self.fin_requested && !self.fin_sent;
+        if queued == 0 && !want_fin {
+            // Nothing to send: application-limited (draft §3.4).
+            if self.pipe_bytes < window {
+                self.app_limited_until = (self.delivered_bytes + self.pipe_bytes).max(1);
+            }
+            return None;
+        }
+        let seg_len = if want_fin { 1 } else { mss.min(queued) };
+        if self.pipe_bytes > 0 && self.pipe_bytes + seg_len > window {
+            return None;
+        }
+        if !want_fin && rwnd_room == 0 {
+            return None;
+        }
+        if paced_out {
+            self.pacing_blocked = true;
+            return None;
+        }
+        let (flags, payload, chunks) = if want_fin {
+            self.fin_sent = true;
+            (TcpFlags::FIN | TcpFlags::ACK, 0u32, Chunks::new())
+        } else {
+            let max = mss.min(rwnd_room) as u32;
+            let chunks = self.scheduler.next_segment(now_ns, max);
+            let payload: u32 = chunks.iter().map(|c| c.len_bytes).sum();
+            if payload == 0 {
+                return None;
+            }
+            (TcpFlags::ACK | TcpFlags::PSH, payload, chunks)
+        };
+        let start = self.snd_nxt;
+        let end = start + payload as u64 + (flags & TcpFlags::FIN != 0) as u64;
+        let pkt = self.make_packet(flags, start, payload, chunks.clone());
+        if self.pipe_bytes == 0 {
+            // draft §3.2: restart the sampling interval after idle.
+            self.first_sent_ns = now_ns;
+            self.delivered_ns = now_ns;
+        }
+        self.segs.push_back(SentSeg {
+            start,
+            end,
+            flags,
+            payload_bytes: payload,
+            chunks,
+            sent_ns: now_ns,
+            first_sent_ns: self.first_sent_ns,
+            delivered_ns: self.delivered_ns,
+            delivered_bytes: self.delivered_bytes,
+            app_limited: self.app_limited_until != 0,
+            retransmitted: false,
+            sacked: false,
+            lost: false,
+            in_flight: true,
+        });
+        self.snd_nxt = end;
+        self.pipe_bytes += end - start;
+        self.stats.data_segments_sent += (payload > 0) as u64;
+        self.stats.data_bytes_sent += payload as u64;
+        self.after_send(now_ns, &pkt, end - start);
+        Some(pkt)
+    }
+
+    fn retransmit(&mut self, now_ns: u64, i: usize) -> Packet {
+        if self.pipe_bytes == 0 {
+            self.first_sent_ns = now_ns;
+            self.delivered_ns = now_ns;
+        }
+        let (first_sent, delivered_ns, delivered, app_limited) =
+            (self.first_sent_ns, self.delivered_ns, self.delivered_bytes, self.app_limited_until != 0);
+        let seg = &mut self.segs[i];
+        seg.lost = false;
+        seg.in_flight = true;
+        seg.retransmitted = true;
+        seg.sent_ns = now_ns;
+        seg.first_sent_ns = first_sent;
+        seg.delivered_ns = delivered_ns;
+        seg.delivered_bytes = delivered;
+        seg.app_limited = app_limited;
+        let (start, len, flags, payload, chunks) =
+            (seg.start, seg.end - seg.start, seg.flags, seg.payload_bytes, seg.chunks.clone());
+        self.lost_pending -= 1;
+        self.pipe_bytes += len;
+        self.stats.retransmitted_segments += 1;
+        self.stats.retransmitted_bytes += payload as u64;
+        let flags = if flags & TcpFlags::SYN != 0 { flags } else { flags | TcpFlags::ACK };
+        let pkt = self.make_packet(flags, start, payload, chunks);
+        self.after_send(now_ns, &pkt, len);
+        pkt
+    }
+
+    fn after_send(&mut self, now_ns: u64, pkt: &Packet, seq_len: u64) {
+        self.stats.packets_sent += 1;
+        self.on_ack_sent();
+        if let Recovery::Fast { prr: Some(prr), .. } = &mut self.recovery {
+            prr.on_sent(seq_len);
+            if let Some(last) = self.prr_log.last_mut() {
+                last.1 += seq_len;
+            }
+        }
+        self.cc.on_packet_sent(now_ns, pkt.payload_bytes as u64, self.pipe_bytes, self.app_limited_until != 0);
+        if let Some(rate) = self.cc.pacing_rate_bps() {
+            if rate > 0 {
+                let gap = (pkt.wire_bytes() as u128 * 8 * 1_000_000_000 / rate as u128) as u64;
+                self.next_send_ns = self.next_send_ns.max(now_ns) + gap;
+            }
+        }
+        if self.rto_deadline_ns.is_none() {
+            self.arm_rto(now_ns);
+        }
+    }
+
+    fn arm_rto(&mut self, now_ns: u64) {
+        self.rto_deadline_ns = Some(now_ns + self.rtt.rto_ns());
+    }
+
+    // ------------------------------------------------------------------ internals: ACKs
+
+    fn feed_handshake_rtt(&mut self) {
+        self.cc.on_handshake_feedback(HandshakeFeedback { congestion_level: 0, rtt_ns: self.rtt.latest_rtt_ns() });
+    }
+
+    fn deliver_seg(&mut self, now_ns: u64, idx: usize, rs: &mut Option<RateSample>, newest_sent: &mut Option<(u64, u64, bool)>) {
+        let seg = &self.segs[idx];
+        let len = seg.end - seg.start;
+        if seg.in_flight {
+            self.pipe_bytes -= len;
+        }
+        if seg.lost && !seg.in_flight && !seg.sacked {
+            self.lost_pending -= 1;
+        }
+        // RTT sample: the most recently sent newly acknowledged segment (Karn: never a
+        // retransmitted one).
+        if !seg.retransmitted && newest_sent.is_none_or(|(t, _, _)| seg.sent_ns >= t) {
+            *newest_sent = Some((seg.sent_ns, now_ns - seg.sent_ns, seg.retransmitted));
+        }
+        if seg.payload_bytes == 0 {
+            return;
+        }
+        self.delivered_bytes += seg.payload_bytes as u64;
+        self.delivered_ns = now_ns;
+        let take = rs.is_none_or(|r| seg.delivered_bytes >= r.prior_delivered_bytes);
+        if take {
+            let send_elapsed = seg.sent_ns - seg.first_sent_ns;
+            let ack_elapsed = now_ns - seg.delivered_ns;
+            *rs = Some(RateSample {
+                prior_delivered_bytes: seg.delivered_bytes,
+                delivered_bytes: 0,
+                interval_ns: send_elapsed.max(ack_elapsed),
+                is_app_limited: seg.app_limited,
+                rtt_ns: if seg.retransmitted { None } else { Some(now_ns - seg.sent_ns) },
+            });
+            self.first_sent_ns = seg.sent_ns;
+        }
+    }
+
+    fn process_ack(&mut self, now_ns: u64, pkt: &Packet) {
+        let prior_in_flight = self.pipe_bytes;
+        let prior_delivered = self.delivered_bytes;
+        let was_in_recovery = self.in_recovery();
+        let mut rs: Option<RateSample> = None;
+        let mut newest: Option<(u64, u64, bool)> = None;
+        let mut acked_bytes = 0u64;
+
+        // Cumulative acknowledgment.
+        let ack = pkt.ack.min(self.snd_nxt);
+        let advanced = ack > self.snd_una;
+        if advanced {
+            while let Some(front) = self.segs.front() {
+                if front.end > ack {
+                    break;
+                }
+                if !front.sacked {
+                    acked_bytes += front.end - front.start;
+                    self.deliver_seg(now_ns, 0, &mut rs, &mut newest);
+                } else {
+                    self.sacked_segs -= 1;
+                }
+                let seg = self.segs.pop_front().expect("front exists");
+                if seg.flags & TcpFlags::FIN != 0 {
+                    self.fin_acked = true;
+                }
+            }
+            self.snd_una = ack;
+        }
+
+        // Selective acknowledgments (RFC 2018, RFC 6675 §4 "Update()").
+        for b in pkt.sack_blocks() {
+            if b.end <= self.snd_una || b.start >= self.snd_nxt {
+                continue;
+            }
+            let first = self.segs.partition_point(|s| s.start < b.start);
+            let mut i = first;
+            while i < self.segs.len() && self.segs[i].end <= b.end {
+                if !self.segs[i].sacked {
+                    acked_bytes += self.segs[i].end - self.segs[i].start;
+                    self.deliver_seg(now_ns, i, &mut rs, &mut newest);
+                    let s = &mut self.segs[i];
+                    s.sacked = true;
+                    s.in_flight = false;
+                    s.lost = false;
+                    self.sacked_segs += 1;
+                    self.highest_sacked = self.highest_sacked.max(s.end);
+                }
+                i += 1;
+            }
+        }
+
+        if let Some((_, rtt, _)) = newest {
+            self.rtt.on_sample(rtt);
+            self.rtt.reset_backoff();
+        }
+
+        // Loss detection and recovery transitions.
+        let newly_lost = self.detect_losses();
+        if newly_lost > 0 && matches!(self.recovery, Recovery::Open) {
+            self.enter_fast_recovery(now_ns, prior_in_flight);
+        }
+
+        // Exit recovery once everything outstanding at its start is acknowledged.
+        let exit = match self.recovery {
+            Recovery::Fast { point, .. } | Recovery::Rto { point } => self.snd_una >= point,
+            Recovery::Open => false,
+        };
+        if exit {
+            self.recovery = Recovery::Open;
+            self.cc.on_recovery_exit(now_ns);
+        }
+
+        // Rate sample (draft §3.3).
+        if self.app_limited_until != 0 && self.delivered_bytes > self.app_limited_until {
+            self.app_limited_until = 0;
+        }
+        if let Some(r) = rs.as_mut() {
+            r.delivered_bytes = self.delivered_bytes - r.prior_delivered_bytes;
+            // Linux tcp_rate_gen(): an interval shorter than min RTT is not trustworthy.
+            if self.rtt.min_rtt_ns().is_some_and(|m| r.interval_ns < m) {
+                r.interval_ns = 0;
+            }
+        }
+
+        if acked_bytes > 0 || newly_lost > 0 {
+            let sample = AckSample {
+                now_ns,
+                newly_acked_bytes: self.delivered_bytes - prior_delivered,
+                newly_lost_bytes: newly_lost,
+                delivered_total_bytes: self.delivered_bytes,
+                prior_in_flight_bytes: prior_in_flight,
+                bytes_in_flight: self.pipe_bytes,
+                rtt_ns: newest.map(|n| n.1),
+                min_rtt_ns: self.rtt.min_rtt_ns(),
+                srtt_ns: self.rtt.srtt_ns(),
+                rate: rs,
+                in_recovery: was_in_recovery || self.in_recovery(),
+                app_limited: self.app_limited_until != 0,
+            };
+            self.cc.on_ack(&sample);
+        }
+
+        // PRR (RFC 6937) on every ACK during fast recovery.
+        let pipe = self.pipe_bytes;
+        let ssthresh = self.cc.ssthresh_bytes();
+        let delivered = acked_bytes;
+        if let Recovery::Fast { prr: Some(prr), window_bytes, .. } = &mut self.recovery {
+            let d = prr.on_ack(delivered, pipe, ssthresh);
+            *window_bytes = pipe + d.sndcnt_bytes;
+            if self.cfg.trace_prr {
+                self.prr_log.push((d, 0));
+            }
+        }
+
+        // RFC 6298 §5.2/5.3: stop the timer when nothing is outstanding, restart it when
+        // new data is acknowledged.
+        if self.segs.is_empty() {
+            self.rto_deadline_ns = None;
+        } else if advanced {
+            self.arm_rto(now_ns);
+        }
+    }
+
+    /// RFC 6675 §4 IsLost(): a segment is lost once more than (DupThresh − 1)·SMSS bytes
+    /// above it have been selectively acknowledged. Retransmitted segments are left to the
+    /// RTO. Returns the bytes newly marked lost.
+    fn detect_losses(&mut self) -> u64 {
+        if self.sacked_segs == 0 {
+            return 0;
+        }
+        let threshold = (self.cfg.dup_thresh.saturating_sub(1) as u64) * self.cfg.mss_bytes as u64;
+        let mut sacked_above = 0u64;
+        let mut newly_lost = 0u64;
+        for seg in self.segs.iter_mut().rev() {
+            if seg.sacked {
+                sacked_above += seg.end - seg.start;
+                continue;
+            }
+            if sacked_above > threshold && !seg.lost && !seg.retransmitted && seg.in_flight {
+                seg.lost = true;
+                seg.in_flight = false;
+                let len = seg.end - seg.start;
+                self.pipe_bytes -= len;
+                newly_lost += len;
+                self.lost_pending += 1;
+            }
+        }
+        newly_lost
+    }
+
+    fn enter_fast_recovery(&mut self, now_ns: u64, flight_bytes: u64) {
+        self.stats.fast_recoveries += 1;
+        self.cc.on_congestion(now_ns, CongestionSignal::Loss, flight_bytes);
+        let prr = if self.cc.uses_prr() {
+            Some(Prr::start(self.snd_nxt - self.snd_una, self.cfg.mss_bytes as u64))
+        } else {
+            None
+        };
+        self.recovery = Recovery::Fast { point: self.snd_nxt, prr, window_bytes: 0 };
+    }
+
+    /// RFC 6298 §5.4-5.6 and RFC 5681 §3.1: on a timeout, back off, mark everything
+    /// unacknowledged as lost and let the controller collapse its window.
+    fn on_rto(&mut self, now_ns: u64) {
+        if self.segs.is_empty() {
+            self.rto_deadline_ns = None;
+            return;
+        }
+        self.stats.rto_count += 1;
+        self.rtt.back_off();
+        let flight = self.pipe_bytes;
+        self.cc.on_congestion(now_ns, CongestionSignal::Timeout, flight);
+        for seg in self.segs.iter_mut() {
+            if seg.sacked {
+                continue;
+            }
+            if seg.in_flight {
+                self.pipe_bytes -= seg.end - seg.start;
+                seg.in_flight = false;
+            }
+            if !seg.lost {
+                seg.lost = true;
+                self.lost_pending += 1;
+            }
+        }
+        self.recovery = Recovery::Rto { point: self.snd_nxt };
+        self.next_send_ns = now_ns;
+        self.arm_rto(now_ns);
+    }
+
+    // ------------------------------------------------------------------ internals: receiving
+
+    fn process_data(&mut self, now_ns: u64, pkt: &Packet) {
+        let start = pkt.seq;
+        let fin = pkt.flags.has(TcpFlags::FIN);
+        let end = start + pkt.payload_bytes as u64 + fin as u64;
+        if end <= self.rcv_nxt {
+            self.stats.duplicate_bytes_received += pkt.payload_bytes as u64;
+            self.ack_now = true;
+            return;
+        }
+        if start > self.rcv_nxt {
+            // Out of order: hold it and acknowledge at once (RFC 5681 §4.2).
+            if let std::collections::btree_map::Entry::Vacant(e) = self.ooo.entry(start) {
+                e.insert(OooSeg { end, chunks: pkt.chunks.clone(), fin });
+                self.ooo_bytes += end - start;
+            } else {
+                self.stats.duplicate_bytes_received += pkt.payload_bytes as u64;
+            }
+            self.last_ooo_start = Some(start);
+            self.ack_now = true;
+            return;
+        }
+        let filled_hole = !self.ooo.is_empty();
+        self.deliver_in_order(start, end, &pkt.chunks, fin);
+        while let Some((&s, _)) = self.ooo.first_key_value() {
+            if s > self.rcv_nxt {
+                break;
+            }
+            let seg = self.ooo.remove(&s).expect("first key exists");
+            self.ooo_bytes -= seg.end - s;
+            if seg.end > self.rcv_nxt {
+                self.deliver_in_order(s, seg.end, &seg.chunks, seg.fin);
+            } else {
+                self.stats.duplicate_bytes_received += seg.end - s;
+            }
+        }
+        if filled_hole || fin {
+            self.ack_now = true;
+            return;
+        }
+        self.segs_since_ack += 1;
+        if self.segs_since_ack >= self.cfg.delayed_ack_segments {
+            self.ack_now = true;
+        } else if self.delack_deadline_ns.is_none() {
+            self.delack_deadline_ns = Some(now_ns + self.cfg.delayed_ack_timeout_ns);
+        }
+    }
+
+    /// Hands the bytes of `[start, end)` past `rcv_nxt` to the application, completing
+    /// messages whose last byte arrives.
+    fn deliver_in_order(&mut self, start: u64, end: u64, chunks: &Chunks, fin: bool) {
+        let skip = self.rcv_nxt - start;
+        let mut pos = 0u64;
+        for c in chunks {
+            let c_start = pos;
+            let c_end = pos + c.len_bytes as u64;
+            pos = c_end;
+            if c_end <= skip {
+                continue;
+            }
+            let new = c_end - c_start.max(skip);
+            let got = self.msg_progress.entry(c.msg_id).or_insert(0);
+            *got += new;
+            if *got >= c.msg_len_bytes {
+                self.msg_progress.remove(&c.msg_id);
+                self.events.push_back(Event::MessageComplete {
+                    msg_id: c.msg_id,
+                    len_bytes: c.msg_len_bytes,
+                    priority: c.priority,
+                });
+            }
+        }
+        let payload_end = end - fin as u64;
+        self.stats.bytes_delivered += payload_end.saturating_sub(self.rcv_nxt);
+        self.stats.duplicate_bytes_received += skip.min(payload_end - start);
+        self.rcv_nxt = end;
+        if fin && !self.peer_fin {
+            self.peer_fin = true;
+            self.events.push_back(Event::PeerClosed);
+        }
+    }
+
+    /// RFC 2018 §4: the first block holds the most recently received segment; the rest
+    /// follow in sequence order, as many as fit.
+    fn fill_sack(&self, out: &mut [SackBlock; MAX_SACK_BLOCKS]) -> usize {
+        if self.ooo.is_empty() {
+            return 0;
+        }
+        let mut blocks: Vec<SackBlock> = Vec::new();
+        for (&s, seg) in &self.ooo {
+            match blocks.last_mut() {
+                Some(b) if s <= b.end => b.end = b.end.max(seg.end),
+                _ => blocks.push(SackBlock { start: s, end: seg.end }),
+            }
+        }
+        let recent = self.last_ooo_start.and_then(|r| blocks.iter().position(|b| b.start <= r && r < b.end));
+        let mut n = 0;
+        if let Some(i) = recent {
+            out[0] = blocks[i];
+            n = 1;
+        }
+        for (j, b) in blocks.iter().enumerate() {
+            if n == MAX_SACK_BLOCKS {
+                break;
+            }
+            if Some(j) != recent {
+                out[n] = *b;
+                n += 1;
+            }
+        }
+        n
+    }
+
+    fn check_closed(&mut self) {
+        if self.state == State::Established && self.fin_acked && self.peer_fin {
+            self.state = State::Closed;
+            self.rto_deadline_ns = None;
+            self.events.push_back(Event::Closed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,319 @@
+//! Two-endpoint harness: a client and a server joined by a fixed-delay, fixed-rate link in
+//! each direction, with a hook to drop chosen packets. Time jumps to the next event.
+
+use super::*;
+use crate::cc::ControllerKind;
+
+const MS: u64 = 1_000_000;
+
+struct Link {
+    rate_bps: u64,
+    delay_ns: u64,
+    busy_until: u64,
+    in_flight: VecDeque<(u64, Packet)>,
+}
+
+impl Link {
+    fn new(rate_bps: u64, delay_ns: u64) -> Self {
+        Self { rate_bps, delay_ns, busy_until: 0, in_flight: VecDeque::new() }
+    }
+    fn send(&mut self, now: u64, p: Packet) {
+        let start = self.busy_until.max(now);
+        let tx = p.wire_bytes() as u64 * 8 * 1_000_000_000 / self.rate_bps;
+        self.busy_until = start + tx;
+        self.in_flight.push_back((self.busy_until + self.delay_ns, p));
+    }
+}
+
+struct Harness {
+    now: u64,
+    client: Connection,
+    server: Option<Connection>,
+    c2s: Link,
+    s2c: Link,
+    server_cfg: ConnectionConfig,
+    /// Returns true to drop: (direction client→server?, packet, index of that direction's packet)
+    drop: Box<dyn FnMut(u64, bool, &Packet, u64) -> bool>,
+    sent_count: [u64; 2],
+    client_events: Vec<(u64, Event)>,
+    server_events: Vec<(u64, Event)>,
+    log: Vec<(u64, bool, Packet)>,
+    /// (time, seq) of every server packet the client received.
+    client_arrivals: Vec<(u64, u64)>,
+}
+
+impl Harness {
+    fn new(cfg: ConnectionConfig, rate_bps: u64, owd_ns: u64) -> Self {
+        let client = Connection::connect(cfg.clone(), Addr { node: 1, port: 40000 }, Addr { node: 2, port: 80 });
+        Self {
+            now: 0,
+            client,
+            server: None,
+            c2s: Link::new(rate_bps, owd_ns),
+            s2c: Link::new(rate_bps, owd_ns),
+            server_cfg: cfg,
+            drop: Box::new(|_, _, _, _| false),
+            sent_count: [0, 0],
+            client_events: Vec::new(),
+            server_events: Vec::new(),
+            log: Vec::new(),
+            client_arrivals: Vec::new(),
+        }
+    }
+
+    fn flush(&mut self) {
+        while let Some(p) = self.client.poll_transmit(self.now) {
+            let n = self.sent_count[0];
+            self.sent_count[0] += 1;
+            self.log.push((self.now, true, p.clone()));
+            if !(self.drop)(self.now, true, &p, n) {
+                self.c2s.send(self.now, p);
+            }
+        }
+        if let Some(s) = self.server.as_mut() {
+            while let Some(p) = s.poll_transmit(self.now) {
+                let n = self.sent_count[1];
+                self.sent_count[1] += 1;
+                self.log.push((self.now, false, p.clone()));
+                if !(self.drop)(self.now, false, &p, n) {
+                    self.s2c.send(self.now, p);
+                }
+            }
+        }
+        while let Some(e) = self.client.poll_event() {
+            self.client_events.push((self.now, e));
+        }
+        if let Some(s) = self.server.as_mut() {
+            while let Some(e) = s.poll_event() {
+                self.server_events.push((self.now, e));
+            }
+        }
+    }
+
+    /// Runs until `until` or until nothing is pending. `on_server_connect` writes data.
+    fn run(&mut self, until: u64, mut on_event: impl FnMut(u64, bool, &Event, &mut Connection)) {
+        self.flush();
+        loop {
+            let mut next = u64::MAX;
+            if let Some(t) = self.client.poll_timeout() {
+                next = next.min(t);
+            }
+            if let Some(t) = self.server.as_ref().and_then(|s| s.poll_timeout()) {
+                next = next.min(t);
+            }
+            if let Some((t, _)) = self.c2s.in_flight.front() {
+                next = next.min(*t);
+            }
+            if let Some((t, _)) = self.s2c.in_flight.front() {
+                next = next.min(*t);
+            }
+            if next == u64::MAX || next > until {
+                break;
+            }
+            self.now = next;
+            while self.c2s.in_flight.front().is_some_and(|(t, _)| *t <= self.now) {
+                let (_, p) = self.c2s.in_flight.pop_front().unwrap();
+                match self.server.as_mut() {
+                    Some(s) => s.handle_packet(self.now, &p),
+                    None => self.server = Connection::accept(self.server_cfg.clone(), self.now, &p),
+                }
+            }
+            while self.s2c.in_flight.front().is_some_and(|(t, _)| *t <= self.now) {
+                let (_, p) = self.s2c.in_flight.pop_front().unwrap();
+                self.client_arrivals.push((self.now, p.seq));
+                self.client.handle_packet(self.now, &p);
+            }
+            if self.client.poll_timeout().is_some_and(|t| t <= self.now) {
+                self.client.handle_timeout(self.now);
+            }
+            if let Some(s) = self.server.as_mut() {
+                if s.poll_timeout().is_some_and(|t| t <= self.now) {
+                    s.handle_timeout(self.now);
+                }
+            }
+            let c0 = self.client_events.len();
+            let s0 = self.server_events.len();
+            self.flush();
+            let new_c: Vec<Event> = self.client_events[c0..].iter().map(|e| e.1.clone()).collect();
+            for e in new_c {
+                on_event(self.now, false, &e, &mut self.client);
+            }
+            let new_s: Vec<Event> = self.server_events[s0..].iter().map(|e| e.1.clone()).collect();
+            for e in new_s {
+                if let Some(s) = self.server.as_mut() {
+                    on_event(self.now, true, &e, s);
+                }
+            }
+            self.flush();
+        }
+    }
+
+    fn completions(&self) -> Vec<(u64, u32)> {
+        self.client_events
+            .iter()
+            .filter_map(|(t, e)| match e {
+                Event::MessageComplete { msg_id, .. } => Some((*t, *msg_id)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+fn cats_page() -> Vec<MessageMeta> {
+    [(4u32, 150 * 1024u64), (3, 60 * 1024), (2, 40 * 1024), (1, 25 * 1024), (0, 8 * 1024)]
+        .iter()
+        .map(|&(p, len)| MessageMeta { id: p, len_bytes: len, priority: p as u8 })
+        .collect()
+}
+
+fn serve_page(msgs: Vec<MessageMeta>) -> impl FnMut(u64, bool, &Event, &mut Connection) {
+    move |now, is_server, e, conn| {
+        if is_server && *e == Event::Connected {
+            for m in &msgs {
+                conn.write_message(now, *m);
+            }
+            conn.close();
+        }
+        if !is_server && *e == Event::PeerClosed {
+            conn.close();
+        }
+    }
+}
+
+#[test]
+fn handshake_is_three_real_packets_then_data() {
+    let mut h = Harness::new(ConnectionConfig::default(), 2_000_000, 25 * MS);
+    h.run(10_000 * MS, serve_page(cats_page()));
+    let first: Vec<(bool, u8)> = h.log.iter().take(3).map(|(_, dir, p)| (*dir, p.flags.0)).collect();
+    assert_eq!(first[0], (true, TcpFlags::SYN));
+    assert_eq!(first[1], (false, TcpFlags::SYN | TcpFlags::ACK));
+    assert_eq!(first[2].0, true);
+    assert!(first[2].1 & TcpFlags::ACK != 0);
+    // The server learns of the connection when the client's ACK arrives: 1.5 RTT + SYN serialization.
+    let connected = h.server_events.iter().find(|e| e.1 == Event::Connected).unwrap().0;
+    assert!(connected >= 75 * MS && connected < 76 * MS, "{connected}");
+}
+
+#[test]
+fn every_byte_once_in_order_and_messages_complete_in_write_order() {
+    let mut h = Harness::new(ConnectionConfig::default(), 2_000_000, 25 * MS);
+    h.run(10_000 * MS, serve_page(cats_page()));
+    let done = h.completions();
+    assert_eq!(done.iter().map(|d| d.1).collect::<Vec<_>>(), vec![4, 3, 2, 1, 0]);
+    let total: u64 = cats_page().iter().map(|m| m.len_bytes).sum();
+    assert_eq!(h.client.stats().bytes_delivered, total);
+    assert_eq!(h.client.stats().duplicate_bytes_received, 0);
+    let s = h.server.as_ref().unwrap();
+    assert_eq!(s.stats().data_bytes_sent, total);
+    assert_eq!(s.stats().retransmitted_segments, 0);
+    assert_eq!(s.stats().data_segments_sent, total.div_ceil(1448));
+    assert_eq!(h.client.state(), State::Closed);
+    assert_eq!(s.state(), State::Closed);
+}
+
+#[test]
+fn single_loss_is_repaired_by_fast_retransmit_with_prr() {
+    let cfg = ConnectionConfig { trace_prr: true, ..Default::default() };
+    let mut h = Harness::new(cfg, 2_000_000, 25 * MS);
+    // Drop the server's 20th packet (a data segment).
+    h.drop = Box::new(|_, c2s, _p, n| !c2s && n == 20);
+    h.run(20_000 * MS, serve_page(cats_page()));
+    let total: u64 = cats_page().iter().map(|m| m.len_bytes).sum();
+    assert_eq!(h.client.stats().bytes_delivered, total);
+    let s = h.server.as_ref().unwrap();
+    assert_eq!(s.stats().retransmitted_segments, 1);
+    assert_eq!(s.stats().fast_recoveries, 1);
+    assert_eq!(s.stats().rto_count, 0);
+    assert!(!s.prr_log().is_empty());
+    assert_eq!(h.completions().len(), 5);
+}
+
+#[test]
+fn out_of_order_segment_is_acked_at_once_with_a_sack_block() {
+    let mut h = Harness::new(ConnectionConfig::default(), 2_000_000, 25 * MS);
+    h.drop = Box::new(|_, c2s, _p, n| !c2s && n == 3);
+    h.run(20_000 * MS, serve_page(cats_page()));
+    let lost = h.log.iter().filter(|(_, c2s, _)| !*c2s).nth(3).unwrap().2.clone();
+    let next = h.log.iter().filter(|(_, c2s, _)| !*c2s).nth(4).unwrap().2.clone();
+    let arrival = h.client_arrivals.iter().find(|a| a.1 == next.seq).unwrap().0;
+    // The client answers the segment above the hole at the instant it arrives, with the
+    // hole as its cumulative ACK and a SACK block for the segment.
+    let ack = h.log.iter().find(|(t, c2s, _)| *c2s && *t >= arrival).expect("an ACK");
+    assert_eq!(ack.0, arrival, "immediate ACK");
+    assert_eq!(ack.2.ack, lost.seq);
+    assert_eq!(ack.2.sack_blocks(), &[SackBlock { start: next.seq, end: next.seq + 1448 }]);
+}
+
+#[test]
+fn delayed_ack_every_second_segment_or_timer() {
+    let cfg = ConnectionConfig { delayed_ack_timeout_ns: 40 * MS, ..Default::default() };
+    let mut h = Harness::new(cfg, 100_000_000, 10 * MS);
+    // One message of a single segment: the client must wait for the delayed-ACK timer.
+    let one = vec![MessageMeta { id: 1, len_bytes: 1000, priority: 0 }];
+    h.run(200 * MS, move |now, is_server, e, conn| {
+        if is_server && *e == Event::Connected {
+            for m in &one {
+                conn.write_message(now, *m);
+            }
+        }
+    });
+    let data_arrival = h.log.iter().find(|(_, c2s, p)| !*c2s && p.payload_bytes > 0).unwrap().0 + 10 * MS;
+    let ack = h.log.iter().find(|(t, c2s, _)| *c2s && *t >= data_arrival).expect("ack").0;
+    assert!((ack - data_arrival).abs_diff(40 * MS) < MS, "ACK {} ns after data", ack - data_arrival);
+
+    // Two full segments: acknowledged as soon as the second arrives.
+    let mut h = Harness::new(ConnectionConfig::default(), 100_000_000, 10 * MS);
+    let two = vec![MessageMeta { id: 1, len_bytes: 2896, priority: 0 }];
+    h.run(200 * MS, move |now, is_server, e, conn| {
+        if is_server && *e == Event::Connected {
+            for m in &two {
+                conn.write_message(now, *m);
+            }
+        }
+    });
+    let acks: Vec<u64> = h.log.iter().filter(|(_, c2s, p)| *c2s && p.ack > 1).map(|(t, _, _)| *t).collect();
+    let second_data = h.log.iter().filter(|(_, c2s, p)| !*c2s && p.payload_bytes > 0).nth(1).unwrap().0;
+    let arrival = second_data + 10 * MS + 1448 * 8 * 10; // + serialization at 100 Mbps (approx)
+    assert!(acks.iter().any(|&t| t >= second_data && t <= arrival + MS), "{acks:?} {second_data}");
+}
+
+#[test]
+fn rto_recovers_a_blackout_and_backs_off() {
+    let cfg = ConnectionConfig { min_rto_ns: 200 * MS, ..Default::default() };
+    let mut h = Harness::new(cfg, 10_000_000, 10 * MS);
+    // Drop every server packet sent between 40 ms and 1.5 s.
+    h.drop = Box::new(|now, c2s, _p, _| !c2s && (40 * MS..1500 * MS).contains(&now));
+    h.run(60_000 * MS, serve_page(cats_page()));
+    let s = h.server.as_ref().unwrap();
+    assert!(s.stats().rto_count >= 2, "{:?}", s.stats());
+    // Backoff: the retransmissions of the first lost segment are spaced 1x, 2x, 4x the RTO.
+    let first_lost = h.log.iter().find(|(t, c2s, p)| !*c2s && *t >= 40 * MS && p.payload_bytes > 0).unwrap().2.seq;
+    let tx: Vec<u64> = h.log.iter().filter(|(_, c2s, p)| !*c2s && p.seq == first_lost && p.payload_bytes > 0).map(|x| x.0).collect();
+    assert!(tx.len() >= 4, "{tx:?}");
+    let (g1, g2) = (tx[3] - tx[2], tx[2] - tx[1]);
+    assert!(g1 >= 2 * g2 - MS && g1 <= 2 * g2 + MS, "backoff doubles: {tx:?}");
+    let total: u64 = cats_page().iter().map(|m| m.len_bytes).sum();
+    assert_eq!(h.client.stats().bytes_delivered, total);
+    assert_eq!(h.completions().len(), 5);
+}
+
+#[test]
+fn lost_syn_is_retransmitted_after_the_initial_rto() {
+    let mut h = Harness::new(ConnectionConfig::default(), 2_000_000, 25 * MS);
+    h.drop = Box::new(|_, c2s, _p, n| c2s && n == 0);
+    h.run(10_000 * MS, serve_page(cats_page()));
+    let syns: Vec<u64> = h.log.iter().filter(|(_, c2s, p)| *c2s && p.flags.has(TcpFlags::SYN)).map(|x| x.0).collect();
+    assert_eq!(syns, vec![0, 1000 * MS]);
+    assert_eq!(h.completions().len(), 5);
+}
+
+#[test]
+fn bbr_and_newreno_both_finish_the_page() {
+    for cc in [ControllerKind::Bbr, ControllerKind::NewReno] {
+        let cfg = ConnectionConfig { controller: cc.clone(), ..Default::default() };
+        let mut h = Harness::new(cfg, 2_000_000, 25 * MS);
+        h.run(20_000 * MS, serve_page(cats_page()));
+        assert_eq!(h.completions().len(), 5, "{cc:?}");
+    }
+}
+

@@ -1,0 +1,27 @@
+//! triage-core: the sans-IO transport core.
+//!
+//! Nothing in this crate reads a clock, a socket or a global random number generator.
+//! Every input takes `now` (integer nanoseconds); outputs are drained with `poll_*` calls.
+//! The simulator (triage-sim) and, later, real sockets drive the same code.
+//!
+//! - [`connection`]: the TCP-mode connection state machine (start here).
+//! - [`cc`]: congestion controllers (NewReno, BBR v1) behind one trait.
+//! - [`sched`]: send schedulers (FIFO) deciding which message bytes go next.
+//! - [`recovery`]: RTT estimation / RTO (RFC 6298) and PRR (RFC 6937).
+//! - [`wire`]: the packet representation and header sizes.
+#![warn(missing_docs)]
+
+pub mod cc;
+pub mod config;
+pub mod connection;
+pub mod recovery;
+pub mod sched;
+pub mod wire;
+
+pub use config::ConnectionConfig;
+pub use connection::{Connection, ConnectionStats, Event, State};
+
+/// Nanoseconds per millisecond.
+pub const NS_PER_MS: u64 = 1_000_000;
+/// Nanoseconds per second.
+pub const NS_PER_SEC: u64 = 1_000_000_000;
