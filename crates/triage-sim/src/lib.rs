@@ -1,1 +1,20 @@
-//! sim
+//! triage-sim: a deterministic packet-level discrete-event simulator.
+//!
+//! Time is integer nanoseconds; events are ordered by (time, sequence). Every element keeps
+//! at most a couple of pending events (links: one serialization end, one arrival; connections:
+//! one timer). Each random component has its own ChaCha stream seeded from the scenario seed
+//! and the component's name, so the same scenario and seed give the same run, byte for byte.
+#![warn(missing_docs)]
+
+pub mod app;
+pub mod event;
+pub mod link;
+pub mod loss;
+pub mod queue;
+pub mod recorder;
+pub mod rng;
+pub mod sim;
+pub mod topology;
+pub mod trace;
+
+pub use sim::{FlowSpec, Network, NodeKind, Simulator};

@@ -1,0 +1,162 @@
+//! Router queue disciplines.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+use triage_core::wire::Packet;
+
+/// A packet waiting in or moving through the network, with what the simulator tracks.
+#[derive(Clone, Debug)]
+pub struct SimPacket {
+    /// The packet.
+    pub pkt: Packet,
+    /// When it entered the current queue (for sojourn time).
+    pub enqueued_ns: u64,
+}
+
+/// What a queue did with an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Queued unchanged.
+    Enqueued,
+    /// Queued with its ECN field changed.
+    Marked,
+    /// Dropped.
+    Dropped,
+}
+
+/// Counters every queue keeps.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct QueueStats {
+    /// Packets accepted.
+    pub enqueued_packets: u64,
+    /// Packets dropped on arrival.
+    pub dropped_packets: u64,
+    /// Bytes dropped on arrival.
+    pub dropped_bytes: u64,
+    /// Packets marked.
+    pub marked_packets: u64,
+    /// Bytes marked.
+    pub marked_bytes: u64,
+    /// Largest backlog seen, in packets.
+    pub max_len_packets: u64,
+    /// Largest backlog seen, in bytes.
+    pub max_len_bytes: u64,
+    /// Sum of sojourn times of dequeued packets (for the mean).
+    pub sojourn_total_ns: u64,
+    /// Packets dequeued.
+    pub dequeued_packets: u64,
+}
+
+/// A queue discipline: decides on arrival, serves in its own order.
+pub trait QueueDiscipline: std::fmt::Debug + Send {
+    /// A packet arrives at `now_ns`.
+    fn enqueue(&mut self, now_ns: u64, pkt: SimPacket) -> Verdict;
+    /// The next packet to transmit.
+    fn dequeue(&mut self, now_ns: u64) -> Option<SimPacket>;
+    /// Backlog in packets.
+    fn len_packets(&self) -> u64;
+    /// Backlog in bytes.
+    fn len_bytes(&self) -> u64;
+    /// Counters.
+    fn stats(&self) -> &QueueStats;
+}
+
+/// Queue size limit as a scenario states it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// At most this many packets.
+    Packets(u64),
+    /// At most this many bytes.
+    Bytes(u64),
+}
+
+/// Tail drop: accept while under the limit, drop arrivals beyond it.
+#[derive(Debug)]
+pub struct DropTail {
+    limit: Limit,
+    q: VecDeque<SimPacket>,
+    bytes: u64,
+    stats: QueueStats,
+}
+
+impl DropTail {
+    /// A DropTail queue with the given limit.
+    pub fn new(limit: Limit) -> Self {
+        Self { limit, q: VecDeque::new(), bytes: 0, stats: QueueStats::default() }
+    }
+}
+
+impl QueueDiscipline for DropTail {
+    fn enqueue(&mut self, now_ns: u64, mut pkt: SimPacket) -> Verdict {
+        let size = pkt.pkt.wire_bytes() as u64;
+        let full = match self.limit {
+            Limit::Packets(n) => self.q.len() as u64 >= n,
+            Limit::Bytes(b) => self.bytes + size > b,
+        };
+        if full {
+            self.stats.dropped_packets += 1;
+            self.stats.dropped_bytes += size;
+            return Verdict::Dropped;
+        }
+        pkt.enqueued_ns = now_ns;
+        self.bytes += size;
+        self.q.push_back(pkt);
+        self.stats.enqueued_packets += 1;
+        self.stats.max_len_packets = self.stats.max_len_packets.max(self.q.len() as u64);
+        self.stats.max_len_bytes = self.stats.max_len_bytes.max(self.bytes);
+        Verdict::Enqueued
+    }
+
+    fn dequeue(&mut self, now_ns: u64) -> Option<SimPacket> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.pkt.wire_bytes() as u64;
+        self.stats.dequeued_packets += 1;
+        self.stats.sojourn_total_ns += now_ns - p.enqueued_ns;
+        Some(p)
+    }
+
+    fn len_packets(&self) -> u64 {
+        self.q.len() as u64
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn stats(&self) -> &QueueStats {
+        &self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pkt(payload: u32) -> SimPacket {
+        SimPacket { pkt: Packet { payload_bytes: payload, ..Default::default() }, enqueued_ns: 0 }
+    }
+
+    #[test]
+    fn drops_beyond_packet_limit_and_counts() {
+        let mut q = DropTail::new(Limit::Packets(2));
+        assert_eq!(q.enqueue(0, pkt(1448)), Verdict::Enqueued);
+        assert_eq!(q.enqueue(0, pkt(1448)), Verdict::Enqueued);
+        assert_eq!(q.enqueue(0, pkt(1448)), Verdict::Dropped);
+        assert_eq!(q.stats().dropped_bytes, 1500);
+        assert_eq!(q.len_bytes(), 3000);
+        let p = q.dequeue(7).unwrap();
+        assert_eq!(p.pkt.payload_bytes, 1448);
+        assert_eq!(q.stats().sojourn_total_ns, 7);
+        assert_eq!(q.enqueue(8, pkt(0)), Verdict::Enqueued);
+    }
+
+    #[test]
+    fn byte_limit_counts_wire_bytes() {
+        let mut q = DropTail::new(Limit::Bytes(3000));
+        assert_eq!(q.enqueue(0, pkt(1448)), Verdict::Enqueued);
+        assert_eq!(q.enqueue(0, pkt(1448)), Verdict::Enqueued);
+        assert_eq!(q.enqueue(0, pkt(0)), Verdict::Dropped, "52 more bytes exceed 3000");
+    }
+}

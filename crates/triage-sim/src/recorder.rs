@@ -1,0 +1,78 @@
+//! Measurement: one recorder for message completions, flow results and time series.
+
+use serde::Serialize;
+
+/// One time-series sample of a connection endpoint.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ConnSample {
+    /// Sample time.
+    pub t_ns: u64,
+    /// Congestion window the sender obeys.
+    pub cwnd_bytes: u64,
+    /// Bytes in flight.
+    pub inflight_bytes: u64,
+    /// Smoothed RTT (0 before the first sample).
+    pub srtt_ns: u64,
+    /// Latest RTT sample (0 before the first sample).
+    pub rtt_ns: u64,
+    /// Pacing rate (0 when not pacing).
+    pub pacing_rate_bps: u64,
+    /// Payload bytes acknowledged so far by the peer (cumulatively or by SACK).
+    pub delivered_bytes: u64,
+    /// Controller state ("startup", "slow_start", ...).
+    pub cc_state: &'static str,
+}
+
+/// One time-series sample of a link's queue.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct QueueSample {
+    /// Sample time.
+    pub t_ns: u64,
+    /// Backlog in packets.
+    pub len_packets: u64,
+    /// Backlog in bytes.
+    pub len_bytes: u64,
+}
+
+/// A message's life: written by one end, completed at the other.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageRecord {
+    /// Flow index.
+    pub flow: u32,
+    /// True when the server wrote it (client → server otherwise).
+    pub from_server: bool,
+    /// Name.
+    pub name: String,
+    /// Size.
+    pub bytes: u64,
+    /// Priority.
+    pub priority: u8,
+    /// When the application wrote it.
+    pub written_ns: Option<u64>,
+    /// When the receiver held all of it in order.
+    pub completed_ns: Option<u64>,
+}
+
+/// Time series of one connection endpoint.
+#[derive(Clone, Debug, Default)]
+pub struct ConnSeries {
+    /// Flow index.
+    pub flow: u32,
+    /// True for the server end.
+    pub is_server: bool,
+    /// Samples.
+    pub samples: Vec<ConnSample>,
+}
+
+/// Everything measured in a run.
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    /// Messages of every flow, in flow order then write order.
+    pub messages: Vec<MessageRecord>,
+    /// Time series per connection endpoint.
+    pub conn_series: Vec<ConnSeries>,
+    /// Queue time series per link.
+    pub queue_series: Vec<Vec<QueueSample>>,
+    /// Controller state changes per connection endpoint: (series index, time, state).
+    pub state_changes: Vec<(usize, u64, &'static str)>,
+}

@@ -1,0 +1,606 @@
+//! The simulator: nodes, links, flows and the event loop.
+//!
+//! Build a [`Network`] (nodes and links; routes are computed as shortest paths), add
+//! [`FlowSpec`]s, then [`Simulator::run`]. The connections are triage-core's sans-IO
+//! [`Connection`]s: the simulator feeds them packets and expired timers and drains what
+//! they send, exactly as a socket driver would.
+
+use std::collections::{HashMap, VecDeque};
+
+use triage_core::sched::MessageMeta;
+use triage_core::wire::{Addr, Packet, TcpFlags};
+use triage_core::{Connection, ConnectionConfig, Event};
+
+use crate::app::{AppSpec, MessageSpec};
+use crate::event::{Ev, EventQueue};
+use crate::link::Link;
+use crate::queue::SimPacket;
+use crate::recorder::{ConnSample, ConnSeries, MessageRecord, QueueSample, Recorder};
+
+/// What a node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// An end host: runs connections.
+    Host,
+    /// A router: forwards by its static routes.
+    Router,
+}
+
+/// A node.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// Name from the scenario.
+    pub name: String,
+    /// Host or router.
+    pub kind: NodeKind,
+}
+
+/// Nodes, links and static routes.
+#[derive(Debug, Default)]
+pub struct Network {
+    /// Nodes, indexed by node address.
+    pub nodes: Vec<Node>,
+    /// One-way links.
+    pub links: Vec<Link>,
+    /// `routes[node][dst]` = outgoing link, from shortest paths by hop count.
+    routes: Vec<Vec<Option<u32>>>,
+}
+
+impl Network {
+    /// Adds a node and returns its address.
+    pub fn add_node(&mut self, name: &str, kind: NodeKind) -> u32 {
+        self.nodes.push(Node { name: name.to_string(), kind });
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// Looks a node up by name.
+    pub fn node(&self, name: &str) -> Option<u32> {
+        self.nodes.iter().position(|n| n.name == name).map(|i| i as u32)
+    }
+
+    /// Adds a one-way link and returns its index.
+    pub fn add_link(&mut self, link: Link) -> u32 {
+        self.links.push(link);
+        (self.links.len() - 1) as u32
+    }
+
+    /// Computes static routes: breadth-first shortest paths by hop count from every node;
+    /// ties go to the link added first, so routes are deterministic. Hosts do not forward.
+    pub fn compute_routes(&mut self) {
+        let n = self.nodes.len();
+        let mut out: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, l) in self.links.iter().enumerate() {
+            out[l.from as usize].push(i as u32);
+        }
+        self.routes = vec![vec![None; n]; n];
+        for src in 0..n {
+            // BFS recording the first link taken from src.
+            let mut first: Vec<Option<u32>> = vec![None; n];
+            let mut seen = vec![false; n];
+            seen[src] = true;
+            let mut q = VecDeque::new();
+            for &li in &out[src] {
+                let to = self.links[li as usize].to as usize;
+                if !seen[to] {
+                    seen[to] = true;
+                    first[to] = Some(li);
+                    q.push_back(to);
+                }
+            }
+            while let Some(u) = q.pop_front() {
+                if self.nodes[u].kind == NodeKind::Host {
+                    continue;
+                }
+                for &li in &out[u] {
+                    let to = self.links[li as usize].to as usize;
+                    if !seen[to] {
+                        seen[to] = true;
+                        first[to] = first[u];
+                        q.push_back(to);
+                    }
+                }
+            }
+            self.routes[src] = first;
+        }
+    }
+
+    /// The link `node` uses towards `dst`.
+    pub fn route(&self, node: u32, dst: u32) -> Option<u32> {
+        self.routes.get(node as usize)?.get(dst as usize).copied().flatten()
+    }
+}
+
+/// A flow: one connection between a client (which opens it) and a server, with an
+/// application on each end.
+#[derive(Clone, Debug)]
+pub struct FlowSpec {
+    /// Name for reports.
+    pub name: String,
+    /// Node that opens the connection.
+    pub client: u32,
+    /// Node that accepts it.
+    pub server: u32,
+    /// When the client opens the connection.
+    pub start_ns: u64,
+    /// Transport settings of the client end.
+    pub client_transport: ConnectionConfig,
+    /// Transport settings of the server end.
+    pub server_transport: ConnectionConfig,
+    /// What the client writes.
+    pub client_app: AppSpec,
+    /// What the server writes.
+    pub server_app: AppSpec,
+}
+
+/// Per-end application state.
+#[derive(Debug, Default)]
+struct AppState {
+    messages: Vec<MessageSpec>,
+    /// Index into the recorder's messages of this end's first message.
+    record_base: usize,
+    written: usize,
+    connected_ns: Option<u64>,
+    peer_closed: bool,
+    closed: bool,
+}
+
+#[derive(Debug)]
+struct FlowState {
+    spec: FlowSpec,
+    client_conn: Option<u32>,
+    server_conn: Option<u32>,
+    apps: [AppState; 2],
+    completed_ns: Option<u64>,
+    remaining_messages: usize,
+}
+
+#[derive(Debug)]
+struct ConnSlot {
+    conn: Connection,
+    flow: u32,
+    is_server: bool,
+    timer_at: u64,
+    series: usize,
+    last_state: &'static str,
+}
+
+/// Simulator-wide counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SimStats {
+    /// Events processed.
+    pub events: u64,
+    /// Packets serialized onto links (one per packet per hop).
+    pub packet_hops: u64,
+    /// Packets a node could not route.
+    pub unroutable_packets: u64,
+    /// Packets that reached a host with no matching connection or listener.
+    pub no_socket_packets: u64,
+}
+
+/// Results of one flow.
+#[derive(Clone, Debug)]
+pub struct FlowResult {
+    /// Flow name.
+    pub name: String,
+    /// Completion: when the last message (both directions) was complete, if it was.
+    pub completed_ns: Option<u64>,
+    /// Flow start.
+    pub start_ns: u64,
+    /// Application bytes written by both ends.
+    pub bytes: u64,
+    /// Segments retransmitted by both ends.
+    pub retransmitted_segments: u64,
+    /// Retransmission timeouts at both ends.
+    pub rto_count: u64,
+    /// Fast recoveries at both ends.
+    pub fast_recoveries: u64,
+    /// Per-end counters: client, server.
+    pub conn_stats: [triage_core::ConnectionStats; 2],
+}
+
+/// The simulator.
+#[derive(Debug)]
+pub struct Simulator {
+    now_ns: u64,
+    events: EventQueue,
+    net: Network,
+    flows: Vec<FlowState>,
+    conns: Vec<ConnSlot>,
+    demux: HashMap<(Addr, Addr), u32>,
+    listeners: HashMap<Addr, u32>,
+    recorder: Recorder,
+    sample_interval_ns: u64,
+    stats: SimStats,
+    pending: Vec<Packet>,
+}
+
+const SERVER_PORT: u16 = 80;
+const CLIENT_PORT_BASE: u16 = 40000;
+
+impl Simulator {
+    /// A simulator over `net`; `sample_interval_ns` of 0 records no time series.
+    pub fn new(mut net: Network, sample_interval_ns: u64) -> Self {
+        net.compute_routes();
+        let links = net.links.len();
+        Self {
+            now_ns: 0,
+            events: EventQueue::new(),
+            net,
+            flows: Vec::new(),
+            conns: Vec::new(),
+            demux: HashMap::new(),
+            listeners: HashMap::new(),
+            recorder: Recorder { queue_series: vec![Vec::new(); links], ..Default::default() },
+            sample_interval_ns,
+            stats: SimStats::default(),
+            pending: Vec::new(),
+        }
+    }
+
+    /// Adds a flow; returns its index.
+    pub fn add_flow(&mut self, spec: FlowSpec) -> u32 {
+        let id = self.flows.len() as u32;
+        let mut apps: [AppState; 2] = Default::default();
+        let mut remaining = 0;
+        for (side, app) in [(0usize, &spec.client_app), (1, &spec.server_app)] {
+            let msgs = app.messages();
+            apps[side].record_base = self.recorder.messages.len();
+            for m in &msgs {
+                self.recorder.messages.push(MessageRecord {
+                    flow: id,
+                    from_server: side == 1,
+                    name: m.name.clone(),
+                    bytes: m.bytes,
+                    priority: m.priority,
+                    written_ns: None,
+                    completed_ns: None,
+                });
+            }
+            remaining += msgs.iter().filter(|m| m.bytes > 0).count();
+            apps[side].messages = msgs;
+        }
+        let server_addr = Addr { node: spec.server, port: SERVER_PORT + id as u16 };
+        self.listeners.insert(server_addr, id);
+        self.events.push(spec.start_ns, Ev::FlowStart(id));
+        self.flows.push(FlowState { spec, client_conn: None, server_conn: None, apps, completed_ns: None, remaining_messages: remaining });
+        id
+    }
+
+    /// The network.
+    pub fn network(&self) -> &Network {
+        &self.net
+    }
+
+    /// Current simulated time.
+    pub fn now_ns(&self) -> u64 {
+        self.now_ns
+    }
+
+    /// Simulator counters.
+    pub fn stats(&self) -> &SimStats {
+        &self.stats
+    }
+
+    /// Measurements.
+    pub fn recorder(&self) -> &Recorder {
+        &self.recorder
+    }
+
+    /// Runs until every flow has completed and closed, nothing is pending, or `stop_ns`.
+    /// `progress` is called now and then with the simulated time.
+    pub fn run(&mut self, stop_ns: u64, mut progress: impl FnMut(u64)) {
+        if self.sample_interval_ns > 0 {
+            self.events.push(0, Ev::Sample);
+        }
+        let mut ticks = 0u32;
+        while let Some(t) = self.events.peek_time() {
+            if t > stop_ns {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now_ns = t;
+            self.stats.events += 1;
+            self.dispatch(ev);
+            ticks = ticks.wrapping_add(1);
+            if ticks % 65536 == 0 {
+                progress(self.now_ns);
+            }
+            if matches!(ev, Ev::Sample) && self.all_done() {
+                break;
+            }
+        }
+        progress(self.now_ns);
+    }
+
+    fn all_done(&self) -> bool {
+        self.flows.iter().all(|f| f.completed_ns.is_some())
+            && self.conns.iter().all(|c| c.conn.state() == triage_core::State::Closed)
+    }
+
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::LinkTxDone(l) => {
+                self.stats.packet_hops += 1;
+                let (deliver, next) = self.net.links[l as usize].on_tx_done(self.now_ns);
+                if let Some(t) = deliver {
+                    self.events.push(t, Ev::LinkDeliver(l));
+                }
+                if let Some(t) = next {
+                    self.events.push(t, Ev::LinkTxDone(l));
+                }
+            }
+            Ev::LinkDeliver(l) => {
+                let link = &mut self.net.links[l as usize];
+                let to = link.to;
+                if let Some((p, next)) = link.on_deliver() {
+                    if let Some(t) = next {
+                        self.events.push(t, Ev::LinkDeliver(l));
+                    }
+                    self.arrive(to, p);
+                }
+            }
+            Ev::ConnTimer(c) => {
+                let slot = &mut self.conns[c as usize];
+                if slot.timer_at != self.now_ns {
+                    return;
+                }
+                slot.timer_at = u64::MAX;
+                slot.conn.handle_timeout(self.now_ns);
+                self.service(c);
+            }
+            Ev::FlowStart(f) => self.start_flow(f),
+            Ev::AppWrite(f, side) => self.app_write_due(f, side as usize),
+            Ev::Sample => {
+                self.sample();
+                self.events.push(self.now_ns + self.sample_interval_ns, Ev::Sample);
+            }
+        }
+    }
+
+    fn start_flow(&mut self, f: u32) {
+        let flow = &self.flows[f as usize];
+        let local = Addr { node: flow.spec.client, port: CLIENT_PORT_BASE + f as u16 };
+        let remote = Addr { node: flow.spec.server, port: SERVER_PORT + f as u16 };
+        let conn = Connection::connect(flow.spec.client_transport.clone(), local, remote);
+        let id = self.add_conn(conn, f, false);
+        self.flows[f as usize].client_conn = Some(id);
+        self.service(id);
+    }
+
+    fn add_conn(&mut self, conn: Connection, flow: u32, is_server: bool) -> u32 {
+        let id = self.conns.len() as u32;
+        self.demux.insert((conn.local(), conn.remote()), id);
+        let series = self.recorder.conn_series.len();
+        self.recorder.conn_series.push(ConnSeries { flow, is_server, samples: Vec::new() });
+        let state = conn.cc_state().1;
+        self.recorder.state_changes.push((series, self.now_ns, state));
+        self.conns.push(ConnSlot { conn, flow, is_server, timer_at: u64::MAX, series, last_state: state });
+        id
+    }
+
+    /// A packet reaches `node`: forward it or hand it to the host's connection.
+    fn arrive(&mut self, node: u32, sp: SimPacket) {
+        if sp.pkt.dst.node != node {
+            self.forward(node, sp);
+            return;
+        }
+        let pkt = sp.pkt;
+        if let Some(&c) = self.demux.get(&(pkt.dst, pkt.src)) {
+            self.conns[c as usize].conn.handle_packet(self.now_ns, &pkt);
+            self.service(c);
+            return;
+        }
+        if pkt.flags.has(TcpFlags::SYN) && !pkt.flags.has(TcpFlags::ACK) {
+            if let Some(&f) = self.listeners.get(&pkt.dst) {
+                let cfg = self.flows[f as usize].spec.server_transport.clone();
+                if let Some(conn) = Connection::accept(cfg, self.now_ns, &pkt) {
+                    let id = self.add_conn(conn, f, true);
+                    self.flows[f as usize].server_conn = Some(id);
+                    self.service(id);
+                    return;
+                }
+            }
+        }
+        self.stats.no_socket_packets += 1;
+    }
+
+    fn forward(&mut self, node: u32, mut sp: SimPacket) {
+        let Some(l) = self.net.route(node, sp.pkt.dst.node) else {
+            self.stats.unroutable_packets += 1;
+            return;
+        };
+        sp.enqueued_ns = self.now_ns;
+        if let Some(t) = self.net.links[l as usize].enqueue(self.now_ns, sp) {
+            self.events.push(t, Ev::LinkTxDone(l));
+        }
+    }
+
+    /// Drains a connection after an input: packets out, events to the application (which
+    /// may write more), then its next timer.
+    fn service(&mut self, c: u32) {
+        loop {
+            let slot = &mut self.conns[c as usize];
+            let node = slot.conn.local().node;
+            let mut pending = std::mem::take(&mut self.pending);
+            while let Some(p) = slot.conn.poll_transmit(self.now_ns) {
+                pending.push(p);
+            }
+            let mut events = Vec::new();
+            while let Some(e) = slot.conn.poll_event() {
+                events.push(e);
+            }
+            let (flow, is_server) = (slot.flow, slot.is_server);
+            for p in pending.drain(..) {
+                self.forward(node, SimPacket { pkt: p, enqueued_ns: self.now_ns });
+            }
+            self.pending = pending;
+            if events.is_empty() {
+                break;
+            }
+            for e in events {
+                self.on_app_event(flow, is_server, c, e);
+            }
+        }
+        let slot = &mut self.conns[c as usize];
+        let state = slot.conn.cc_state().1;
+        if state != slot.last_state {
+            slot.last_state = state;
+            self.recorder.state_changes.push((slot.series, self.now_ns, state));
+        }
+        if let Some(d) = slot.conn.poll_timeout() {
+            let d = d.max(self.now_ns);
+            if d < slot.timer_at {
+                slot.timer_at = d;
+                self.events.push(d, Ev::ConnTimer(c));
+            }
+        }
+    }
+
+    fn on_app_event(&mut self, f: u32, is_server: bool, c: u32, e: Event) {
+        let side = is_server as usize;
+        match e {
+            Event::Connected => {
+                let start = self.flows[f as usize].spec.start_ns;
+                let app = &mut self.flows[f as usize].apps[side];
+                app.connected_ns = Some(self.now_ns);
+                // Messages due now are written at once; later ones get an event.
+                let mut later = None;
+                for m in app.messages.iter() {
+                    if let Some(at) = m.at_ns {
+                        if start + at > self.now_ns {
+                            later = Some(start + at);
+                            break;
+                        }
+                    }
+                }
+                self.write_due(f, side, c);
+                if let Some(t) = later {
+                    self.events.push(t, Ev::AppWrite(f, side as u32));
+                }
+            }
+            Event::MessageComplete { msg_id, .. } => {
+                // The peer wrote it: the record belongs to the other side.
+                let flow = &mut self.flows[f as usize];
+                let idx = flow.apps[1 - side].record_base + msg_id as usize;
+                let rec = &mut self.recorder.messages[idx];
+                if rec.completed_ns.is_none() {
+                    rec.completed_ns = Some(self.now_ns);
+                    flow.remaining_messages -= 1;
+                    if flow.remaining_messages == 0 {
+                        flow.completed_ns = Some(self.now_ns);
+                    }
+                }
+            }
+            Event::PeerClosed => {
+                self.flows[f as usize].apps[side].peer_closed = true;
+                self.maybe_close(f, side, c);
+            }
+            Event::Closed => {}
+        }
+    }
+
+    fn app_write_due(&mut self, f: u32, side: usize) {
+        let flow = &self.flows[f as usize];
+        let conn = if side == 1 { flow.server_conn } else { flow.client_conn };
+        let Some(c) = conn else { return };
+        if flow.apps[side].connected_ns.is_none() {
+            return;
+        }
+        self.write_due(f, side, c);
+        let flow = &self.flows[f as usize];
+        let app = &flow.apps[side];
+        if let Some(m) = app.messages.get(app.written) {
+            let t = flow.spec.start_ns + m.at_ns.unwrap_or(0);
+            self.events.push(t.max(self.now_ns), Ev::AppWrite(f, side as u32));
+        }
+        self.service(c);
+    }
+
+    /// Writes every message of this end that is due, in order.
+    fn write_due(&mut self, f: u32, side: usize, c: u32) {
+        let start = self.flows[f as usize].spec.start_ns;
+        loop {
+            let app = &mut self.flows[f as usize].apps[side];
+            let Some(m) = app.messages.get(app.written) else { break };
+            if m.at_ns.is_some_and(|at| start + at > self.now_ns) {
+                break;
+            }
+            let meta = MessageMeta { id: app.written as u32, len_bytes: m.bytes, priority: m.priority };
+            let rec = app.record_base + app.written;
+            app.written += 1;
+            self.recorder.messages[rec].written_ns = Some(self.now_ns);
+            self.conns[c as usize].conn.write_message(self.now_ns, meta);
+        }
+        self.maybe_close(f, side, c);
+    }
+
+    /// An end closes once it has written everything, and, when it writes nothing, once the
+    /// peer has closed.
+    fn maybe_close(&mut self, f: u32, side: usize, c: u32) {
+        let app = &mut self.flows[f as usize].apps[side];
+        if app.closed {
+            return;
+        }
+        let all_written = app.written == app.messages.len();
+        if all_written && (!app.messages.is_empty() || app.peer_closed) {
+            app.closed = true;
+            self.conns[c as usize].conn.close();
+        }
+    }
+
+    fn sample(&mut self) {
+        for slot in &self.conns {
+            let c = &slot.conn;
+            self.recorder.conn_series[slot.series].samples.push(ConnSample {
+                t_ns: self.now_ns,
+                cwnd_bytes: c.cwnd_bytes(),
+                inflight_bytes: c.bytes_in_flight(),
+                srtt_ns: c.srtt_ns().unwrap_or(0),
+                rtt_ns: c.latest_rtt_ns().unwrap_or(0),
+                pacing_rate_bps: c.pacing_rate_bps().unwrap_or(0),
+                delivered_bytes: c.delivered_bytes(),
+                cc_state: c.cc_state().1,
+            });
+        }
+        for (i, l) in self.net.links.iter().enumerate() {
+            self.recorder.queue_series[i].push(QueueSample {
+                t_ns: self.now_ns,
+                len_packets: l.queue().len_packets(),
+                len_bytes: l.queue().len_bytes(),
+            });
+        }
+    }
+
+    /// Per-flow results.
+    pub fn flow_results(&self) -> Vec<FlowResult> {
+        self.flows
+            .iter()
+            .map(|f| {
+                let mut stats: [triage_core::ConnectionStats; 2] = Default::default();
+                for (i, c) in [f.client_conn, f.server_conn].iter().enumerate() {
+                    if let Some(c) = c {
+                        stats[i] = self.conns[*c as usize].conn.stats().clone();
+                    }
+                }
+                let bytes = f.apps.iter().flat_map(|a| a.messages.iter()).map(|m| m.bytes).sum();
+                FlowResult {
+                    name: f.spec.name.clone(),
+                    completed_ns: f.completed_ns,
+                    start_ns: f.spec.start_ns,
+                    bytes,
+                    retransmitted_segments: stats.iter().map(|s| s.retransmitted_segments).sum(),
+                    rto_count: stats.iter().map(|s| s.rto_count).sum(),
+                    fast_recoveries: stats.iter().map(|s| s.fast_recoveries).sum(),
+                    conn_stats: stats,
+                }
+            })
+            .collect()
+    }
+
+    /// The connection at one end of a flow, once it exists.
+    pub fn connection(&self, flow: u32, server: bool) -> Option<&Connection> {
+        let f = self.flows.get(flow as usize)?;
+        let c = if server { f.server_conn } else { f.client_conn }?;
+        Some(&self.conns[c as usize].conn)
+    }
+}

@@ -1,0 +1,57 @@
+//! Topology builders.
+
+use crate::link::{Link, RateModel};
+use crate::loss::{LossModel, LossProcess};
+use crate::queue::{DropTail, Limit, QueueDiscipline};
+use crate::rng::component_rng;
+use crate::sim::{Network, NodeKind};
+
+/// One direction of a link as a builder describes it.
+#[derive(Clone, Debug)]
+pub struct LinkParams {
+    /// Rate in bits per second.
+    pub rate_bps: u64,
+    /// One-way propagation delay.
+    pub delay_ns: u64,
+    /// Queue limit.
+    pub queue: Limit,
+    /// Random loss.
+    pub loss: LossModel,
+}
+
+impl LinkParams {
+    /// A lossless link with a DropTail queue of `queue_packets`.
+    pub fn new(rate_bps: u64, delay_ns: u64, queue_packets: u64) -> Self {
+        Self { rate_bps, delay_ns, queue: Limit::Packets(queue_packets), loss: LossModel::None }
+    }
+}
+
+/// Adds both directions of a link between `a` and `b`, each with its own queue and its
+/// own loss stream (named after the direction).
+pub fn add_duplex(net: &mut Network, seed: u64, a: u32, b: u32, p: &LinkParams) -> (u32, u32) {
+    let mut one = |from: u32, to: u32| {
+        let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
+        let loss = LossProcess::new(p.loss.clone(), component_rng(seed, &format!("loss:{name}")));
+        let q: Box<dyn QueueDiscipline> = Box::new(DropTail::new(p.queue));
+        net.add_link(Link::new(name, from, to, RateModel::Constant { rate_bps: p.rate_bps }, p.delay_ns, loss, q))
+    };
+    let ab = one(a, b);
+    let ba = one(b, a);
+    (ab, ba)
+}
+
+/// The classic dumbbell: senders `s0..sN-1` — router `r1` — bottleneck — router `r2` —
+/// receivers `c0..cN-1`. Returns (network, senders, receivers).
+pub fn dumbbell(seed: u64, pairs: u32, access: &LinkParams, bottleneck: &LinkParams) -> (Network, Vec<u32>, Vec<u32>) {
+    let mut net = Network::default();
+    let senders: Vec<u32> = (0..pairs).map(|i| net.add_node(&format!("s{i}"), NodeKind::Host)).collect();
+    let r1 = net.add_node("r1", NodeKind::Router);
+    let r2 = net.add_node("r2", NodeKind::Router);
+    let receivers: Vec<u32> = (0..pairs).map(|i| net.add_node(&format!("c{i}"), NodeKind::Host)).collect();
+    add_duplex(&mut net, seed, r1, r2, bottleneck);
+    for (&s, &c) in senders.iter().zip(&receivers) {
+        add_duplex(&mut net, seed, s, r1, access);
+        add_duplex(&mut net, seed, r2, c, access);
+    }
+    (net, senders, receivers)
+}
