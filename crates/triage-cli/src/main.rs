@@ -1,1 +1,128 @@
-fn main() {}
+//! `triage`: run scenarios in the simulator, benchmark it.
+
+mod bench;
+mod builtin;
+mod output;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use triage_sim::report::RunReport;
+use triage_sim::scenario::Scenario;
+
+/// Transport that delivers what matters first: a deterministic packet-level simulator of
+/// TCP (NewReno, BBR) and the schemes built on it.
+#[derive(Parser)]
+#[command(name = "triage", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scenario file (or a built-in scenario by name) and report per message and flow.
+    Run(RunArgs),
+    /// List the built-in scenarios.
+    Scenarios,
+    /// Measure simulator speed (packet-hops per wall-clock second) on a long bulk transfer.
+    Bench(bench::BenchArgs),
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Scenario file (TOML), or the name of a built-in scenario (see `triage scenarios`).
+    scenario: String,
+    /// Print the results as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Write CSV files (messages, flows, links, time series) and plots into this directory.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Override the scenario's seed.
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(a) => run(a),
+        Command::Scenarios => {
+            for (name, text) in builtin::SCENARIOS {
+                let desc = Scenario::parse(text, name).ok().and_then(|s| s.description).unwrap_or_default();
+                println!("{name:<20} {desc}");
+            }
+            Ok(())
+        }
+        Command::Bench(a) => bench::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Loads a scenario from a file or the built-in set.
+fn load(name: &str) -> Result<(Scenario, String, Option<PathBuf>), String> {
+    let path = PathBuf::from(name);
+    if path.exists() {
+        let s = Scenario::from_file(&path).map_err(|e| e.to_string())?;
+        let dir = path.parent().map(|p| p.to_path_buf());
+        return Ok((s, name.to_string(), dir));
+    }
+    if let Some((n, text)) = builtin::find(name) {
+        let s = Scenario::parse(text, &format!("built-in scenario {n}")).map_err(|e| e.to_string())?;
+        return Ok((s, format!("built-in scenario {n}"), None));
+    }
+    Err(format!(
+        "{name}: no such file, and no built-in scenario of that name (built-in: {})",
+        builtin::SCENARIOS.iter().map(|s| s.0).collect::<Vec<_>>().join(", ")
+    ))
+}
+
+fn run(a: RunArgs) -> Result<(), String> {
+    let (mut scenario, file, dir) = load(&a.scenario)?;
+    if let Some(seed) = a.seed {
+        scenario.seed = seed;
+    }
+    let built = scenario.build(&file, dir.as_deref()).map_err(|e| e.to_string())?;
+    let mut sim = built.sim;
+    let stop = built.stop_ns;
+    let bar = progress_bar(stop);
+    sim.run(stop, |t| bar.set_position(t / 1_000_000));
+    bar.finish_and_clear();
+    let report = RunReport::new(&scenario.name, scenario.seed, &sim);
+    if let Some(dir) = &a.out {
+        output::write_out(dir, &report, &sim).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
+    } else {
+        output::print_table(&report);
+    }
+    let incomplete: Vec<&str> = report.flows.iter().filter(|f| f.completed_ms.is_none()).map(|f| f.name.as_str()).collect();
+    if !incomplete.is_empty() {
+        return Err(format!("flows not complete when the run stopped at {} ms: {}", report.end_ms, incomplete.join(", ")));
+    }
+    Ok(())
+}
+
+/// A progress bar over simulated milliseconds, drawn only on a terminal.
+pub(crate) fn progress_bar(stop_ns: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(stop_ns / 1_000_000);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} simulated {pos}/{len} ms [{elapsed_precise}] {wide_bar}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}

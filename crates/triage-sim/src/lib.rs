@@ -12,9 +12,12 @@ pub mod link;
 pub mod loss;
 pub mod queue;
 pub mod recorder;
+pub mod report;
 pub mod rng;
+pub mod scenario;
 pub mod sim;
 pub mod topology;
 pub mod trace;
+pub mod units;
 
 pub use sim::{FlowSpec, Network, NodeKind, Simulator};

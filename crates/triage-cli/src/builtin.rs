@@ -1,0 +1,13 @@
+//! Scenarios compiled into the binary, so `triage run cats-fifo` works anywhere.
+
+/// (name, TOML text) of every built-in scenario.
+pub const SCENARIOS: &[(&str, &str)] = &[
+    ("cats-fifo", include_str!("../../../scenarios/cats-fifo.toml")),
+    ("bulk-bbr", include_str!("../../../scenarios/bulk-bbr.toml")),
+];
+
+/// A built-in scenario by name (with or without `.toml`).
+pub fn find(name: &str) -> Option<(&'static str, &'static str)> {
+    let name = name.strip_suffix(".toml").unwrap_or(name);
+    SCENARIOS.iter().copied().find(|(n, _)| *n == name)
+}

@@ -1,0 +1,145 @@
+//! Tables, CSV files and time series.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+
+use triage_sim::report::{ms, RunReport};
+use triage_sim::Simulator;
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), |x| format!("{x:.1}"))
+}
+
+/// The human-readable result.
+pub fn print_table(r: &RunReport) {
+    let mut s = String::new();
+    let _ = writeln!(s, "scenario {} (seed {}), ended at {:.1} ms simulated, {} packet-hops", r.scenario, r.seed, r.end_ms, r.packet_hops);
+    let _ = writeln!(s);
+    let _ = writeln!(s, "{:<12} {:<7} {:<10} {:>10} {:>4} {:>12} {:>14}", "flow", "from", "message", "bytes", "prio", "written_ms", "completed_ms");
+    for m in &r.messages {
+        let _ = writeln!(
+            s,
+            "{:<12} {:<7} {:<10} {:>10} {:>4} {:>12} {:>14}",
+            m.flow, m.from, m.name, m.bytes, m.priority, opt(m.written_ms), opt(m.completed_ms)
+        );
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(s, "{:<12} {:>10} {:>12} {:>10} {:>8} {:>6} {:>8}", "flow", "fct_ms", "bytes", "goodput", "retrans", "rtos", "recov");
+    for f in &r.flows {
+        let _ = writeln!(
+            s,
+            "{:<12} {:>10} {:>12} {:>10} {:>8} {:>6} {:>8}",
+            f.name,
+            opt(f.fct_ms),
+            f.bytes,
+            f.goodput_mbps.map_or("-".into(), |g| format!("{g:.3}M")),
+            f.retransmissions,
+            f.rtos,
+            f.fast_recoveries
+        );
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(s, "{:<16} {:>10} {:>12} {:>8} {:>8} {:>9}", "link", "packets", "bytes", "drops", "lost", "max_queue");
+    for l in &r.links {
+        let _ = writeln!(
+            s,
+            "{:<16} {:>10} {:>12} {:>8} {:>8} {:>9}",
+            l.name, l.tx_packets, l.tx_bytes, l.queue.dropped_packets, l.lost_packets, l.queue.max_len_packets
+        );
+    }
+    print!("{s}");
+}
+
+fn sanitize(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+}
+
+/// Writes CSV files and time series into `dir`.
+pub fn write_out(dir: &Path, r: &RunReport, sim: &Simulator) -> std::io::Result<()> {
+    fs::create_dir_all(dir)?;
+    let mut m = String::from("flow,from,name,bytes,priority,written_ms,completed_ms\n");
+    for x in &r.messages {
+        let _ = writeln!(
+            m,
+            "{},{},{},{},{},{},{}",
+            x.flow,
+            x.from,
+            x.name,
+            x.bytes,
+            x.priority,
+            x.written_ms.map_or(String::new(), |v| v.to_string()),
+            x.completed_ms.map_or(String::new(), |v| v.to_string())
+        );
+    }
+    fs::write(dir.join("messages.csv"), m)?;
+    let mut f = String::from("flow,start_ms,completed_ms,fct_ms,bytes,retransmissions,rtos,fast_recoveries\n");
+    for x in &r.flows {
+        let _ = writeln!(
+            f,
+            "{},{},{},{},{},{},{},{}",
+            x.name,
+            x.start_ms,
+            x.completed_ms.map_or(String::new(), |v| v.to_string()),
+            x.fct_ms.map_or(String::new(), |v| v.to_string()),
+            x.bytes,
+            x.retransmissions,
+            x.rtos,
+            x.fast_recoveries
+        );
+    }
+    fs::write(dir.join("flows.csv"), f)?;
+    let mut l = String::from("link,tx_packets,tx_bytes,dropped_packets,dropped_bytes,lost_packets,max_queue_packets,mean_sojourn_ms\n");
+    for x in &r.links {
+        let sojourn = if x.queue.dequeued_packets > 0 { ms(x.queue.sojourn_total_ns / x.queue.dequeued_packets) } else { 0.0 };
+        let _ = writeln!(
+            l,
+            "{},{},{},{},{},{},{},{}",
+            x.name, x.tx_packets, x.tx_bytes, x.queue.dropped_packets, x.queue.dropped_bytes, x.lost_packets, x.queue.max_len_packets, sojourn
+        );
+    }
+    fs::write(dir.join("links.csv"), l)?;
+    let rec = sim.recorder();
+    for series in &rec.conn_series {
+        let flow = &r.flows[series.flow as usize].name;
+        let end = if series.is_server { "server" } else { "client" };
+        let mut t = String::from("t_ms,cwnd_bytes,inflight_bytes,srtt_ms,rtt_ms,pacing_rate_bps,delivered_bytes,delivery_rate_bps,cc_state\n");
+        let mut prev: Option<(u64, u64)> = None;
+        for s in &series.samples {
+            let rate = prev.map_or(0, |(pt, pd)| if s.t_ns > pt { (s.delivered_bytes - pd) * 8 * 1_000_000_000 / (s.t_ns - pt) } else { 0 });
+            prev = Some((s.t_ns, s.delivered_bytes));
+            let _ = writeln!(
+                t,
+                "{},{},{},{},{},{},{},{},{}",
+                ms(s.t_ns),
+                s.cwnd_bytes,
+                s.inflight_bytes,
+                ms(s.srtt_ns),
+                ms(s.rtt_ns),
+                s.pacing_rate_bps,
+                s.delivered_bytes,
+                rate,
+                s.cc_state
+            );
+        }
+        fs::write(dir.join(format!("timeseries_{}_{end}.csv", sanitize(flow))), t)?;
+    }
+    for (i, link) in sim.network().links.iter().enumerate() {
+        if link.stats().tx_packets == 0 {
+            continue;
+        }
+        let mut q = String::from("t_ms,len_packets,len_bytes\n");
+        for s in &rec.queue_series[i] {
+            let _ = writeln!(q, "{},{},{}", ms(s.t_ns), s.len_packets, s.len_bytes);
+        }
+        fs::write(dir.join(format!("queue_{}.csv", sanitize(&link.name))), q)?;
+    }
+    let mut st = String::from("flow,end,t_ms,state\n");
+    for (series, t, state) in &rec.state_changes {
+        let s = &rec.conn_series[*series];
+        let _ = writeln!(st, "{},{},{},{}", r.flows[s.flow as usize].name, if s.is_server { "server" } else { "client" }, ms(*t), state);
+    }
+    fs::write(dir.join("cc_states.csv"), st)?;
+    fs::write(dir.join("report.json"), serde_json::to_string_pretty(r).unwrap_or_default())?;
+    Ok(())
+}

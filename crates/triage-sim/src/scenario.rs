@@ -1,0 +1,476 @@
+//! Scenario files (TOML): topology, queues, transport settings, applications, measurement
+//! and a seed. Unknown fields are errors; every error names the file, the field and what
+//! was expected. See the README's "Writing a scenario" for the full reference.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use triage_core::cc::ControllerKind;
+use triage_core::ConnectionConfig;
+
+use crate::app::{AppSpec, MessageSpec};
+use crate::link::{Link, RateModel};
+use crate::loss::{LossModel, LossProcess};
+use crate::queue::{DropTail, Limit, QueueDiscipline};
+use crate::rng::component_rng;
+use crate::sim::{FlowSpec, Network, NodeKind, Simulator};
+use crate::trace::{MahimahiTrace, TraceCursor};
+use crate::units::{Duration, Rate, Size};
+
+/// An error in a scenario file.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    /// The file could not be read.
+    #[error("{file}: cannot read: {source}")]
+    Io {
+        /// File.
+        file: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// TOML syntax, an unknown field or a value of the wrong type.
+    #[error("{file}: {message}")]
+    Parse {
+        /// File.
+        file: String,
+        /// The parser's message, with line, column and field.
+        message: String,
+    },
+    /// A value that parses but makes no sense.
+    #[error("{file}: {field}: {message}")]
+    Invalid {
+        /// File.
+        file: String,
+        /// Dotted path of the field.
+        field: String,
+        /// What was wrong and what was expected.
+        message: String,
+    },
+}
+
+/// A scenario file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Name for reports.
+    pub name: String,
+    /// What the scenario reproduces.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Seed of every random component.
+    #[serde(default)]
+    pub seed: u64,
+    /// Simulated time limit (default 600 s).
+    #[serde(default)]
+    pub stop: Option<Duration>,
+    /// Transport defaults for every flow end.
+    #[serde(default)]
+    pub transport: TransportToml,
+    /// Measurement options.
+    #[serde(default)]
+    pub measure: MeasureToml,
+    /// The network.
+    pub topology: TopologyToml,
+    /// The flows.
+    pub flows: Vec<FlowToml>,
+}
+
+/// Transport settings; every field is optional and falls back to the scenario's
+/// `[transport]`, then to the built-in default.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransportToml {
+    /// Congestion controller: "bbr" or "newreno".
+    pub cc: Option<ControllerKind>,
+    /// Maximum segment size (default 1448).
+    pub mss: Option<Size>,
+    /// Initial window in segments (default 10).
+    pub initial_window: Option<u32>,
+    /// ACK every this many segments (default 2; 1 disables delayed ACK).
+    pub delayed_ack_segments: Option<u32>,
+    /// Delayed-ACK timer (default 200 ms).
+    pub delayed_ack_timeout: Option<Duration>,
+    /// RTO floor (default 1 s, RFC 6298).
+    pub min_rto: Option<Duration>,
+    /// RTO before the first RTT sample (default 1 s).
+    pub initial_rto: Option<Duration>,
+    /// Receive buffer, the largest advertised window (default 1 MiB).
+    pub receive_buffer: Option<Size>,
+}
+
+impl TransportToml {
+    fn or(&self, base: &TransportToml) -> TransportToml {
+        TransportToml {
+            cc: self.cc.clone().or(base.cc.clone()),
+            mss: self.mss.or(base.mss),
+            initial_window: self.initial_window.or(base.initial_window),
+            delayed_ack_segments: self.delayed_ack_segments.or(base.delayed_ack_segments),
+            delayed_ack_timeout: self.delayed_ack_timeout.or(base.delayed_ack_timeout),
+            min_rto: self.min_rto.or(base.min_rto),
+            initial_rto: self.initial_rto.or(base.initial_rto),
+            receive_buffer: self.receive_buffer.or(base.receive_buffer),
+        }
+    }
+
+    fn to_config(&self, seed: u64) -> ConnectionConfig {
+        let d = ConnectionConfig::default();
+        ConnectionConfig {
+            mss_bytes: self.mss.map_or(d.mss_bytes, |s| s.0 as u32),
+            initial_window_segments: self.initial_window.unwrap_or(d.initial_window_segments),
+            controller: self.cc.clone().unwrap_or(d.controller),
+            delayed_ack_segments: self.delayed_ack_segments.unwrap_or(d.delayed_ack_segments),
+            delayed_ack_timeout_ns: self.delayed_ack_timeout.map_or(d.delayed_ack_timeout_ns, |x| x.0),
+            initial_rto_ns: self.initial_rto.map_or(d.initial_rto_ns, |x| x.0),
+            min_rto_ns: self.min_rto.map_or(d.min_rto_ns, |x| x.0),
+            receive_buffer_bytes: self.receive_buffer.map_or(d.receive_buffer_bytes, |x| x.0),
+            seed,
+            ..d
+        }
+    }
+}
+
+/// Measurement options.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeasureToml {
+    /// Time-series sampling interval (default 10 ms; "0ms" records none).
+    #[serde(default = "default_interval")]
+    pub interval: Duration,
+}
+
+fn default_interval() -> Duration {
+    Duration(10_000_000)
+}
+
+impl Default for MeasureToml {
+    fn default() -> Self {
+        Self { interval: default_interval() }
+    }
+}
+
+/// A queue limit: `{ packets = 100 }` or `{ bytes = "150KB" }`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueToml {
+    /// Limit in packets.
+    pub packets: Option<u64>,
+    /// Limit in bytes.
+    pub bytes: Option<Size>,
+}
+
+/// One link's properties, used in both directions unless a `reverse_*` field says otherwise.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkToml {
+    /// The two nodes it joins (custom topologies only).
+    #[serde(default)]
+    pub between: Option<[String; 2]>,
+    /// Rate; may be omitted in a direction that follows a trace.
+    pub rate: Option<Rate>,
+    /// One-way propagation delay.
+    pub delay: Duration,
+    /// Queue limit (default 1000 packets).
+    #[serde(default)]
+    pub queue: Option<QueueToml>,
+    /// Random loss in both directions (default none).
+    #[serde(default)]
+    pub loss: Option<LossModel>,
+    /// Mahimahi trace for the forward direction (first node to second; for a dumbbell's
+    /// bottleneck, r1 to r2, the data direction).
+    #[serde(default)]
+    pub trace: Option<PathBuf>,
+    /// Mahimahi trace for the reverse direction.
+    #[serde(default)]
+    pub reverse_trace: Option<PathBuf>,
+    /// Rate of the reverse direction, when it differs.
+    #[serde(default)]
+    pub reverse_rate: Option<Rate>,
+    /// Loss of the reverse direction, when it differs.
+    #[serde(default)]
+    pub reverse_loss: Option<LossModel>,
+}
+
+/// The network.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TopologyToml {
+    /// Senders `s0..`, routers `r1`, `r2`, receivers `c0..`.
+    Dumbbell {
+        /// Sender/receiver pairs (default 1).
+        #[serde(default = "one")]
+        pairs: u32,
+        /// The r1–r2 link.
+        bottleneck: LinkToml,
+        /// Every host's link to its router.
+        access: LinkToml,
+    },
+    /// Any graph of hosts and routers.
+    Custom {
+        /// Host names.
+        hosts: Vec<String>,
+        /// Router names.
+        #[serde(default)]
+        routers: Vec<String>,
+        /// Links, each with `between = ["a", "b"]`.
+        links: Vec<LinkToml>,
+    },
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A flow.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowToml {
+    /// Name for reports.
+    pub name: String,
+    /// Host that opens the connection (a browser opens it to a server).
+    pub client: String,
+    /// Host that accepts it.
+    pub server: String,
+    /// When the client opens the connection (default 0).
+    #[serde(default)]
+    pub start: Duration,
+    /// Transport overrides for this flow.
+    #[serde(default)]
+    pub transport: TransportToml,
+    /// What the client writes (default: nothing).
+    #[serde(default)]
+    pub client_app: Option<AppToml>,
+    /// What the server writes (default: nothing).
+    #[serde(default)]
+    pub server_app: Option<AppToml>,
+}
+
+/// An application.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AppToml {
+    /// Writes nothing.
+    Sink,
+    /// One message of `size` bytes as soon as the connection is up.
+    Bulk {
+        /// Bytes to send.
+        size: Size,
+    },
+    /// Named, sized messages.
+    Messages {
+        /// The messages, in write order.
+        messages: Vec<MessageToml>,
+    },
+}
+
+/// A message of a message writer.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessageToml {
+    /// Name reported in results.
+    pub name: String,
+    /// Size.
+    pub size: Size,
+    /// Priority 0 (most urgent) to 4 (default 0).
+    #[serde(default)]
+    pub priority: u8,
+    /// Write time after the flow start; omitted: as soon as the connection is up.
+    #[serde(default)]
+    pub at: Option<Duration>,
+}
+
+/// A scenario ready to run.
+#[derive(Debug)]
+pub struct Built {
+    /// The simulator with its network and flows.
+    pub sim: Simulator,
+    /// Simulated time limit.
+    pub stop_ns: u64,
+}
+
+impl Scenario {
+    /// Parses scenario text; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<Self, ScenarioError> {
+        toml::from_str(text).map_err(|e| ScenarioError::Parse { file: file.to_string(), message: e.to_string().trim_end().to_string() })
+    }
+
+    /// Reads and parses a scenario file.
+    pub fn from_file(path: &Path) -> Result<Self, ScenarioError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io { file: file.clone(), source })?;
+        Self::parse(&text, &file)
+    }
+
+    /// Builds the simulator. Relative trace paths are looked up beside the scenario file
+    /// (`base_dir`) first, then in the current directory.
+    pub fn build(&self, file: &str, base_dir: Option<&Path>) -> Result<Built, ScenarioError> {
+        let invalid = |field: String, message: String| ScenarioError::Invalid { file: file.to_string(), field, message };
+        let mut net = Network::default();
+        let seed = self.seed;
+        let add = |net: &mut Network, a: u32, b: u32, l: &LinkToml, field: &str| -> Result<(), ScenarioError> {
+            let queue = match &l.queue {
+                None => Limit::Packets(1000),
+                Some(QueueToml { packets: Some(p), bytes: None }) => Limit::Packets(*p),
+                Some(QueueToml { packets: None, bytes: Some(b) }) => Limit::Bytes(b.0),
+                Some(_) => {
+                    return Err(invalid(format!("{field}.queue"), "expected exactly one of `packets` or `bytes`".into()));
+                }
+            };
+            for (dir, (from, to)) in [(0, (a, b)), (1, (b, a))] {
+                let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
+                let trace = if dir == 0 { &l.trace } else { &l.reverse_trace };
+                let rate = if dir == 0 { l.rate } else { l.reverse_rate.or(l.rate) };
+                let rate_model = match (trace, rate) {
+                    (Some(t), _) => {
+                        let path = resolve(t, base_dir);
+                        let tr = MahimahiTrace::from_file(&path).map_err(|e| {
+                            invalid(format!("{field}.{}", if dir == 0 { "trace" } else { "reverse_trace" }), e.to_string())
+                        })?;
+                        RateModel::Trace { cursor: Box::new(TraceCursor::new(tr)), credit_bytes: 0, credit_at_ns: 0 }
+                    }
+                    (None, Some(r)) if r.0 > 0 => RateModel::Constant { rate_bps: r.0 },
+                    _ => {
+                        return Err(invalid(
+                            format!("{field}.{}", if dir == 0 { "rate" } else { "reverse_rate" }),
+                            "expected a positive rate like \"2Mbps\" (or a trace for that direction)".into(),
+                        ))
+                    }
+                };
+                let loss = if dir == 0 { l.loss.clone() } else { l.reverse_loss.clone().or(l.loss.clone()) };
+                let loss = LossProcess::new(loss.unwrap_or_default(), component_rng(seed, &format!("loss:{name}")));
+                let q: Box<dyn QueueDiscipline> = Box::new(DropTail::new(queue));
+                net.add_link(Link::new(name, from, to, rate_model, l.delay.0, loss, q));
+            }
+            Ok(())
+        };
+        match &self.topology {
+            TopologyToml::Dumbbell { pairs, bottleneck, access } => {
+                if *pairs == 0 {
+                    return Err(invalid("topology.pairs".into(), "expected at least 1".into()));
+                }
+                for (f, l) in [("topology.bottleneck", bottleneck), ("topology.access", access)] {
+                    if l.between.is_some() {
+                        return Err(invalid(format!("{f}.between"), "a dumbbell names its own nodes; remove `between`".into()));
+                    }
+                }
+                let senders: Vec<u32> = (0..*pairs).map(|i| net.add_node(&format!("s{i}"), NodeKind::Host)).collect();
+                let r1 = net.add_node("r1", NodeKind::Router);
+                let r2 = net.add_node("r2", NodeKind::Router);
+                let receivers: Vec<u32> = (0..*pairs).map(|i| net.add_node(&format!("c{i}"), NodeKind::Host)).collect();
+                add(&mut net, r1, r2, bottleneck, "topology.bottleneck")?;
+                for (&s, &c) in senders.iter().zip(&receivers) {
+                    add(&mut net, s, r1, access, "topology.access")?;
+                    add(&mut net, r2, c, access, "topology.access")?;
+                }
+            }
+            TopologyToml::Custom { hosts, routers, links } => {
+                for (names, kind, f) in [(hosts, NodeKind::Host, "hosts"), (routers, NodeKind::Router, "routers")] {
+                    for n in names {
+                        if net.node(n).is_some() {
+                            return Err(invalid(format!("topology.{f}"), format!("node \"{n}\" is named twice")));
+                        }
+                        net.add_node(n, kind);
+                    }
+                }
+                for (i, l) in links.iter().enumerate() {
+                    let field = format!("topology.links[{i}]");
+                    let Some([a, b]) = &l.between else {
+                        return Err(invalid(format!("{field}.between"), "expected the two nodes it joins, like [\"a\", \"r1\"]".into()));
+                    };
+                    let find = |n: &str| {
+                        net.node(n).ok_or_else(|| {
+                            let known: Vec<&str> = net.nodes.iter().map(|x| x.name.as_str()).collect();
+                            invalid(format!("{field}.between"), format!("no node named \"{n}\" (nodes: {})", known.join(", ")))
+                        })
+                    };
+                    let (a, b) = (find(a)?, find(b)?);
+                    add(&mut net, a, b, l, &field)?;
+                }
+            }
+        }
+        // Flows.
+        let mut specs = Vec::new();
+        for (i, f) in self.flows.iter().enumerate() {
+            let field = format!("flows[{i}]");
+            let host = |n: &str, what: &str| -> Result<u32, ScenarioError> {
+                match net.node(n) {
+                    Some(id) if net.nodes[id as usize].kind == NodeKind::Host => Ok(id),
+                    _ => {
+                        let hosts: Vec<&str> =
+                            net.nodes.iter().filter(|x| x.kind == NodeKind::Host).map(|x| x.name.as_str()).collect();
+                        Err(invalid(format!("{field}.{what}"), format!("no host named \"{n}\" (hosts: {})", hosts.join(", "))))
+                    }
+                }
+            };
+            let client = host(&f.client, "client")?;
+            let server = host(&f.server, "server")?;
+            if client == server {
+                return Err(invalid(format!("{field}.server"), "client and server must be different hosts".into()));
+            }
+            let t = f.transport.or(&self.transport);
+            let cfg = t.to_config(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            if cfg.mss_bytes == 0 || cfg.mss_bytes > 65_000 {
+                return Err(invalid(format!("{field}.transport.mss"), "expected 1..65000 bytes".into()));
+            }
+            if cfg.initial_window_segments == 0 {
+                return Err(invalid(format!("{field}.transport.initial_window"), "expected at least 1 segment".into()));
+            }
+            if cfg.delayed_ack_segments == 0 {
+                return Err(invalid(format!("{field}.transport.delayed_ack_segments"), "expected at least 1".into()));
+            }
+            let app = |a: &Option<AppToml>, what: &str| -> Result<AppSpec, ScenarioError> {
+                Ok(match a {
+                    None | Some(AppToml::Sink) => AppSpec::Sink,
+                    Some(AppToml::Bulk { size }) => AppSpec::Bulk { bytes: size.0 },
+                    Some(AppToml::Messages { messages }) => {
+                        let mut out = Vec::new();
+                        for (j, m) in messages.iter().enumerate() {
+                            if m.priority > 7 {
+                                return Err(invalid(format!("{field}.{what}.messages[{j}].priority"), "expected 0..7".into()));
+                            }
+                            if m.size.0 == 0 || m.size.0 > u32::MAX as u64 {
+                                return Err(invalid(format!("{field}.{what}.messages[{j}].size"), "expected 1 byte to 4 GiB".into()));
+                            }
+                            out.push(MessageSpec { name: m.name.clone(), bytes: m.size.0, priority: m.priority, at_ns: m.at.map(|d| d.0) });
+                        }
+                        AppSpec::Messages(out)
+                    }
+                })
+            };
+            specs.push(FlowSpec {
+                name: f.name.clone(),
+                client,
+                server,
+                start_ns: f.start.0,
+                client_transport: cfg.clone(),
+                server_transport: cfg,
+                client_app: app(&f.client_app, "client_app")?,
+                server_app: app(&f.server_app, "server_app")?,
+            });
+        }
+        if specs.is_empty() {
+            return Err(invalid("flows".into(), "expected at least one [[flows]] entry".into()));
+        }
+        let mut sim = Simulator::new(net, self.measure.interval.0);
+        for s in specs {
+            let (client, server) = (s.client, s.server);
+            if sim.network().route(client, server).is_none() || sim.network().route(server, client).is_none() {
+                return Err(invalid(format!("flows[\"{}\"]", s.name), "client and server are not connected by links".into()));
+            }
+            sim.add_flow(s);
+        }
+        Ok(Built { sim, stop_ns: self.stop.map_or(600_000_000_000, |d| d.0) })
+    }
+}
+
+fn resolve(p: &Path, base: Option<&Path>) -> PathBuf {
+    if p.is_absolute() {
+        return p.to_path_buf();
+    }
+    if let Some(b) = base {
+        let cand = b.join(p);
+        if cand.exists() {
+            return cand;
+        }
+    }
+    p.to_path_buf()
+}
