@@ -1,0 +1,58 @@
+//! Shared helpers for the simulator's integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use triage_core::cc::ControllerKind;
+use triage_core::ConnectionConfig;
+use triage_sim::app::{AppSpec, MessageSpec};
+use triage_sim::loss::LossModel;
+use triage_sim::topology::{dumbbell, LinkParams};
+use triage_sim::{FlowSpec, Simulator};
+
+pub const MS: u64 = 1_000_000;
+
+/// The repository root (two levels above this crate).
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The CATS page: P4 150 KiB ... P0 8 KiB, written in reverse priority order.
+pub fn cats_page() -> Vec<MessageSpec> {
+    [("P4", 150u64), ("P3", 60), ("P2", 40), ("P1", 25), ("P0", 8)]
+        .iter()
+        .map(|(n, k)| MessageSpec { name: n.to_string(), bytes: k * 1024, priority: n[1..].parse().unwrap(), at_ns: None })
+        .collect()
+}
+
+/// One flow over a dumbbell: 100 Mbps / 0 ms access, the given bottleneck; the client
+/// opens at t=0 and the server writes `app`.
+pub fn one_flow(cfg: ConnectionConfig, bottleneck: LinkParams, app: AppSpec, sample_ns: u64) -> Simulator {
+    let (net, s, c) = dumbbell(1, 1, &LinkParams::new(100_000_000, 0, 1000), &bottleneck);
+    let mut sim = Simulator::new(net, sample_ns);
+    sim.add_flow(FlowSpec {
+        name: "flow".into(),
+        client: c[0],
+        server: s[0],
+        start_ns: 0,
+        client_transport: cfg.clone(),
+        server_transport: cfg,
+        client_app: AppSpec::Sink,
+        server_app: app,
+    });
+    sim
+}
+
+/// Completion times (ms) of the CATS page's groups, P4 first.
+pub fn cats_fifo_ms(cc: ControllerKind, mbps: u64, owd_ms: u64) -> Vec<f64> {
+    let cfg = ConnectionConfig { controller: cc, ..Default::default() };
+    let mut sim = one_flow(cfg, LinkParams::new(mbps * 1_000_000, owd_ms * MS, 100), AppSpec::Messages(cats_page()), 0);
+    sim.run(60_000 * MS, |_| {});
+    sim.recorder().messages.iter().map(|m| m.completed_ns.expect("complete") as f64 / 1e6).collect()
+}
+
+/// A lossy link.
+pub fn lossy(mut p: LinkParams, loss: LossModel) -> LinkParams {
+    p.loss = loss;
+    p
+}

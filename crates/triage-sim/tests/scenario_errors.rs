@@ -1,0 +1,65 @@
+//! A wrong scenario gets one error naming the file, the field and what was expected.
+
+use triage_sim::scenario::Scenario;
+
+const GOOD: &str = r#"
+name = "t"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "2Mbps", delay = "25ms" }
+access = { rate = "100Mbps", delay = "0ms" }
+[[flows]]
+name = "f"
+client = "c0"
+server = "s0"
+server_app = { kind = "bulk", size = "10KB" }
+"#;
+
+fn err(text: &str) -> String {
+    match Scenario::parse(text, "bad.toml").and_then(|s| s.build("bad.toml", None).map(|_| ())) {
+        Ok(()) => panic!("accepted: {text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn good_scenario_builds() {
+    Scenario::parse(GOOD, "good.toml").unwrap().build("good.toml", None).unwrap();
+}
+
+#[test]
+fn unknown_field_is_named() {
+    let e = err(&GOOD.replace("name = \"f\"", "name = \"f\"\ncolour = \"red\""));
+    assert!(e.starts_with("bad.toml: "), "{e}");
+    assert!(e.contains("colour"), "{e}");
+}
+
+#[test]
+fn wrong_type_is_named() {
+    let e = err(&GOOD.replace("name = \"t\"", "name = \"t\"\nseed = \"many\""));
+    assert!(e.contains("seed") || e.contains("line 2"), "{e}");
+}
+
+#[test]
+fn unknown_host_lists_the_hosts() {
+    let e = err(&GOOD.replace("client = \"c0\"", "client = \"browser\""));
+    assert!(e.contains("flows[0].client") && e.contains("browser") && e.contains("c0"), "{e}");
+}
+
+#[test]
+fn missing_rate_is_explained() {
+    let e = err(&GOOD.replace("rate = \"2Mbps\", ", ""));
+    assert!(e.contains("topology.bottleneck.rate"), "{e}");
+}
+
+#[test]
+fn bad_unit_is_explained() {
+    let e = err(&GOOD.replace("25ms", "25 parsecs"));
+    assert!(e.contains("bad.toml"), "{e}");
+}
+
+#[test]
+fn missing_trace_file_names_it() {
+    let e = err(&GOOD.replace("rate = \"2Mbps\",", "trace = \"no/such/file.down\","));
+    assert!(e.contains("topology.bottleneck.trace") && e.contains("no/such/file.down"), "{e}");
+}
