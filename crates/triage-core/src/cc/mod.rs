@@ -158,9 +158,10 @@ pub enum ControllerKind {
 }
 
 /// Builds a controller for a path.
-pub fn build(kind: &ControllerKind, mss_bytes: u64, initial_window_segments: u64) -> Box<dyn CongestionController> {
+/// `seed` feeds controllers that randomize (BBR's gain-cycle start phase).
+pub fn build(kind: &ControllerKind, mss_bytes: u64, initial_window_segments: u64, seed: u64) -> Box<dyn CongestionController> {
     match kind {
         ControllerKind::NewReno => Box::new(NewReno::new(mss_bytes, initial_window_segments)),
-        ControllerKind::Bbr => Box::new(Bbr::new(BbrConfig::new(mss_bytes, initial_window_segments))),
+        ControllerKind::Bbr => Box::new(Bbr::new(BbrConfig::new(mss_bytes, initial_window_segments).with_seed(seed))),
     }
 }
