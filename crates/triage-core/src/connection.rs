@@ -194,7 +194,7 @@ pub struct Connection {
 
 impl Connection {
     fn new(cfg: ConnectionConfig, local: Addr, remote: Addr, state: State) -> Self {
-        let mut controller = cc::build(&cfg.controller, cfg.mss_bytes as u64, cfg.initial_window_segments as u64);
+        let mut controller = cc::build(&cfg.controller, cfg.mss_bytes as u64, cfg.initial_window_segments as u64, cfg.seed);
         controller.on_handshake_feedback(HandshakeFeedback::default());
         let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns);
         Self {
@@ -634,9 +634,11 @@ impl Connection {
             }
         }
         self.cc.on_packet_sent(now_ns, pkt.payload_bytes as u64, self.pipe_bytes, self.app_limited_until != 0);
+        // Pacing spaces payload bytes, as Linux's internal pacing and ns-3 do: controllers
+        // estimate bandwidth from delivered payload.
         if let Some(rate) = self.cc.pacing_rate_bps() {
             if rate > 0 {
-                let gap = (pkt.wire_bytes() as u128 * 8 * 1_000_000_000 / rate as u128) as u64;
+                let gap = (pkt.payload_bytes as u128 * 8 * 1_000_000_000 / rate as u128) as u64;
                 self.next_send_ns = self.next_send_ns.max(now_ns) + gap;
             }
         }
