@@ -1,12 +1,619 @@
-//! stub (replaced by the full module)
-#![allow(missing_docs)]
-use serde::Deserialize;
-#[derive(Clone, Debug, PartialEq, Deserialize, Default)]
+//! Random packet loss on a link: none, independent (Bernoulli), or bursty (Gilbert–Elliott).
+//!
+//! [`LossModel`] is the configuration as written in a scenario file:
+//!
+//! ```toml
+//! [link.loss]
+//! kind = "gilbert_elliott"
+//! p_good_to_bad = 0.01
+//! p_bad_to_good = 0.25
+//! loss_good = 0.0
+//! loss_bad = 1.0
+//! ```
+//!
+//! [`LossProcess`] runs a model with its own seeded random stream (see
+//! [`component_rng`](crate::rng::component_rng)) and answers, once per packet, whether that
+//! packet is dropped.
+//!
+//! The Gilbert–Elliott channel (Gilbert 1960, Elliott 1963) is a two-state Markov chain
+//! evaluated once per packet. Its stationary probability of the bad state is
+//! `π_B = p_good_to_bad / (p_good_to_bad + p_bad_to_good)`, so the long-run loss rate is
+//! `π_B · loss_bad + (1 − π_B) · loss_good`, and with `loss_bad = 1`, `loss_good = 0` the
+//! mean loss-burst length is `1 / p_bad_to_good` packets.
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// A configured model is invalid.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LossModelError {
+    /// A probability is outside `[0, 1]` or not a number.
+    #[error("{model} loss model: `{field}` must be a probability in [0, 1], got {value}")]
+    NotAProbability {
+        /// The model's `kind`, e.g. `gilbert_elliott`.
+        model: &'static str,
+        /// The offending field, e.g. `loss_bad`.
+        field: &'static str,
+        /// The offending value.
+        value: f64,
+    },
+}
+
+/// How a link loses packets, as configured in a scenario file.
+///
+/// Deserializes from a table with a `kind` tag (`"none"`, `"bernoulli"`,
+/// `"gilbert_elliott"`) and exactly that variant's fields; unknown fields are errors, and every
+/// probability is checked to lie in `[0, 1]` (the error names the field).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    deny_unknown_fields,
+    try_from = "LossModelSpec"
+)]
+pub enum LossModel {
+    /// No random loss.
+    #[default]
+    None,
+    /// Each packet is lost independently with probability `loss_prob`.
+    Bernoulli {
+        /// Probability that a packet is lost, in `[0, 1]`.
+        loss_prob: f64,
+    },
+    /// Two-state Markov loss (Gilbert–Elliott): bursty loss.
+    ///
+    /// Per packet, the state first moves (good → bad with `p_good_to_bad`, bad → good with
+    /// `p_bad_to_good`), then the packet is lost with the new state's loss probability.
+    GilbertElliott {
+        /// Per-packet probability of moving from the good to the bad state, in `[0, 1]`.
+        p_good_to_bad: f64,
+        /// Per-packet probability of moving from the bad to the good state, in `[0, 1]`.
+        p_bad_to_good: f64,
+        /// Loss probability in the good state, in `[0, 1]`.
+        loss_good: f64,
+        /// Loss probability in the bad state, in `[0, 1]`.
+        loss_bad: f64,
+    },
+}
+
+/// The unvalidated mirror of [`LossModel`] that serde reads first.
+#[derive(Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum LossModel { #[default] None, Bernoulli { loss_prob: f64 }, GilbertElliott { p_good_to_bad: f64, p_bad_to_good: f64, loss_good: f64, loss_bad: f64 } }
-#[derive(Debug)]
-pub struct LossProcess { model: LossModel, rng: rand_chacha::ChaCha8Rng }
+enum LossModelSpec {
+    // A struct variant, not a unit one: serde ignores `deny_unknown_fields` for unit
+    // variants of internally tagged enums, and `kind = "none"` with stray fields must fail.
+    None {},
+    Bernoulli {
+        loss_prob: f64,
+    },
+    GilbertElliott {
+        p_good_to_bad: f64,
+        p_bad_to_good: f64,
+        loss_good: f64,
+        loss_bad: f64,
+    },
+}
+
+impl TryFrom<LossModelSpec> for LossModel {
+    type Error = LossModelError;
+
+    fn try_from(spec: LossModelSpec) -> Result<Self, Self::Error> {
+        let model = match spec {
+            LossModelSpec::None {} => LossModel::None,
+            LossModelSpec::Bernoulli { loss_prob } => LossModel::Bernoulli { loss_prob },
+            LossModelSpec::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+            } => LossModel::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+            },
+        };
+        model.validate()?;
+        Ok(model)
+    }
+}
+
+fn check(model: &'static str, field: &'static str, value: f64) -> Result<(), LossModelError> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(())
+    } else {
+        Err(LossModelError::NotAProbability {
+            model,
+            field,
+            value,
+        })
+    }
+}
+
+/// `p` forced into `[0, 1]`, NaN as 0.
+fn clamp_prob(p: f64) -> f64 {
+    if p.is_nan() {
+        0.0
+    } else {
+        p.clamp(0.0, 1.0)
+    }
+}
+
+impl LossModel {
+    /// Checks that every probability lies in `[0, 1]` (NaN is rejected).
+    ///
+    /// Deserialization already does this; call it for models built in code.
+    ///
+    /// # Errors
+    ///
+    /// [`LossModelError::NotAProbability`] naming the first offending field.
+    pub fn validate(&self) -> Result<(), LossModelError> {
+        match *self {
+            LossModel::None => Ok(()),
+            LossModel::Bernoulli { loss_prob } => check("bernoulli", "loss_prob", loss_prob),
+            LossModel::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+            } => {
+                const GE: &str = "gilbert_elliott";
+                check(GE, "p_good_to_bad", p_good_to_bad)?;
+                check(GE, "p_bad_to_good", p_bad_to_good)?;
+                check(GE, "loss_good", loss_good)?;
+                check(GE, "loss_bad", loss_bad)
+            }
+        }
+    }
+
+    /// The long-run fraction of packets lost.
+    ///
+    /// For Gilbert–Elliott, `π_B · loss_bad + (1 − π_B) · loss_good` with
+    /// `π_B = p_good_to_bad / (p_good_to_bad + p_bad_to_good)`; if both transition
+    /// probabilities are 0 the chain never leaves its initial (good) state and this is
+    /// `loss_good`. Probabilities outside `[0, 1]` are clamped first, as in [`LossProcess`].
+    pub fn mean_loss_prob(&self) -> f64 {
+        match self.clamped() {
+            LossModel::None => 0.0,
+            LossModel::Bernoulli { loss_prob } => loss_prob,
+            LossModel::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+            } => {
+                let total = p_good_to_bad + p_bad_to_good;
+                if total == 0.0 {
+                    loss_good
+                } else {
+                    let pi_bad = p_good_to_bad / total;
+                    pi_bad * loss_bad + (1.0 - pi_bad) * loss_good
+                }
+            }
+        }
+    }
+
+    /// The same model with every probability clamped into `[0, 1]` (NaN becomes 0).
+    fn clamped(&self) -> LossModel {
+        match *self {
+            LossModel::None => LossModel::None,
+            LossModel::Bernoulli { loss_prob } => LossModel::Bernoulli {
+                loss_prob: clamp_prob(loss_prob),
+            },
+            LossModel::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+            } => LossModel::GilbertElliott {
+                p_good_to_bad: clamp_prob(p_good_to_bad),
+                p_bad_to_good: clamp_prob(p_bad_to_good),
+                loss_good: clamp_prob(loss_good),
+                loss_bad: clamp_prob(loss_bad),
+            },
+        }
+    }
+}
+
+/// Counters of a [`LossProcess`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LossStats {
+    /// Packets offered to [`LossProcess::should_drop`].
+    pub packets_seen: u64,
+    /// Packets for which it returned `true`.
+    pub packets_dropped: u64,
+}
+
+impl LossStats {
+    /// `packets_dropped / packets_seen`, or 0 before the first packet.
+    pub fn loss_rate(&self) -> f64 {
+        if self.packets_seen == 0 {
+            0.0
+        } else {
+            self.packets_dropped as f64 / self.packets_seen as f64
+        }
+    }
+}
+
+/// A running loss model: decides, packet by packet, which packets a link drops.
+///
+/// Contract:
+/// - Input: one call to [`should_drop`](Self::should_drop) per packet, in the order the
+///   packets cross the link.
+/// - Randomness: only the [`ChaCha8Rng`] given to [`new`](Self::new). `None` draws nothing,
+///   `Bernoulli` draws one `f64` per packet, `GilbertElliott` exactly two per packet (the
+///   state transition, then the loss) whatever the probabilities, so a run is reproducible
+///   from the seed and the packet sequence alone.
+/// - Gilbert–Elliott starts in the good state.
+/// - Getters: [`stats`](Self::stats), [`model`](Self::model),
+///   [`in_bad_state`](Self::in_bad_state).
+#[derive(Debug, Clone)]
+pub struct LossProcess {
+    model: LossModel,
+    rng: ChaCha8Rng,
+    bad: bool,
+    stats: LossStats,
+}
+
+/// `true` with probability `p` (for `p` in `[0, 1]`): one `f64` draw, uniform in `[0, 1)`.
+fn chance(rng: &mut ChaCha8Rng, p: f64) -> bool {
+    rng.gen::<f64>() < p
+}
+
 impl LossProcess {
-    pub fn new(model: LossModel, rng: rand_chacha::ChaCha8Rng) -> Self { Self { model, rng } }
-    pub fn should_drop(&mut self) -> bool { use rand::Rng; match self.model { LossModel::Bernoulli { loss_prob } => self.rng.gen::<f64>() < loss_prob, _ => false } }
+    /// Runs `model` with the random stream `rng`.
+    ///
+    /// The model should be [validated](LossModel::validate) (deserialized models are);
+    /// otherwise probabilities outside `[0, 1]` are clamped into it and NaN counts as 0, so
+    /// this never panics.
+    pub fn new(model: LossModel, rng: ChaCha8Rng) -> Self {
+        LossProcess {
+            model: model.clamped(),
+            rng,
+            bad: false,
+            stats: LossStats::default(),
+        }
+    }
+
+    /// Decides whether the next packet is dropped, and counts it.
+    ///
+    /// Gilbert–Elliott order: first the state transition for this packet (good → bad with
+    /// `p_good_to_bad`, bad → good with `p_bad_to_good`), then the loss draw with the new
+    /// state's probability. So the first packet already sees a possible move to the bad
+    /// state, and a burst ends on the packet whose transition returns to good.
+    pub fn should_drop(&mut self) -> bool {
+        let drop = match self.model {
+            LossModel::None => false,
+            LossModel::Bernoulli { loss_prob } => chance(&mut self.rng, loss_prob),
+            LossModel::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+            } => {
+                let p_move = if self.bad {
+                    p_bad_to_good
+                } else {
+                    p_good_to_bad
+                };
+                if chance(&mut self.rng, p_move) {
+                    self.bad = !self.bad;
+                }
+                chance(&mut self.rng, if self.bad { loss_bad } else { loss_good })
+            }
+        };
+        self.stats.packets_seen = self.stats.packets_seen.saturating_add(1);
+        if drop {
+            self.stats.packets_dropped = self.stats.packets_dropped.saturating_add(1);
+        }
+        drop
+    }
+
+    /// Packets seen and dropped so far.
+    pub fn stats(&self) -> LossStats {
+        self.stats
+    }
+
+    /// The model being run (with probabilities clamped into `[0, 1]`).
+    pub fn model(&self) -> &LossModel {
+        &self.model
+    }
+
+    /// Whether a Gilbert–Elliott process is in its bad state (always `false` for the
+    /// other models).
+    pub fn in_bad_state(&self) -> bool {
+        self.bad
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn rng(seed: u64) -> ChaCha8Rng {
+        ChaCha8Rng::seed_from_u64(seed)
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Link {
+        loss: LossModel,
+    }
+
+    #[test]
+    fn deserializes_each_kind_from_toml() {
+        let none: Link = toml::from_str("[loss]\nkind = \"none\"\n").unwrap();
+        assert_eq!(none.loss, LossModel::None);
+
+        let b: Link = toml::from_str("[loss]\nkind = \"bernoulli\"\nloss_prob = 0.02\n").unwrap();
+        assert_eq!(b.loss, LossModel::Bernoulli { loss_prob: 0.02 });
+
+        // Integers are accepted where a probability is expected.
+        let b: Link = toml::from_str("[loss]\nkind = \"bernoulli\"\nloss_prob = 1\n").unwrap();
+        assert_eq!(b.loss, LossModel::Bernoulli { loss_prob: 1.0 });
+
+        let ge: Link = toml::from_str(
+            "[loss]\nkind = \"gilbert_elliott\"\np_good_to_bad = 0.01\np_bad_to_good = 0.25\n\
+             loss_good = 0.0\nloss_bad = 1.0\n",
+        )
+        .unwrap();
+        assert_eq!(
+            ge.loss,
+            LossModel::GilbertElliott {
+                p_good_to_bad: 0.01,
+                p_bad_to_good: 0.25,
+                loss_good: 0.0,
+                loss_bad: 1.0
+            }
+        );
+    }
+
+    #[test]
+    fn out_of_range_probabilities_name_the_field() {
+        let err = toml::from_str::<Link>("[loss]\nkind = \"bernoulli\"\nloss_prob = 1.5\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`loss_prob`") && err.contains("1.5"), "{err}");
+
+        let err = toml::from_str::<Link>(
+            "[loss]\nkind = \"gilbert_elliott\"\np_good_to_bad = 0.01\np_bad_to_good = 0.25\n\
+             loss_good = -0.1\nloss_bad = 1.0\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("`loss_good`") && err.contains("-0.1"), "{err}");
+
+        let err = toml::from_str::<Link>("[loss]\nkind = \"bernoulli\"\nloss_prob = nan\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`loss_prob`"), "{err}");
+
+        let err = serde_json::from_str::<LossModel>(
+            r#"{"kind":"gilbert_elliott","p_good_to_bad":2,"p_bad_to_good":0.5,"loss_good":0,"loss_bad":1}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("`p_good_to_bad`"), "{err}");
+    }
+
+    #[test]
+    fn unknown_fields_and_kinds_are_rejected() {
+        let err = toml::from_str::<Link>(
+            "[loss]\nkind = \"bernoulli\"\nloss_prob = 0.1\nloss_rate = 0.1\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("unknown field"), "{err}");
+
+        let err = toml::from_str::<Link>("[loss]\nkind = \"none\"\nloss_prob = 0.1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown field"), "{err}");
+
+        let err = toml::from_str::<Link>("[loss]\nkind = \"gilbert\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown variant"), "{err}");
+
+        assert!(toml::from_str::<Link>("[loss]\nloss_prob = 0.1\n").is_err());
+        assert!(toml::from_str::<Link>("[loss]\nkind = \"bernoulli\"\n").is_err());
+    }
+
+    #[test]
+    fn serializes_with_the_kind_tag_and_reads_back() {
+        let model = LossModel::GilbertElliott {
+            p_good_to_bad: 0.01,
+            p_bad_to_good: 0.25,
+            loss_good: 0.0,
+            loss_bad: 1.0,
+        };
+        let json = serde_json::to_string(&model).unwrap();
+        assert!(json.contains(r#""kind":"gilbert_elliott""#), "{json}");
+        assert_eq!(serde_json::from_str::<LossModel>(&json).unwrap(), model);
+    }
+
+    #[test]
+    fn validate_checks_models_built_in_code() {
+        assert!(LossModel::None.validate().is_ok());
+        assert!(LossModel::Bernoulli { loss_prob: 0.0 }.validate().is_ok());
+        assert!(LossModel::Bernoulli { loss_prob: 1.0 }.validate().is_ok());
+        assert_eq!(
+            LossModel::Bernoulli {
+                loss_prob: f64::INFINITY
+            }
+            .validate(),
+            Err(LossModelError::NotAProbability {
+                model: "bernoulli",
+                field: "loss_prob",
+                value: f64::INFINITY
+            })
+        );
+        let bad = LossModel::GilbertElliott {
+            p_good_to_bad: 0.1,
+            p_bad_to_good: f64::NAN,
+            loss_good: 0.0,
+            loss_bad: 1.0,
+        };
+        assert!(matches!(
+            bad.validate(),
+            Err(LossModelError::NotAProbability {
+                field: "p_bad_to_good",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn invalid_models_in_code_are_clamped_not_panicking() {
+        for (p, expect_all) in [(2.0, true), (-1.0, false), (f64::NAN, false)] {
+            let mut process = LossProcess::new(LossModel::Bernoulli { loss_prob: p }, rng(1));
+            let drops = (0..1000).filter(|_| process.should_drop()).count();
+            assert_eq!(drops, if expect_all { 1000 } else { 0 }, "p = {p}");
+        }
+    }
+
+    #[test]
+    fn none_never_drops() {
+        let mut process = LossProcess::new(LossModel::None, rng(1));
+        assert!((0..10_000).all(|_| !process.should_drop()));
+        assert_eq!(
+            process.stats(),
+            LossStats {
+                packets_seen: 10_000,
+                packets_dropped: 0
+            }
+        );
+    }
+
+    #[test]
+    fn bernoulli_two_percent_over_200k_draws() {
+        let mut process = LossProcess::new(LossModel::Bernoulli { loss_prob: 0.02 }, rng(7));
+        for _ in 0..200_000 {
+            process.should_drop();
+        }
+        let stats = process.stats();
+        assert_eq!(stats.packets_seen, 200_000);
+        // Standard deviation is sqrt(0.02 · 0.98 / 200k) ≈ 0.031 pp: ±0.15 pp is ~5σ.
+        let rate_pp = stats.loss_rate() * 100.0;
+        assert!((rate_pp - 2.0).abs() <= 0.15, "loss rate {rate_pp} %");
+    }
+
+    #[test]
+    fn bernoulli_edges_are_exact() {
+        let mut never = LossProcess::new(LossModel::Bernoulli { loss_prob: 0.0 }, rng(3));
+        let mut always = LossProcess::new(LossModel::Bernoulli { loss_prob: 1.0 }, rng(3));
+        assert!((0..100_000).all(|_| !never.should_drop()));
+        assert!((0..100_000).all(|_| always.should_drop()));
+    }
+
+    #[test]
+    fn gilbert_elliott_long_run_loss_matches_the_stationary_formula() {
+        let (p_gb, p_bg, loss_good, loss_bad) = (0.02, 0.2, 0.01, 0.6);
+        let model = LossModel::GilbertElliott {
+            p_good_to_bad: p_gb,
+            p_bad_to_good: p_bg,
+            loss_good,
+            loss_bad,
+        };
+        let pi_bad: f64 = p_gb / (p_gb + p_bg);
+        let expected = pi_bad * loss_bad + (1.0 - pi_bad) * loss_good;
+        assert!((model.mean_loss_prob() - expected).abs() < 1e-12);
+
+        let mut process = LossProcess::new(model, rng(11));
+        let n = 1_000_000;
+        let mut bad_packets = 0u64;
+        for _ in 0..n {
+            process.should_drop();
+            bad_packets += u64::from(process.in_bad_state());
+        }
+        let rate = process.stats().loss_rate();
+        // expected ≈ 0.0636; bursts make the variance larger than Bernoulli's, so allow ±0.005.
+        assert!((rate - expected).abs() < 0.005, "loss {rate} vs {expected}");
+        let bad_share = bad_packets as f64 / n as f64;
+        assert!(
+            (bad_share - pi_bad).abs() < 0.005,
+            "π_B {bad_share} vs {pi_bad}"
+        );
+    }
+
+    #[test]
+    fn gilbert_elliott_mean_burst_length_is_one_over_p_bad_to_good() {
+        let p_bg = 0.25;
+        let model = LossModel::GilbertElliott {
+            p_good_to_bad: 0.02,
+            p_bad_to_good: p_bg,
+            loss_good: 0.0,
+            loss_bad: 1.0,
+        };
+        let mut process = LossProcess::new(model, rng(5));
+        let (mut bursts, mut burst_packets, mut in_burst) = (0u64, 0u64, false);
+        for _ in 0..1_000_000 {
+            let dropped = process.should_drop();
+            // With loss_bad = 1 and loss_good = 0, drops are exactly the bad-state packets.
+            assert_eq!(dropped, process.in_bad_state());
+            if dropped {
+                burst_packets += 1;
+                if !in_burst {
+                    bursts += 1;
+                }
+            }
+            in_burst = dropped;
+        }
+        assert!(bursts > 10_000, "only {bursts} bursts");
+        let mean = burst_packets as f64 / bursts as f64;
+        let expected = 1.0 / p_bg;
+        assert!(
+            (mean - expected).abs() / expected < 0.03,
+            "mean burst {mean} vs {expected}"
+        );
+    }
+
+    #[test]
+    fn fixed_seed_is_deterministic() {
+        let model = LossModel::GilbertElliott {
+            p_good_to_bad: 0.05,
+            p_bad_to_good: 0.3,
+            loss_good: 0.01,
+            loss_bad: 0.5,
+        };
+        let run = |seed| {
+            let mut process = LossProcess::new(model.clone(), rng(seed));
+            (0..10_000)
+                .map(|_| process.should_drop())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(9), run(9));
+        assert_ne!(run(9), run(10));
+
+        let bernoulli = |seed| {
+            let mut process = LossProcess::new(LossModel::Bernoulli { loss_prob: 0.1 }, rng(seed));
+            (0..10_000)
+                .map(|_| process.should_drop())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(bernoulli(9), bernoulli(9));
+    }
+
+    #[test]
+    fn gilbert_elliott_draws_exactly_two_numbers_per_packet() {
+        // Even with degenerate probabilities the stream advances by two f64 draws per packet.
+        let model = LossModel::GilbertElliott {
+            p_good_to_bad: 0.0,
+            p_bad_to_good: 0.0,
+            loss_good: 0.0,
+            loss_bad: 1.0,
+        };
+        let mut process = LossProcess::new(model, rng(2));
+        for _ in 0..10 {
+            assert!(!process.should_drop());
+        }
+        let mut reference = rng(2);
+        for _ in 0..20 {
+            let _: f64 = reference.gen();
+        }
+        let mut after = process.rng.clone();
+        assert_eq!(after.gen::<u64>(), reference.gen::<u64>());
+    }
 }
