@@ -7,8 +7,8 @@ use triage_sim::report::RunReport;
 /// Arguments of `triage bench`.
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// Scenario to time (default: the built-in `bulk-bbr`, a long bulk transfer).
-    #[arg(long, default_value = "bulk-bbr")]
+    /// Scenario to time (default: the built-in `bench-dumbbell`, two long bulk transfers).
+    #[arg(long, default_value = "bench-dumbbell")]
     scenario: String,
     /// Repetitions; the best is reported.
     #[arg(long, default_value_t = 3)]

@@ -4,6 +4,7 @@
 pub const SCENARIOS: &[(&str, &str)] = &[
     ("cats-fifo", include_str!("../../../scenarios/cats-fifo.toml")),
     ("bulk-bbr", include_str!("../../../scenarios/bulk-bbr.toml")),
+    ("bench-dumbbell", include_str!("../../../scenarios/bench-dumbbell.toml")),
 ];
 
 /// A built-in scenario by name (with or without `.toml`).

@@ -344,8 +344,8 @@ impl Scenario {
         };
         match &self.topology {
             TopologyToml::Dumbbell { pairs, bottleneck, access } => {
-                if *pairs == 0 {
-                    return Err(invalid("topology.pairs".into(), "expected at least 1".into()));
+                if *pairs == 0 || *pairs > 1000 {
+                    return Err(invalid("topology.pairs".into(), format!("expected 1 to 1000, got {pairs}")));
                 }
                 for (f, l) in [("topology.bottleneck", bottleneck), ("topology.access", access)] {
                     if l.between.is_some() {
@@ -363,6 +363,9 @@ impl Scenario {
                 }
             }
             TopologyToml::Custom { hosts, routers, links } => {
+                if hosts.len() + routers.len() > 2000 {
+                    return Err(invalid("topology".into(), "expected at most 2000 nodes".into()));
+                }
                 for (names, kind, f) in [(hosts, NodeKind::Host, "hosts"), (routers, NodeKind::Router, "routers")] {
                     for n in names {
                         if net.node(n).is_some() {

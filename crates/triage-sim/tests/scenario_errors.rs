@@ -63,3 +63,32 @@ fn missing_trace_file_names_it() {
     let e = err(&GOOD.replace("rate = \"2Mbps\",", "trace = \"no/such/file.down\","));
     assert!(e.contains("topology.bottleneck.trace") && e.contains("no/such/file.down"), "{e}");
 }
+
+#[test]
+fn absurd_sizes_are_refused_not_allocated() {
+    let e = err(&GOOD.replace("kind = \"dumbbell\"", "kind = \"dumbbell\"\npairs = 4000000000"));
+    assert!(e.contains("topology.pairs"), "{e}");
+}
+
+proptest::proptest! {
+    /// Any text: an error or a scenario, never a panic.
+    #[test]
+    fn arbitrary_text_never_panics(text in "\\PC{0,400}") {
+        if let Ok(s) = Scenario::parse(&text, "x.toml") {
+            let _ = s.build("x.toml", None);
+        }
+    }
+
+    /// Mutations of a good file: an error or a scenario, never a panic.
+    #[test]
+    fn mutated_scenarios_never_panic(pos in 0usize..400, junk in "[a-z0-9=\\[\\]{}\",. \n-]{0,12}") {
+        let mut t = GOOD.to_string();
+        let p = pos.min(t.len());
+        if t.is_char_boundary(p) {
+            t.insert_str(p, &junk);
+        }
+        if let Ok(s) = Scenario::parse(&t, "x.toml") {
+            let _ = s.build("x.toml", None);
+        }
+    }
+}
