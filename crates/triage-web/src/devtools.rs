@@ -1,0 +1,229 @@
+//! Chrome DevTools protocol log reader: Lighthouse's `devtoolslog.json` (an array of
+//! `{method, params}`) and Chrome performance logs (ChromeDriver's `performance` log: an array
+//! of `{message, webview, ...}` whose `message` is `{method, params}` or `{message: {method,
+//! params}}`, possibly serialised as a JSON string). A top-level object with one array of
+//! events (Lighthouse's `{"defaultPass": [...]}`) is accepted too.
+//!
+//! Requests are rebuilt from `Network.requestWillBeSent` (a repeat with `redirectResponse`
+//! ends the previous hop as a redirect), `responseReceived`, `dataReceived`,
+//! `resourceChangedPriority`, `requestServedFromCache`, `loadingFinished` and
+//! `loadingFailed`. Pages: the first `Document` request names the main frame; every
+//! main-frame `Document` request that starts a new loader starts a page (`page_1`,
+//! `page_2`, ... in log order); later requests (including iframes') belong to the latest page.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::error::WebError;
+use crate::import::{RawEntry, RawPage, SkipReason, SourceFormat};
+use crate::json::{initiator_object_url, opt_bool, opt_bytes, opt_num, opt_obj, opt_str, req_obj, req_str, wrong};
+use crate::model::BrowserPriority;
+
+#[derive(Default)]
+struct Req {
+    entry: RawEntry,
+    page: Option<usize>,
+    finished: bool,
+    data_bytes: u64,
+    data_encoded: u64,
+    header_bytes: Option<u64>,
+    end_s: Option<f64>,
+}
+
+/// Parses a DevTools or performance log into pages of raw entries.
+pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebError> {
+    let events: &Vec<Value> = match value {
+        Value::Array(a) => a,
+        Value::Object(o) => {
+            let arrays: Vec<&Vec<Value>> = o.values().filter_map(Value::as_array).collect();
+            match arrays.as_slice() {
+                [one] => one,
+                _ => {
+                    return Err(WebError::Format(
+                        "neither a HAR (an object with `log.entries`) nor a DevTools log (an array of events)".into(),
+                    ))
+                }
+            }
+        }
+        _ => return Err(WebError::Format("neither a HAR nor a DevTools log".into())),
+    };
+    let mut format = SourceFormat::DevtoolsLog;
+    let mut reqs: Vec<Req> = Vec::new();
+    let mut by_id: BTreeMap<String, usize> = BTreeMap::new();
+    let mut pages: Vec<RawPage> = Vec::new();
+    let mut main_frame: Option<String> = None;
+    let mut current_loader: Option<String> = None;
+
+    for (i, ev) in events.iter().enumerate() {
+        let path = format!("[{i}]");
+        // The performance log may serialise each message as a JSON string: parse it first.
+        let ev: Cow<'_, Value> = match ev.get("message") {
+            Some(Value::String(text)) if !ev.as_object().is_some_and(|o| o.contains_key("method")) => {
+                let owned = serde_json::from_str::<Value>(text).map_err(|e| WebError::Field {
+                    path: format!("{path}.message"),
+                    problem: format!("a JSON string that does not parse: {e}"),
+                })?;
+                format = SourceFormat::PerfLog;
+                let mut wrapper = Map::new();
+                wrapper.insert("message".into(), owned);
+                Cow::Owned(Value::Object(wrapper))
+            }
+            _ => Cow::Borrowed(ev),
+        };
+        let (method, params, wrapped) = unwrap_event(&ev, &path)?;
+        if wrapped {
+            format = SourceFormat::PerfLog;
+        }
+        let Some(method) = method else { continue };
+        if !method.starts_with("Network.") {
+            continue;
+        }
+        let ppath = format!("{path}.params");
+        let params = match params {
+            Some(p) => p,
+            None => return Err(crate::json::missing(&ppath, "an object")),
+        };
+        let id = || req_str(params, "requestId", &ppath).map(str::to_string);
+        match method {
+            "Network.requestWillBeSent" => {
+                let rid = id()?;
+                let request = req_obj(params, "request", &ppath)?;
+                let rpath = format!("{ppath}.request");
+                let url = req_str(request, "url", &rpath)?.to_string();
+                let ts = opt_num(params, "timestamp", &ppath)?.unwrap_or(0.0);
+                // A repeat of the id with a redirect response ends the previous hop.
+                if let Some(&prev) = by_id.get(&rid) {
+                    let r = &mut reqs[prev];
+                    if !r.finished {
+                        if let Some(resp) = opt_obj(params, "redirectResponse", &ppath)? {
+                            r.entry.status = opt_num(resp, "status", &format!("{ppath}.redirectResponse"))?.unwrap_or(302.0) as i64;
+                            r.entry.wire_bytes =
+                                opt_bytes(resp, "encodedDataLength", &format!("{ppath}.redirectResponse"))?.filter(|b| *b > 0);
+                        }
+                        r.entry.redirect_to = Some(url.clone());
+                        r.entry.duration_ms = ((ts - r.entry.start_ms / 1000.0) * 1000.0).max(0.0);
+                        r.finished = true;
+                    }
+                }
+                let kind = opt_str(params, "type", &ppath)?.map(str::to_string);
+                let frame = opt_str(params, "frameId", &ppath)?.map(str::to_string);
+                let loader = opt_str(params, "loaderId", &ppath)?.map(str::to_string);
+                let is_doc = kind.as_deref() == Some("Document");
+                if is_doc && main_frame.is_none() {
+                    main_frame = frame.clone();
+                }
+                if is_doc && frame.is_some() && frame == main_frame && loader.is_some() && loader != current_loader {
+                    current_loader = loader.clone();
+                    pages.push(RawPage { id: format!("page_{}", pages.len() + 1), title: url.clone(), entries: Vec::new() });
+                }
+                let initiator = opt_obj(params, "initiator", &ppath)?;
+                let preflight = initiator.and_then(|o| o.get("type")).and_then(Value::as_str) == Some("preflight");
+                let headers = opt_obj(request, "headers", &rpath)?;
+                let referer = headers.and_then(|h| {
+                    h.iter().find(|(k, _)| k.eq_ignore_ascii_case("referer")).and_then(|(_, v)| v.as_str()).map(str::to_string)
+                });
+                let entry = RawEntry {
+                    url,
+                    method: opt_str(request, "method", &rpath)?.unwrap_or("GET").to_ascii_uppercase(),
+                    resource_type: kind,
+                    priority: opt_str(request, "initialPriority", &rpath)?.and_then(BrowserPriority::parse),
+                    initiator_url: initiator.and_then(initiator_object_url),
+                    referer,
+                    start_ms: ts * 1000.0,
+                    skip: preflight.then_some(SkipReason::CorsPreflight),
+                    ..RawEntry::default()
+                };
+                by_id.insert(rid, reqs.len());
+                reqs.push(Req { entry, page: pages.len().checked_sub(1), ..Req::default() });
+            }
+            "Network.responseReceived" => {
+                let Some(r) = by_id.get(&id()?).map(|&k| &mut reqs[k]) else { continue };
+                let resp = req_obj(params, "response", &ppath)?;
+                let rp = format!("{ppath}.response");
+                r.entry.status = opt_num(resp, "status", &rp)?.unwrap_or(0.0) as i64;
+                r.entry.mime = opt_str(resp, "mimeType", &rp)?.unwrap_or("").to_string();
+                r.header_bytes = opt_bytes(resp, "encodedDataLength", &rp)?;
+                if opt_bool(resp, "fromDiskCache", &rp)?.unwrap_or(false)
+                    || opt_bool(resp, "fromPrefetchCache", &rp)?.unwrap_or(false)
+                    || opt_bool(resp, "fromMemoryCache", &rp)?.unwrap_or(false)
+                {
+                    r.entry.skip.get_or_insert(SkipReason::CacheHit);
+                }
+                if r.entry.resource_type.is_none() {
+                    r.entry.resource_type = opt_str(params, "type", &ppath)?.map(str::to_string);
+                }
+            }
+            "Network.dataReceived" => {
+                let Some(r) = by_id.get(&id()?).map(|&k| &mut reqs[k]) else { continue };
+                r.data_bytes += opt_bytes(params, "dataLength", &ppath)?.unwrap_or(0);
+                r.data_encoded += opt_bytes(params, "encodedDataLength", &ppath)?.unwrap_or(0);
+            }
+            "Network.resourceChangedPriority" => {
+                let Some(r) = by_id.get(&id()?).map(|&k| &mut reqs[k]) else { continue };
+                if let Some(p) = opt_str(params, "newPriority", &ppath)?.and_then(BrowserPriority::parse) {
+                    r.entry.priority = Some(p);
+                }
+            }
+            "Network.requestServedFromCache" => {
+                let Some(r) = by_id.get(&id()?).map(|&k| &mut reqs[k]) else { continue };
+                r.entry.skip.get_or_insert(SkipReason::CacheHit);
+            }
+            "Network.loadingFinished" => {
+                let Some(r) = by_id.get(&id()?).map(|&k| &mut reqs[k]) else { continue };
+                r.finished = true;
+                r.end_s = opt_num(params, "timestamp", &ppath)?;
+                let total = opt_bytes(params, "encodedDataLength", &ppath)?.filter(|b| *b > 0);
+                let sum = r.header_bytes.unwrap_or(0) + r.data_encoded;
+                r.entry.wire_bytes = total.or((sum > 0).then_some(sum));
+            }
+            "Network.loadingFailed" => {
+                let Some(r) = by_id.get(&id()?).map(|&k| &mut reqs[k]) else { continue };
+                r.finished = true;
+                r.end_s = opt_num(params, "timestamp", &ppath)?;
+                r.entry.skip = Some(SkipReason::Failed);
+            }
+            _ => {}
+        }
+    }
+
+    let mut loose = 0;
+    for mut r in reqs {
+        if !r.finished && r.entry.skip.is_none() {
+            r.entry.skip = Some(SkipReason::Unfinished);
+        }
+        if let Some(end) = r.end_s {
+            r.entry.duration_ms = ((end * 1000.0) - r.entry.start_ms).max(0.0);
+        }
+        if r.data_bytes > 0 {
+            r.entry.body_bytes = Some(r.data_bytes);
+        }
+        match r.page {
+            Some(p) => pages[p].entries.push(r.entry),
+            None => loose += 1,
+        }
+    }
+    Ok((format, pages, loose))
+}
+
+/// The method and params of one log element, and whether it was wrapped (performance log).
+fn unwrap_event<'a>(ev: &'a Value, path: &str) -> Result<(Option<&'a str>, Option<&'a Map<String, Value>>, bool), WebError> {
+    let obj = ev.as_object().ok_or_else(|| wrong(path, "an object (an event)", ev))?;
+    if obj.contains_key("method") {
+        let m = opt_str(obj, "method", path)?;
+        return Ok((m, opt_obj(obj, "params", path)?, false));
+    }
+    match obj.get("message") {
+        Some(Value::Object(m)) => {
+            let inner = match m.get("message") {
+                Some(Value::Object(i)) => i,
+                _ => m,
+            };
+            let p = format!("{path}.message");
+            Ok((opt_str(inner, "method", &p)?, opt_obj(inner, "params", &p)?, true))
+        }
+        Some(v) => Err(wrong(&format!("{path}.message"), "an object or a JSON string", v)),
+        None => Ok((None, None, false)),
+    }
+}

@@ -1,0 +1,177 @@
+//! HAR 1.2 reader, for the files Chrome DevTools, chrome-har (browsertime, sitespeed.io) and
+//! WebPageTest write.
+//!
+//! Besides the standard fields it reads the custom ones these tools add: `_priority` (else
+//! `_initialPriority`; DevTools and WebPageTest names), `_resourceType`, `_renderBlocking`,
+//! `_transferSize`, WebPageTest's `_bytesIn`, `_initiator` (a URL string, or an object with
+//! `url`/`stack`), `_initiator_detail` (the same object, often as a JSON string), and
+//! `response.fromDiskCache` / `_fromCache` / `_was_cached`. Entries are grouped by `pageref`
+//! against `log.pages`; with no pages, every entry belongs to one page `page_1`.
+
+use serde_json::{Map, Value};
+
+use crate::error::WebError;
+use crate::import::{resolve_url, RawEntry, RawPage, SkipReason};
+use crate::json::{
+    initiator_object_url, opt_arr, opt_bool, opt_bytes, opt_num, opt_obj, opt_str, parse_iso_ms, req_obj, req_str, wrong,
+};
+use crate::model::{BrowserPriority, RenderBlocking};
+
+/// Parses a HAR into pages of raw entries; also returns the number of entries that belong to
+/// no page (a `pageref` naming no page when the file has several).
+pub fn parse(value: &Value) -> Result<(Vec<RawPage>, usize), WebError> {
+    let root = value.as_object().ok_or_else(|| wrong("(top level)", "an object", value))?;
+    let log = req_obj(root, "log", "")?;
+    let entries = match log.get("entries") {
+        None | Some(Value::Null) => {
+            return Err(WebError::Field { path: "log.entries".into(), problem: "missing (expected an array of entries)".into() })
+        }
+        Some(Value::Array(a)) => a,
+        Some(v) => return Err(wrong("log.entries", "an array", v)),
+    };
+    let mut pages: Vec<RawPage> = Vec::new();
+    if let Some(ps) = opt_arr(log, "pages", "log")? {
+        for (i, p) in ps.iter().enumerate() {
+            let path = format!("log.pages[{i}]");
+            let p = p.as_object().ok_or_else(|| wrong(&path, "an object", p))?;
+            let id = opt_str(p, "id", &path)?.map(str::to_string).unwrap_or_else(|| format!("page_{}", i + 1));
+            let title = opt_str(p, "title", &path)?.unwrap_or("").to_string();
+            pages.push(RawPage { id, title, entries: Vec::new() });
+        }
+    }
+    let mut loose = 0;
+    for (i, e) in entries.iter().enumerate() {
+        let path = format!("log.entries[{i}]");
+        let obj = e.as_object().ok_or_else(|| wrong(&path, "an object", e))?;
+        let (pageref, raw) = entry(obj, &path)?;
+        if pages.is_empty() {
+            pages.push(RawPage { id: pageref.clone().unwrap_or_else(|| "page_1".into()), ..RawPage::default() });
+        }
+        let target = match &pageref {
+            Some(r) => pages.iter().position(|p| &p.id == r),
+            None => None,
+        };
+        match target {
+            Some(t) => pages[t].entries.push(raw),
+            None if pages.len() == 1 => pages[0].entries.push(raw),
+            None => loose += 1,
+        }
+    }
+    Ok((pages, loose))
+}
+
+fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry), WebError> {
+    let pageref = opt_str(e, "pageref", path)?.map(str::to_string);
+    let req_path = format!("{path}.request");
+    let request = req_obj(e, "request", path)?;
+    let url = req_str(request, "url", &req_path)?.to_string();
+    let method = opt_str(request, "method", &req_path)?.unwrap_or("GET").to_ascii_uppercase();
+    let referer = header(request, "referer", &req_path)?;
+
+    let resp_path = format!("{path}.response");
+    let response = opt_obj(e, "response", path)?;
+    let empty = Map::new();
+    let response = response.unwrap_or(&empty);
+    let status = opt_num(response, "status", &resp_path)?.unwrap_or(0.0) as i64;
+    let content_path = format!("{resp_path}.content");
+    let content = opt_obj(response, "content", &resp_path)?.unwrap_or(&empty);
+    let mime = opt_str(content, "mimeType", &content_path)?.unwrap_or("").to_string();
+    let content_size = opt_bytes(content, "size", &content_path)?;
+    let transfer = opt_bytes(response, "_transferSize", &resp_path)?;
+    let bytes_in = opt_bytes(e, "_bytesIn", path)?;
+    let body_size = opt_bytes(response, "bodySize", &resp_path)?;
+    let headers_size = opt_bytes(response, "headersSize", &resp_path)?;
+    let wire_bytes = transfer
+        .filter(|b| *b > 0)
+        .or(bytes_in.filter(|b| *b > 0))
+        .or_else(|| {
+            let sum = headers_size.unwrap_or(0) + body_size.unwrap_or(0);
+            (sum > 0).then_some(sum)
+        })
+        .or(content_size);
+
+    let from_cache = opt_bool(response, "fromDiskCache", &resp_path)?.unwrap_or(false)
+        || opt_bool(response, "fromMemoryCache", &resp_path)?.unwrap_or(false)
+        || opt_bool(e, "_fromCache", path)?.unwrap_or(false)
+        || opt_bool(e, "_was_cached", path)?.unwrap_or(false);
+    // DevTools writes cache hits as a 2xx with nothing transferred.
+    let nothing_on_wire =
+        transfer == Some(0) || (transfer.is_none() && bytes_in.is_none() && body_size == Some(0) && content_size.unwrap_or(0) > 0);
+    let cache_hit = (200..300).contains(&status) && status != 204 && (from_cache || nothing_on_wire);
+
+    let redirect = opt_str(response, "redirectURL", &resp_path)?.filter(|s| !s.is_empty()).map(str::to_string);
+    let redirect = match redirect {
+        Some(r) => Some(r),
+        None if (300..400).contains(&status) && status != 304 => header(response, "location", &resp_path)?,
+        None => None,
+    }
+    .filter(|_| (300..400).contains(&status) && status != 304)
+    .map(|r| resolve_url(&url, &r));
+
+    let priority = opt_str(e, "_priority", path)?
+        .and_then(BrowserPriority::parse)
+        .or(opt_str(e, "_initialPriority", path)?.and_then(BrowserPriority::parse));
+    let render_blocking = opt_str(e, "_renderBlocking", path)?.and_then(RenderBlocking::parse);
+    let resource_type = opt_str(e, "_resourceType", path)?.map(str::to_string);
+
+    let mut initiator_url = match e.get("_initiator") {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        Some(Value::Object(o)) => initiator_object_url(o),
+        Some(Value::String(_)) | Some(Value::Null) | None => None,
+        Some(v) => return Err(wrong(&format!("{path}._initiator"), "a string or an object", v)),
+    };
+    if initiator_url.is_none() {
+        initiator_url = match e.get("_initiator_detail") {
+            Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                Ok(Value::Object(o)) => initiator_object_url(&o),
+                _ => None,
+            },
+            Some(Value::Object(o)) => initiator_object_url(o),
+            _ => None,
+        };
+    }
+
+    let started = opt_str(e, "startedDateTime", path)?;
+    let start_ms = match started {
+        Some(s) => parse_iso_ms(s).ok_or_else(|| WebError::Field {
+            path: format!("{path}.startedDateTime"),
+            problem: format!("expected an ISO 8601 date-time, found {s:?}"),
+        })?,
+        None => 0.0,
+    };
+    let duration_ms = opt_num(e, "time", path)?.filter(|t| t.is_finite() && *t > 0.0).unwrap_or(0.0);
+
+    let raw = RawEntry {
+        url,
+        method,
+        status,
+        mime,
+        resource_type,
+        wire_bytes,
+        body_bytes: content_size,
+        priority,
+        render_blocking,
+        initiator_url,
+        referer,
+        redirect_to: redirect,
+        start_ms,
+        duration_ms,
+        skip: if cache_hit { Some(SkipReason::CacheHit) } else { None },
+    };
+    Ok((pageref, raw))
+}
+
+/// A header's value (case-insensitive name) from a HAR `headers` array.
+fn header(obj: &Map<String, Value>, name: &str, path: &str) -> Result<Option<String>, WebError> {
+    let Some(headers) = opt_arr(obj, "headers", path)? else {
+        return Ok(None);
+    };
+    for (i, h) in headers.iter().enumerate() {
+        let hp = format!("{path}.headers[{i}]");
+        let h = h.as_object().ok_or_else(|| wrong(&hp, "an object", h))?;
+        if opt_str(h, "name", &hp)?.is_some_and(|n| n.eq_ignore_ascii_case(name)) {
+            return Ok(opt_str(h, "value", &hp)?.map(str::to_string));
+        }
+    }
+    Ok(None)
+}

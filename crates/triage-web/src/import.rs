@@ -1,0 +1,446 @@
+//! Import of recorded page loads: HAR 1.2 ([`crate::har`]) and Chrome DevTools protocol logs
+//! ([`crate::devtools`]), into a [`Page`].
+//!
+//! Both parsers reduce their input to [`RawEntry`] records grouped by page; [`build_page`] then
+//! turns the chosen page's entries into objects:
+//!
+//! - Entries that are not a network fetch of a page object are skipped and counted by
+//!   [`SkipReason`]: redirects (the target is kept), `data:` and other non-HTTP URLs, cache
+//!   hits (unless [`ImportOptions::keep_cache_hits`]), 304s, failed or unfinished requests,
+//!   CORS preflights, and entries of other pages.
+//! - The root is the first kept HTML document (after redirects), else the first kept entry.
+//! - Each object's discovery parent is the object at its initiator URL (`_initiator`,
+//!   `_initiator_detail`, DevTools `initiator.url` or the top stack frame), else at its
+//!   `Referer`; a redirect source stands for its target and a skipped entry for its own parent;
+//!   an initiator that is unknown, or not requested earlier, falls back to the root.
+//! - Bytes on the wire: `_transferSize` / `encodedDataLength`, else `_bytesIn`, else
+//!   `headersSize + bodySize`, else the content size (-1 means unknown throughout).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::classify::{self, ContentCategory, Essentialness};
+use crate::content;
+use crate::error::{FileError, WebError};
+use crate::model::{BrowserPriority, FetchPriority, ObjectId, Page, RenderBlocking, WebObject};
+use crate::qoe::{Deliveries, Delivery};
+use crate::urlparts;
+
+/// Why an entry of the file did not become a page object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// A 3xx response; its target is a separate entry.
+    Redirect,
+    /// A `data:` URL (inline, no network fetch).
+    DataUrl,
+    /// Another non-HTTP URL (`blob:`, `about:`, `chrome-extension:` ...).
+    NonHttpUrl,
+    /// Served from the browser's cache (no bytes on the wire).
+    CacheHit,
+    /// 304 Not Modified (a revalidation of a cached object).
+    NotModified,
+    /// No response: network error, cancelled, or status 0.
+    Failed,
+    /// A request with no end in the log (DevTools logs).
+    Unfinished,
+    /// A CORS preflight (`OPTIONS`).
+    CorsPreflight,
+    /// Belongs to another page in the same file.
+    OtherPage,
+}
+
+impl SkipReason {
+    /// Snake-case name, as in JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            SkipReason::Redirect => "redirect",
+            SkipReason::DataUrl => "data_url",
+            SkipReason::NonHttpUrl => "non_http_url",
+            SkipReason::CacheHit => "cache_hit",
+            SkipReason::NotModified => "not_modified",
+            SkipReason::Failed => "failed",
+            SkipReason::Unfinished => "unfinished",
+            SkipReason::CorsPreflight => "cors_preflight",
+            SkipReason::OtherPage => "other_page",
+        }
+    }
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The input format an import read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceFormat {
+    /// HAR 1.2 (DevTools, chrome-har/browsertime, WebPageTest).
+    Har,
+    /// Chrome DevTools protocol log: a JSON array of `{method, params}` (Lighthouse).
+    DevtoolsLog,
+    /// Chrome performance log: entries wrapping `{message: {method, params}}`, possibly as
+    /// JSON strings (Selenium/ChromeDriver).
+    PerfLog,
+}
+
+/// Import settings.
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    /// Page to import (a HAR page id such as `page_1`, or for DevTools logs `page_N` in
+    /// navigation order); `None` picks the first page with a usable entry.
+    pub page: Option<String>,
+    /// Keep cache hits as objects (bytes = content size), modelling a cold load.
+    pub keep_cache_hits: bool,
+}
+
+/// One page found in a file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PageSummary {
+    /// Id (`--page`).
+    pub id: String,
+    /// Title or URL.
+    pub title: String,
+    /// Number of entries.
+    pub entries: usize,
+}
+
+/// A format-neutral request record, what the parsers produce.
+#[derive(Debug, Clone, Default)]
+pub struct RawEntry {
+    /// Request URL.
+    pub url: String,
+    /// HTTP method (upper case); empty if unknown.
+    pub method: String,
+    /// Response status; 0 if none.
+    pub status: i64,
+    /// MIME type.
+    pub mime: String,
+    /// Browser resource type (`script`, `image`, ...).
+    pub resource_type: Option<String>,
+    /// Bytes on the wire, if known.
+    pub wire_bytes: Option<u64>,
+    /// Decoded body size, if known.
+    pub body_bytes: Option<u64>,
+    /// Browser priority.
+    pub priority: Option<BrowserPriority>,
+    /// Render-blocking status.
+    pub render_blocking: Option<RenderBlocking>,
+    /// Initiator URL.
+    pub initiator_url: Option<String>,
+    /// Referer header.
+    pub referer: Option<String>,
+    /// Redirect target (absolute) for a redirect.
+    pub redirect_to: Option<String>,
+    /// Request start, ms on the file's clock.
+    pub start_ms: f64,
+    /// Duration in ms (0 if unknown).
+    pub duration_ms: f64,
+    /// A reason decided by the parser (failed, cache hit, unfinished, preflight).
+    pub skip: Option<SkipReason>,
+}
+
+/// Entries of one page, from a parser.
+#[derive(Debug, Clone, Default)]
+pub struct RawPage {
+    /// Page id.
+    pub id: String,
+    /// Title or URL.
+    pub title: String,
+    /// Entries in file order.
+    pub entries: Vec<RawEntry>,
+}
+
+/// The result of importing a file.
+#[derive(Debug, Clone)]
+pub struct Import {
+    /// Input format.
+    pub format: SourceFormat,
+    /// The chosen page.
+    pub page: Page,
+    /// Its id.
+    pub page_id: String,
+    /// All pages in the file.
+    pub pages: Vec<PageSummary>,
+    /// Entries in the file (all pages, plus entries that belong to no page).
+    pub entries_total: usize,
+    /// Entries not used, by reason.
+    pub skipped: BTreeMap<SkipReason, usize>,
+}
+
+impl Import {
+    /// The recorded request and completion time of every object (ns after the page's first
+    /// request): feed to [`crate::qoe::estimate`] for the recorded load's QoE.
+    pub fn recorded_deliveries(&self) -> Deliveries {
+        self.page
+            .objects()
+            .iter()
+            .map(|o| {
+                (o.id, Delivery { request_ns: o.recorded_start_ns, complete_ns: o.recorded_start_ns + o.recorded_duration_ns })
+            })
+            .collect()
+    }
+
+    /// Number of skipped entries.
+    pub fn skipped_total(&self) -> usize {
+        self.skipped.values().sum()
+    }
+}
+
+/// Imports a HAR or DevTools log from its text, detecting the format.
+pub fn import_str(text: &str, opts: &ImportOptions) -> Result<Import, WebError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| WebError::Json(e.to_string()))?;
+    import_value(&value, opts)
+}
+
+/// Imports an already parsed JSON value.
+pub fn import_value(value: &Value, opts: &ImportOptions) -> Result<Import, WebError> {
+    let (format, pages, loose) = match value {
+        Value::Object(o) if o.contains_key("log") => {
+            let (pages, loose) = crate::har::parse(value)?;
+            (SourceFormat::Har, pages, loose)
+        }
+        Value::Array(_) | Value::Object(_) => {
+            let (format, pages, loose) = crate::devtools::parse(value)?;
+            (format, pages, loose)
+        }
+        _ => {
+            return Err(WebError::Format(
+                "neither a HAR (an object with `log.entries`) nor a DevTools log (an array of events)".into(),
+            ))
+        }
+    };
+    choose(format, pages, loose, opts)
+}
+
+/// Reads and imports a file; errors name the file.
+pub fn import_file(path: &Path, opts: &ImportOptions) -> Result<Import, FileError> {
+    let file = path.display().to_string();
+    let text = std::fs::read(path).map_err(|e| FileError { file: file.clone(), error: WebError::Io(e.to_string()) })?;
+    let text = String::from_utf8_lossy(&text);
+    import_str(&text, opts).map_err(|error| FileError { file, error })
+}
+
+fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &ImportOptions) -> Result<Import, WebError> {
+    let entries_total = pages.iter().map(|p| p.entries.len()).sum::<usize>() + loose;
+    if entries_total == 0 {
+        return Err(WebError::NoEntries(match format {
+            SourceFormat::Har => "no entries: `log.entries` is empty".into(),
+            _ => "no requests: the log has no `Network.requestWillBeSent` event".into(),
+        }));
+    }
+    let summaries: Vec<PageSummary> =
+        pages.iter().map(|p| PageSummary { id: p.id.clone(), title: p.title.clone(), entries: p.entries.len() }).collect();
+    let index = match &opts.page {
+        Some(wanted) => pages.iter().position(|p| &p.id == wanted).ok_or_else(|| WebError::NoSuchPage {
+            wanted: wanted.clone(),
+            available: if summaries.is_empty() {
+                "none".into()
+            } else {
+                summaries.iter().map(|s| s.id.as_str()).collect::<Vec<_>>().join(", ")
+            },
+        })?,
+        None => pages
+            .iter()
+            .position(|p| p.entries.iter().any(|e| classify_skip(e, opts.keep_cache_hits).is_none()))
+            .unwrap_or(0),
+    };
+    let Some(chosen) = pages.get(index) else {
+        return Err(WebError::NoEntries(format!("{entries_total} events but no page: no main-frame document request")));
+    };
+    let mut skipped = BTreeMap::new();
+    let others = entries_total - chosen.entries.len();
+    if others > 0 {
+        skipped.insert(SkipReason::OtherPage, others);
+    }
+    let page = build_page(&chosen.title, &chosen.entries, opts.keep_cache_hits, &mut skipped).map_err(|e| match e {
+        WebError::NoEntries(m) => WebError::NoEntries(format!("page {}: {m}", chosen.id)),
+        e => e,
+    })?;
+    Ok(Import { format, page, page_id: chosen.id.clone(), pages: summaries, entries_total, skipped })
+}
+
+/// The reason an entry is skipped, if any.
+fn classify_skip(e: &RawEntry, keep_cache_hits: bool) -> Option<SkipReason> {
+    let scheme = urlparts::scheme(&e.url);
+    if scheme == "data" {
+        return Some(SkipReason::DataUrl);
+    }
+    if scheme != "http" && scheme != "https" {
+        return Some(SkipReason::NonHttpUrl);
+    }
+    if e.method.eq_ignore_ascii_case("OPTIONS") {
+        return Some(SkipReason::CorsPreflight);
+    }
+    match e.skip {
+        Some(SkipReason::CacheHit) if keep_cache_hits => {}
+        Some(r) => return Some(r),
+        None => {}
+    }
+    if e.redirect_to.is_some() || matches!(e.status, 301 | 302 | 303 | 307 | 308) {
+        return Some(SkipReason::Redirect);
+    }
+    if e.status == 304 {
+        return Some(SkipReason::NotModified);
+    }
+    if e.status <= 0 {
+        return Some(SkipReason::Failed);
+    }
+    None
+}
+
+/// Resolves a possibly relative URL (`//host/x`, `/x`, `x`) against a base URL.
+pub fn resolve_url(base: &str, target: &str) -> String {
+    let t = target.trim();
+    if !urlparts::scheme(t).is_empty() && t.contains(':') && !t.starts_with('/') {
+        return t.to_string();
+    }
+    if let Some(rest) = t.strip_prefix("//") {
+        return format!("{}://{rest}", urlparts::scheme(base));
+    }
+    let origin = urlparts::origin(base);
+    if t.starts_with('/') {
+        return format!("{origin}{t}");
+    }
+    let path = urlparts::path(base);
+    let dir = &path[..path.rfind('/').map(|i| i + 1).unwrap_or(0)];
+    format!("{origin}{dir}{t}")
+}
+
+fn ms_to_ns(ms: f64) -> u64 {
+    if ms.is_finite() && ms > 0.0 {
+        (ms * 1e6).round().min(u64::MAX as f64) as u64
+    } else {
+        0
+    }
+}
+
+/// Builds a classified page from one page's entries, counting skipped entries into `skipped`.
+pub fn build_page(
+    name: &str,
+    entries: &[RawEntry],
+    keep_cache_hits: bool,
+    skipped: &mut BTreeMap<SkipReason, usize>,
+) -> Result<Page, WebError> {
+    // Time order (stable for ties), as the browser issued the requests.
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by(|&a, &b| entries[a].start_ms.total_cmp(&entries[b].start_ms));
+    let t0 = entries.iter().map(|e| e.start_ms).filter(|t| t.is_finite()).fold(f64::INFINITY, f64::min);
+    let t0 = if t0.is_finite() { t0 } else { 0.0 };
+
+    let reasons: Vec<Option<SkipReason>> = entries.iter().map(|e| classify_skip(e, keep_cache_hits)).collect();
+    let root_entry = order
+        .iter()
+        .copied()
+        .find(|&i| {
+            reasons[i].is_none()
+                && content::detect(&entries[i].mime, entries[i].resource_type.as_deref(), &entries[i].url)
+                    == crate::model::ContentType::Html
+        })
+        .or_else(|| order.iter().copied().find(|&i| reasons[i].is_none()));
+    let Some(root_entry) = root_entry else {
+        for r in reasons.iter().flatten() {
+            *skipped.entry(*r).or_insert(0) += 1;
+        }
+        let why = skipped.iter().map(|(r, n)| format!("{n} {r}")).collect::<Vec<_>>().join(", ");
+        return Err(WebError::NoEntries(format!("no usable entry: all {} skipped ({why})", entries.len())));
+    };
+    let root_url = entries[root_entry].url.clone();
+    let root_site = urlparts::site(&urlparts::host(&root_url));
+
+    // Redirect source -> target, to follow initiators that name a redirect's source.
+    let mut alias: BTreeMap<&str, &str> = BTreeMap::new();
+    for e in entries {
+        if let Some(t) = &e.redirect_to {
+            if t != &e.url {
+                alias.insert(e.url.as_str(), t.as_str());
+            }
+        }
+    }
+    let mut placed: BTreeMap<String, ObjectId> = BTreeMap::new();
+    let mut standin: BTreeMap<String, ObjectId> = BTreeMap::new();
+    let mut objects: Vec<WebObject> = Vec::new();
+
+    let resolve = |url: &str, placed: &BTreeMap<String, ObjectId>, standin: &BTreeMap<String, ObjectId>| {
+        let mut u = url;
+        for _ in 0..16 {
+            if let Some(id) = placed.get(u) {
+                return Some(*id);
+            }
+            if let Some(id) = standin.get(u) {
+                return Some(*id);
+            }
+            match alias.get(u) {
+                Some(next) => u = next,
+                None => break,
+            }
+        }
+        None
+    };
+
+    let sequence = std::iter::once(root_entry).chain(order.iter().copied().filter(|&i| i != root_entry));
+    for i in sequence {
+        let e = &entries[i];
+        let parent = if objects.is_empty() {
+            None
+        } else {
+            let by_initiator = e.initiator_url.as_deref().filter(|u| *u != e.url).and_then(|u| resolve(u, &placed, &standin));
+            let by_referer = e.referer.as_deref().filter(|u| *u != e.url).and_then(|u| resolve(u, &placed, &standin));
+            Some(by_initiator.or(by_referer).unwrap_or(ObjectId(0)))
+        };
+        if let Some(r) = reasons[i] {
+            *skipped.entry(r).or_insert(0) += 1;
+            if let Some(p) = parent {
+                standin.entry(e.url.clone()).or_insert(p);
+            }
+            continue;
+        }
+        let id = ObjectId(objects.len() as u32);
+        let kind = content::detect(&e.mime, e.resource_type.as_deref(), &e.url);
+        let wire = e.wire_bytes.or(e.body_bytes).unwrap_or(0);
+        let mut o = WebObject {
+            id,
+            url: e.url.clone(),
+            origin: urlparts::origin(&e.url),
+            third_party: urlparts::site(&urlparts::host(&e.url)) != root_site,
+            kind,
+            mime: e.mime.split(';').next().unwrap_or("").trim().to_string(),
+            wire_bytes: wire,
+            body_bytes: e.body_bytes.filter(|b| *b > 0).unwrap_or(wire),
+            browser_priority: e.priority,
+            fetch_priority: FetchPriority::Auto,
+            render_blocking: e.render_blocking,
+            parent,
+            cats_level: 0,
+            category: ContentCategory::Others,
+            essential: Essentialness::Maybe,
+            tracker: false,
+            recorded_start_ns: ms_to_ns(e.start_ms - t0),
+            recorded_duration_ns: ms_to_ns(e.duration_ms),
+        };
+        classify::classify(&mut o);
+        placed.insert(e.url.clone(), id);
+        objects.push(o);
+    }
+    let name = if name.is_empty() { root_url } else { name.to_string() };
+    Page::new(name, objects)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_urls() {
+        assert_eq!(resolve_url("https://a.com/x/y", "//b.com/z"), "https://b.com/z");
+        assert_eq!(resolve_url("https://a.com/x/y", "/z"), "https://a.com/z");
+        assert_eq!(resolve_url("https://a.com/x/y", "z"), "https://a.com/x/z");
+        assert_eq!(resolve_url("https://a.com/x/y", "http://c.com/"), "http://c.com/");
+    }
+}

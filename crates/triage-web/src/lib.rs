@@ -1,0 +1,42 @@
+//! triage-web: the page side of triage, so every scheme can be judged on real pages.
+//!
+//! - [`import`]: HAR 1.2 ([`har`]) and Chrome DevTools protocol logs ([`devtools`]) into a
+//!   [`Page`], counting every entry not used by [`SkipReason`].
+//! - [`model`]: [`Page`], [`WebObject`] and the discovery graph a simulated client walks (its
+//!   module docs say how), with [`DiscoveryConfig`] processing delays.
+//! - [`classify`]: CATS's five levels (CATS §II-D-1, Table I) and the thesis's eight content
+//!   categories with Essential / Non-Essential / Maybe (§5.3.2, Table 4), using the built-in
+//!   [`trackers`] list; [`rules`] override both from TOML.
+//! - [`qoe`]: first contentful paint, PriorityBucket's first render time (§5.1), largest
+//!   contentful paint, a time-to-interactive proxy, a Speed Index proxy, page load time and
+//!   CATS's CLS risk (§III-C), from per-object delivery times.
+//! - [`builtin`]: the CATS page, PriorityBucket's Bing and YouTube, and a news page from the
+//!   thesis's Table 4.
+//! - [`export`]: the thesis's `transfer_sequence.json` and dummy files (HAR_Replica, §5.7).
+//!
+//! Nothing here reads a clock or a random source; every map is ordered, so outputs are
+//! deterministic.
+#![warn(missing_docs)]
+
+pub mod builtin;
+pub mod classify;
+pub mod content;
+pub mod devtools;
+pub mod error;
+pub mod export;
+pub mod glob;
+pub mod har;
+pub mod import;
+mod json;
+pub mod model;
+pub mod qoe;
+pub mod rules;
+pub mod trackers;
+pub mod urlparts;
+
+pub use classify::{ContentCategory, Essentialness};
+pub use error::{FileError, WebError};
+pub use import::{import_file, import_str, Import, ImportOptions, SkipReason, SourceFormat};
+pub use model::{BrowserPriority, ContentType, DiscoveryConfig, FetchPriority, ObjectId, Page, RenderBlocking, WebObject};
+pub use qoe::{estimate, Deliveries, Delivery, Qoe, QoeConfig};
+pub use rules::Rules;

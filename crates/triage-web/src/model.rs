@@ -1,0 +1,400 @@
+//! The page model: web objects, their classes, and the discovery graph.
+//!
+//! # How a simulator walks a [`Page`]
+//!
+//! A page is a tree rooted at the main HTML document ([`Page::root`]). Each object has at most
+//! one *discovery parent*: the object whose arrival (and processing) lets the browser find it
+//! (the HTML for a `<link>` or `<img>`, a stylesheet for a font, a script for what it fetches).
+//! A simulated client loads a page like this:
+//!
+//! 1. At the start time `t0` it requests [`Page::root`].
+//! 2. When object `p` has fully arrived at time `t`, it requests every child `c` in
+//!    [`Page::children`]`(p)` at `t + DiscoveryConfig::discovery_delay_ns(p.kind)` (the time
+//!    the browser needs to parse or run `p` before it sees `c`; zero by default).
+//! 3. The page is loaded when every object has arrived. Record each object's request and
+//!    completion time in a [`crate::qoe::Deliveries`] map and hand it to
+//!    [`crate::qoe::estimate`] for FCP, first render, LCP, TTI, Speed Index, PLT and CLS risk.
+//!
+//! Objects are stored in topological order: `objects()[0]` is the root and every parent has a
+//! smaller id than its children, so iterating ids in order never meets a child before its
+//! parent. Each object carries what a scheduler needs to prioritise it: the browser's
+//! priority, the CATS level (0-4, CATS §II-D-1), the thesis's essentialness (§5.3.2) and
+//! whether it blocks rendering. [`crate::qoe::ideal_deliveries`] is a reference walk with a
+//! caller-given fetch time per object, useful as an infinite-bandwidth bound and in tests.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::classify::{ContentCategory, Essentialness};
+use crate::error::WebError;
+
+/// Index of an object in its [`Page`]; the root is `ObjectId(0)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ObjectId(pub u32);
+
+impl ObjectId {
+    /// The object's index into [`Page::objects`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for ObjectId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// What an object is, from its MIME type, the browser's resource type or its file extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ContentType {
+    /// An HTML document (the page itself or an iframe).
+    Html,
+    /// A stylesheet.
+    Css,
+    /// A script (including modules and workers).
+    Js,
+    /// A web font.
+    Font,
+    /// An image (raster or SVG).
+    Image,
+    /// Audio or video.
+    Media,
+    /// JSON or other structured data fetched by scripts.
+    Json,
+    /// Anything else (text, binary, beacons, manifests, favicons of unknown type).
+    Other,
+}
+
+impl ContentType {
+    /// Every content type, in display order.
+    pub const ALL: [ContentType; 8] = [
+        ContentType::Html,
+        ContentType::Css,
+        ContentType::Js,
+        ContentType::Font,
+        ContentType::Image,
+        ContentType::Media,
+        ContentType::Json,
+        ContentType::Other,
+    ];
+
+    /// Lower-case name, as used in rules files and JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            ContentType::Html => "html",
+            ContentType::Css => "css",
+            ContentType::Js => "js",
+            ContentType::Font => "font",
+            ContentType::Image => "image",
+            ContentType::Media => "media",
+            ContentType::Json => "json",
+            ContentType::Other => "other",
+        }
+    }
+
+    /// Parses a name as [`ContentType::name`] writes it (also `javascript`, `script`,
+    /// `stylesheet`, `document`, `img`, `video`, `audio`).
+    pub fn from_name(s: &str) -> Option<ContentType> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "html" | "document" => ContentType::Html,
+            "css" | "stylesheet" => ContentType::Css,
+            "js" | "javascript" | "script" => ContentType::Js,
+            "font" => ContentType::Font,
+            "image" | "img" => ContentType::Image,
+            "media" | "video" | "audio" => ContentType::Media,
+            "json" => ContentType::Json,
+            "other" => ContentType::Other,
+            _ => return None,
+        })
+    }
+
+    /// A plausible file extension for dummy files (thesis §5.7, HAR_Replica).
+    pub fn default_extension(self) -> &'static str {
+        match self {
+            ContentType::Html => "html",
+            ContentType::Css => "css",
+            ContentType::Js => "js",
+            ContentType::Font => "woff2",
+            ContentType::Image => "jpg",
+            ContentType::Media => "mp4",
+            ContentType::Json => "json",
+            ContentType::Other => "bin",
+        }
+    }
+}
+
+impl fmt::Display for ContentType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Chrome's network priority for a request, as DevTools names it. WebPageTest's names map
+/// onto it (`Highest` = `VeryHigh`, `Lowest`/`Idle` = `VeryLow`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum BrowserPriority {
+    /// Lowest, Idle.
+    VeryLow,
+    /// Low.
+    Low,
+    /// Medium.
+    Medium,
+    /// High.
+    High,
+    /// VeryHigh, Highest.
+    VeryHigh,
+}
+
+impl BrowserPriority {
+    /// Parses DevTools (`VeryHigh` ... `VeryLow`) and WebPageTest (`Highest`, `Lowest`,
+    /// `Idle`, upper case) names, case-insensitively.
+    pub fn parse(s: &str) -> Option<BrowserPriority> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "veryhigh" | "highest" | "very high" => BrowserPriority::VeryHigh,
+            "high" => BrowserPriority::High,
+            "medium" => BrowserPriority::Medium,
+            "low" => BrowserPriority::Low,
+            "verylow" | "lowest" | "idle" | "throttled" | "very low" => BrowserPriority::VeryLow,
+            _ => return None,
+        })
+    }
+
+    /// DevTools name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BrowserPriority::VeryLow => "VeryLow",
+            BrowserPriority::Low => "Low",
+            BrowserPriority::Medium => "Medium",
+            BrowserPriority::High => "High",
+            BrowserPriority::VeryHigh => "VeryHigh",
+        }
+    }
+}
+
+/// The `fetchpriority` HTML attribute (a hint from the page author; CATS §II-D-1 names it as
+/// a source of semantic priority). Recordings do not carry it, so it comes from rules or
+/// built-in pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FetchPriority {
+    /// No hint.
+    #[default]
+    Auto,
+    /// `fetchpriority="high"`.
+    High,
+    /// `fetchpriority="low"`.
+    Low,
+}
+
+/// Whether a resource blocks the first paint, as Chrome's `renderBlocking` field says
+/// (`blocking`, `in_body_parser_blocking`, `potentially_blocking`, `non_blocking`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RenderBlocking {
+    /// Blocks rendering (stylesheets and synchronous scripts in `<head>`).
+    Blocking,
+    /// A parser-blocking script in `<body>`: blocks rendering of what follows it.
+    InBodyParserBlocking,
+    /// May block (e.g. a dynamically inserted stylesheet).
+    PotentiallyBlocking,
+    /// Does not block rendering.
+    NonBlocking,
+}
+
+impl RenderBlocking {
+    /// Parses Chrome's names (also `non-blocking`, `render-blocking`).
+    pub fn parse(s: &str) -> Option<RenderBlocking> {
+        Some(match s.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+            "blocking" | "render_blocking" => RenderBlocking::Blocking,
+            "in_body_parser_blocking" => RenderBlocking::InBodyParserBlocking,
+            "potentially_blocking" => RenderBlocking::PotentiallyBlocking,
+            "non_blocking" | "none" => RenderBlocking::NonBlocking,
+            _ => return None,
+        })
+    }
+
+    /// True for `Blocking` and `InBodyParserBlocking`: the resources first paint waits for.
+    pub fn blocks_first_paint(self) -> bool {
+        matches!(self, RenderBlocking::Blocking | RenderBlocking::InBodyParserBlocking)
+    }
+}
+
+/// One object of a page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WebObject {
+    /// Position in the page (topological order).
+    pub id: ObjectId,
+    /// Full URL as recorded.
+    pub url: String,
+    /// `scheme://host[:port]`.
+    pub origin: String,
+    /// True if the object's site (registrable domain) differs from the root document's.
+    pub third_party: bool,
+    /// Content type.
+    pub kind: ContentType,
+    /// MIME type as recorded (may be empty).
+    pub mime: String,
+    /// Bytes on the wire for the response (headers and encoded body), what a transport carries.
+    pub wire_bytes: u64,
+    /// Decoded body size when known (used as an image-area stand-in for LCP), else `wire_bytes`.
+    pub body_bytes: u64,
+    /// The browser's final priority for the request, when recorded.
+    pub browser_priority: Option<BrowserPriority>,
+    /// The author's `fetchpriority` hint.
+    pub fetch_priority: FetchPriority,
+    /// Render-blocking status, when recorded or inferred.
+    pub render_blocking: Option<RenderBlocking>,
+    /// Discovery parent; `None` only for the root.
+    pub parent: Option<ObjectId>,
+    /// CATS priority level 0 (critical) to 4 (analytics), CATS §II-D-1 and Table I.
+    pub cats_level: u8,
+    /// Thesis content category (§5.3.2, Table 4).
+    pub category: ContentCategory,
+    /// Thesis essentialness (§5.3.2, Table 4).
+    pub essential: Essentialness,
+    /// True if the host is on the tracking and advertising list (or a rule said so).
+    pub tracker: bool,
+    /// Request start in the recording, ns after the page's first request (0 for built-in pages).
+    pub recorded_start_ns: u64,
+    /// Request duration in the recording (ns), 0 when unknown.
+    pub recorded_duration_ns: u64,
+}
+
+impl WebObject {
+    /// True if first paint waits for this object: the root HTML, or a resource whose
+    /// render-blocking status is `Blocking`/`InBodyParserBlocking`.
+    pub fn blocks_first_paint(&self) -> bool {
+        self.parent.is_none() || self.render_blocking.is_some_and(RenderBlocking::blocks_first_paint)
+    }
+}
+
+/// Per-type processing delay before an object's children are discovered (HTML parsing, CSS
+/// parsing, script execution). All zero by default: a pure network lower bound, as CATS
+/// §III-C and PriorityBucket §5.1 measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DiscoveryConfig {
+    /// Delay after an HTML document arrives.
+    pub html_ns: u64,
+    /// Delay after a stylesheet arrives.
+    pub css_ns: u64,
+    /// Delay after a script arrives (execution).
+    pub js_ns: u64,
+    /// Delay after any other type arrives.
+    pub other_ns: u64,
+}
+
+impl DiscoveryConfig {
+    /// Time between a parent of type `parent_kind` arriving and its children being requested.
+    pub fn discovery_delay_ns(&self, parent_kind: ContentType) -> u64 {
+        match parent_kind {
+            ContentType::Html => self.html_ns,
+            ContentType::Css => self.css_ns,
+            ContentType::Js => self.js_ns,
+            _ => self.other_ns,
+        }
+    }
+}
+
+/// A page: objects in topological order and their discovery tree. See the module docs for
+/// how a simulator walks it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Page {
+    name: String,
+    objects: Vec<WebObject>,
+    #[serde(skip)]
+    children: Vec<Vec<ObjectId>>,
+}
+
+impl Page {
+    /// Builds a page, checking the invariants: at least one object; ids equal positions;
+    /// object 0 (the root) has no parent; every other object's parent has a smaller id.
+    pub fn new(name: impl Into<String>, objects: Vec<WebObject>) -> Result<Page, WebError> {
+        if objects.is_empty() {
+            return Err(WebError::Invalid("a page needs at least one object (its root document)".into()));
+        }
+        let mut children = vec![Vec::new(); objects.len()];
+        for (i, o) in objects.iter().enumerate() {
+            if o.id.index() != i {
+                return Err(WebError::Invalid(format!("object at position {i} has id {}", o.id)));
+            }
+            match (i, o.parent) {
+                (0, None) => {}
+                (0, Some(_)) => return Err(WebError::Invalid("the root (object 0) cannot have a parent".into())),
+                (_, None) => return Err(WebError::Invalid(format!("object {} has no parent; only the root may", o.id))),
+                (_, Some(p)) if p.index() >= i => {
+                    return Err(WebError::Invalid(format!("object {} has parent {p}, which is not before it", o.id)))
+                }
+                (_, Some(p)) => children[p.index()].push(o.id),
+            }
+            if o.cats_level > 4 {
+                return Err(WebError::Invalid(format!("object {} has CATS level {} (0-4)", o.id, o.cats_level)));
+            }
+        }
+        Ok(Page { name: name.into(), objects, children })
+    }
+
+    /// Name (the page URL for imported pages).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The root document.
+    pub fn root(&self) -> ObjectId {
+        ObjectId(0)
+    }
+
+    /// All objects, in topological order (parents before children).
+    pub fn objects(&self) -> &[WebObject] {
+        &self.objects
+    }
+
+    /// Number of objects.
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    /// Always false: a page has at least its root.
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+
+    /// The object with this id. Panics if the id is not from this page.
+    pub fn get(&self, id: ObjectId) -> &WebObject {
+        &self.objects[id.index()]
+    }
+
+    /// Objects discovered from `id`, in id order.
+    pub fn children(&self, id: ObjectId) -> &[ObjectId] {
+        self.children.get(id.index()).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Ids in topological order (parents first): simply `0..len`.
+    pub fn topological_order(&self) -> impl Iterator<Item = ObjectId> + '_ {
+        (0..self.objects.len() as u32).map(ObjectId)
+    }
+
+    /// Depth of an object in the discovery tree (root = 0).
+    pub fn depth(&self, id: ObjectId) -> usize {
+        let mut d = 0;
+        let mut cur = self.get(id).parent;
+        while let Some(p) = cur {
+            d += 1;
+            cur = self.get(p).parent;
+        }
+        d
+    }
+
+    /// Total bytes on the wire.
+    pub fn total_wire_bytes(&self) -> u64 {
+        self.objects.iter().map(|o| o.wire_bytes).sum()
+    }
+
+    /// Changes classification fields of objects (used by rules); structure is untouched.
+    pub(crate) fn objects_mut(&mut self) -> impl Iterator<Item = &mut WebObject> {
+        self.objects.iter_mut()
+    }
+}

@@ -1,0 +1,365 @@
+//! What a person sees: QoE estimates from per-object delivery times.
+//!
+//! Input: a [`Page`] and, for each delivered object, when it was requested and when its last
+//! byte arrived ([`Deliveries`]; times in ns from navigation start, the first request being
+//! at or after 0). Objects missing from the map were never delivered (e.g. non-essential
+//! objects lost on an unreliable path); they are listed in [`Qoe::undelivered`] and left out.
+//! Like CATS §III-C and PriorityBucket §5.1, these are network-level lower bounds: no parsing,
+//! layout, script or paint time is modelled (add [`crate::model::DiscoveryConfig`] delays in the
+//! walk to approximate processing).
+//!
+//! Definitions (each `None` when the root document was not delivered):
+//!
+//! - **First contentful paint** (after CATS Table II note a, generalised): the completion of
+//!   the root HTML and of every render-blocking resource discovered before first paint. Start
+//!   with `t` = the root's completion; while some delivered render-blocking object was
+//!   requested at or before `t` and completes after it, move `t` to its completion.
+//! - **First render** (PriorityBucket §5.1, "determined by the last finished critical stream"):
+//!   the last completion among HTML, CSS and JavaScript objects ("the critical streams (HTML,
+//!   CSS and JavaScript)"), leaving out scripts from tracking domains, which no render waits
+//!   for (the CATS page's 150 KiB analytics script would otherwise set its first render).
+//! - **Largest contentful paint**: with no layout, the largest image by decoded bytes stands in
+//!   for the largest element by area; images from tracking domains and images under
+//!   [`QoeConfig::lcp_min_image_bytes`] (icons, spacers) are not candidates. LCP is the later of
+//!   that image's completion and FCP (nothing paints before first paint); with no candidate
+//!   image the largest element is the text painted at FCP, so LCP = FCP. CATS Table II note c
+//!   instead takes the largest image's completion alone (1018 ms for its baseline, before that
+//!   baseline's FCP); that value is [`Qoe::largest_image_complete_ns`].
+//! - **Time to interactive (proxy)** (CATS Table II note b, generalised): the later of FCP and
+//!   the last completion among objects of CATS level 0-2 (critical HTML/CSS, CSS framework and
+//!   fonts, application JS and data). No main-thread or quiet-window model.
+//! - **Speed Index (proxy)**: `∫ (1 - VC(t)) dt` over the visual-completeness curve, where the
+//!   page's visual content is the first paint (weighted by the decoded bytes of the HTML and
+//!   render-blocking CSS that FCP waited for) plus each non-tracking image (weighted by its
+//!   decoded bytes, painted at the later of its completion and FCP). With weights `w_i` painted
+//!   at `t_i` this is `Σ w_i t_i / Σ w_i`.
+//! - **Page load time** (PriorityBucket §5.1): the last completion of any delivered object.
+//! - **CLS risk** (CATS §III-C, Table II note d): layout is stable when the last stylesheet
+//!   completes (FCP if there is none); images (non-tracking) that complete more than
+//!   [`QoeConfig::cls_grace_ns`] after that shift the layout when they render, as the paper
+//!   argues for CATS (P1 at 282 ms, P3 at 815 ms: CLS > 0.1), while images that arrive before
+//!   the layout is known do not (its baseline: CLS <= 0.1). Rating: `Good` (<= 0.1) if no
+//!   image is late, else `Poor` (> 0.1).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{ContentType, DiscoveryConfig, ObjectId, Page, WebObject};
+
+/// When one object was requested and fully delivered (ns from navigation start).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Delivery {
+    /// Request sent.
+    pub request_ns: u64,
+    /// Last byte arrived.
+    pub complete_ns: u64,
+}
+
+/// Per-object deliveries, keyed by object id (a BTreeMap: deterministic order).
+pub type Deliveries = BTreeMap<ObjectId, Delivery>;
+
+/// Thresholds of the estimates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct QoeConfig {
+    /// Images smaller than this (decoded) are not LCP candidates (icons, spacers, pixels).
+    pub lcp_min_image_bytes: u64,
+    /// An image completing within this time after layout stabilises does not count as a shift.
+    pub cls_grace_ns: u64,
+}
+
+impl Default for QoeConfig {
+    fn default() -> Self {
+        QoeConfig { lcp_min_image_bytes: 10_000, cls_grace_ns: 0 }
+    }
+}
+
+/// What stands in for the largest contentful element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LcpElement {
+    /// The largest image (by decoded bytes).
+    Image(ObjectId),
+    /// Text painted at first contentful paint (no candidate image).
+    Text,
+}
+
+/// CLS rating, CATS Table II.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClsRating {
+    /// CLS <= 0.1: no image renders after the layout is known.
+    Good,
+    /// CLS > 0.1: images render after the layout is known.
+    Poor,
+}
+
+/// CLS-risk estimate (CATS §III-C).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ClsEstimate {
+    /// When the layout is known: last stylesheet's completion (FCP without stylesheets).
+    pub layout_stable_ns: u64,
+    /// Last non-tracking image's completion, if any image was delivered.
+    pub last_image_ns: Option<u64>,
+    /// Images that complete after `layout_stable_ns + cls_grace_ns`.
+    pub late_images: usize,
+    /// `last_image_ns - layout_stable_ns`, 0 if not later.
+    pub delta_ns: u64,
+    /// Rating.
+    pub rating: ClsRating,
+}
+
+/// The estimates (see the module docs for each definition).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Qoe {
+    /// First contentful paint.
+    pub first_contentful_paint_ns: Option<u64>,
+    /// PriorityBucket's first render time.
+    pub first_render_ns: Option<u64>,
+    /// Largest contentful paint (never before FCP).
+    pub largest_contentful_paint_ns: Option<u64>,
+    /// What LCP used.
+    pub lcp_element: Option<LcpElement>,
+    /// Completion of the largest candidate image (CATS Table II note c).
+    pub largest_image_complete_ns: Option<u64>,
+    /// Time-to-interactive proxy.
+    pub time_to_interactive_ns: Option<u64>,
+    /// Speed Index proxy.
+    pub speed_index_ns: Option<u64>,
+    /// Page load time.
+    pub page_load_ns: Option<u64>,
+    /// CLS risk.
+    pub cls: Option<ClsEstimate>,
+    /// Objects with no delivery.
+    pub undelivered: Vec<ObjectId>,
+}
+
+fn is_visual_image(o: &WebObject) -> bool {
+    o.kind == ContentType::Image && !o.tracker
+}
+
+/// Computes every estimate.
+pub fn estimate(page: &Page, deliveries: &Deliveries, cfg: &QoeConfig) -> Qoe {
+    let undelivered: Vec<ObjectId> = page.topological_order().filter(|id| !deliveries.contains_key(id)).collect();
+    let delivered = || page.objects().iter().filter_map(|o| deliveries.get(&o.id).map(|d| (o, *d)));
+    let Some(root) = deliveries.get(&page.root()) else {
+        return Qoe {
+            first_contentful_paint_ns: None,
+            first_render_ns: None,
+            largest_contentful_paint_ns: None,
+            lcp_element: None,
+            largest_image_complete_ns: None,
+            time_to_interactive_ns: None,
+            speed_index_ns: None,
+            page_load_ns: delivered().map(|(_, d)| d.complete_ns).max(),
+            cls: None,
+            undelivered,
+        };
+    };
+
+    // FCP: fixed point over render-blocking objects discovered before first paint.
+    let mut fcp = root.complete_ns;
+    loop {
+        let next = delivered()
+            .filter(|(o, d)| o.blocks_first_paint() && d.request_ns <= fcp)
+            .map(|(_, d)| d.complete_ns)
+            .fold(fcp, u64::max);
+        if next == fcp {
+            break;
+        }
+        fcp = next;
+    }
+
+    let first_render = delivered()
+        .filter(|(o, _)| !o.tracker && matches!(o.kind, ContentType::Html | ContentType::Css | ContentType::Js))
+        .map(|(_, d)| d.complete_ns)
+        .max();
+
+    // LCP: largest candidate image by decoded bytes (ties: lower id).
+    let largest = delivered()
+        .filter(|(o, _)| is_visual_image(o) && o.body_bytes >= cfg.lcp_min_image_bytes)
+        .fold(None::<(&WebObject, Delivery)>, |best, (o, d)| match best {
+            Some((b, _)) if b.body_bytes >= o.body_bytes => best,
+            _ => Some((o, d)),
+        });
+    let (lcp, lcp_element, largest_image) = match largest {
+        Some((o, d)) => (d.complete_ns.max(fcp), LcpElement::Image(o.id), Some(d.complete_ns)),
+        None => (fcp, LcpElement::Text, None),
+    };
+
+    let tti = delivered().filter(|(o, _)| o.cats_level <= 2).map(|(_, d)| d.complete_ns).fold(fcp, u64::max);
+
+    // Speed Index: weighted mean paint time.
+    let first_paint_weight: u64 = delivered()
+        .filter(|(o, d)| {
+            o.blocks_first_paint() && matches!(o.kind, ContentType::Html | ContentType::Css) && d.complete_ns <= fcp
+        })
+        .map(|(o, _)| o.body_bytes.max(1))
+        .sum();
+    let mut weighted: u128 = u128::from(first_paint_weight) * u128::from(fcp);
+    let mut total: u128 = u128::from(first_paint_weight);
+    for (o, d) in delivered().filter(|(o, _)| is_visual_image(o)) {
+        let w = u128::from(o.body_bytes.max(1));
+        weighted += w * u128::from(d.complete_ns.max(fcp));
+        total += w;
+    }
+    let speed_index = if total == 0 { fcp } else { (weighted / total) as u64 };
+
+    let page_load = delivered().map(|(_, d)| d.complete_ns).max();
+
+    let layout_stable = delivered()
+        .filter(|(o, _)| o.kind == ContentType::Css)
+        .map(|(_, d)| d.complete_ns)
+        .max()
+        .unwrap_or(fcp);
+    let images: Vec<u64> = delivered().filter(|(o, _)| is_visual_image(o)).map(|(_, d)| d.complete_ns).collect();
+    let late = images.iter().filter(|&&t| t > layout_stable.saturating_add(cfg.cls_grace_ns)).count();
+    let last_image = images.iter().copied().max();
+    let cls = ClsEstimate {
+        layout_stable_ns: layout_stable,
+        last_image_ns: last_image,
+        late_images: late,
+        delta_ns: last_image.map(|t| t.saturating_sub(layout_stable)).unwrap_or(0),
+        rating: if late == 0 { ClsRating::Good } else { ClsRating::Poor },
+    };
+
+    Qoe {
+        first_contentful_paint_ns: Some(fcp),
+        first_render_ns: first_render,
+        largest_contentful_paint_ns: Some(lcp),
+        lcp_element: Some(lcp_element),
+        largest_image_complete_ns: largest_image,
+        time_to_interactive_ns: Some(tti),
+        speed_index_ns: Some(speed_index),
+        page_load_ns: page_load,
+        cls: Some(cls),
+        undelivered,
+    }
+}
+
+/// A reference walk of the discovery graph (see [`crate::model`]): the root is requested at
+/// 0, each object takes `fetch_ns(object)` from request to completion, and children are
+/// requested at their parent's completion plus the discovery delay. With no contention this is
+/// the infinite-bandwidth bound a simulator's page load should never beat.
+pub fn ideal_deliveries(page: &Page, discovery: &DiscoveryConfig, fetch_ns: impl Fn(&WebObject) -> u64) -> Deliveries {
+    let mut out = Deliveries::new();
+    for o in page.objects() {
+        let request_ns = match o.parent {
+            None => 0,
+            Some(p) => {
+                let pd = out[&p];
+                pd.complete_ns + discovery.discovery_delay_ns(page.get(p).kind)
+            }
+        };
+        out.insert(o.id, Delivery { request_ns, complete_ns: request_ns + fetch_ns(o) });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin;
+
+    const MS: u64 = 1_000_000;
+
+    /// The CATS page with every group requested at 0 and completing at the given times.
+    fn cats_at(times_ms: [u64; 5]) -> (Page, Deliveries) {
+        let page = builtin::cats_page();
+        let d = page
+            .topological_order()
+            .map(|id| (id, Delivery { request_ns: 0, complete_ns: times_ms[id.index()] * MS }))
+            .collect();
+        (page, d)
+    }
+
+    #[test]
+    fn cats_table_two_cats_column() {
+        // CATS Table I, CATS column: P0 130, P1 282, P2 523, P3 815, P4 1327 ms.
+        let (page, d) = cats_at([130, 282, 523, 815, 1327]);
+        let q = estimate(&page, &d, &QoeConfig::default());
+        assert_eq!(q.first_contentful_paint_ns, Some(282 * MS)); // Table II: 282
+        assert_eq!(q.time_to_interactive_ns, Some(523 * MS)); // Table II: 523
+        assert_eq!(q.largest_contentful_paint_ns, Some(815 * MS)); // Table II: 815
+        assert_eq!(q.largest_image_complete_ns, Some(815 * MS));
+        assert_eq!(q.lcp_element, Some(LcpElement::Image(crate::model::ObjectId(3))));
+        assert_eq!(q.first_render_ns, Some(523 * MS)); // HTML, CSS and JS: P0-P2
+        assert_eq!(q.page_load_ns, Some(1327 * MS));
+        // Speed Index: first paint weight 8 + 25 KiB at 282, image 60 KiB at 815:
+        // (33 * 282 + 60 * 815) / 93 = 625.87... ms.
+        assert_eq!(q.speed_index_ns, Some(((33u128 * 282 + 60 * 815) * MS as u128 / 93) as u64));
+        let cls = q.cls.unwrap();
+        assert_eq!((cls.layout_stable_ns, cls.delta_ns, cls.late_images, cls.rating), (282 * MS, 533 * MS, 1, ClsRating::Poor));
+        assert!(q.undelivered.is_empty());
+    }
+
+    #[test]
+    fn cats_table_two_baseline_column() {
+        // Baseline: P0 1327, P1 1293, P2 1187, P3 1018, P4 764 ms.
+        let (page, d) = cats_at([1327, 1293, 1187, 1018, 764]);
+        let q = estimate(&page, &d, &QoeConfig::default());
+        assert_eq!(q.first_contentful_paint_ns, Some(1327 * MS)); // Table II: 1327
+        assert_eq!(q.time_to_interactive_ns, Some(1327 * MS)); // Table II: 1327
+        assert_eq!(q.largest_image_complete_ns, Some(1018 * MS)); // Table II LCP: 1018
+        assert_eq!(q.largest_contentful_paint_ns, Some(1327 * MS)); // never before FCP
+        assert_eq!(q.speed_index_ns, Some(1327 * MS));
+        assert_eq!(q.page_load_ns, Some(1327 * MS));
+        assert_eq!(q.cls.unwrap().rating, ClsRating::Good); // Table II: <= 0.1
+    }
+
+    #[test]
+    fn fcp_only_waits_for_blocking_resources_discovered_before_paint() {
+        // Root at 100; blocking CSS requested at 100, done 150; a second blocking CSS
+        // requested at 140 (before paint), done 300; a blocking CSS requested at 400 (after
+        // paint) does not delay FCP.
+        use crate::builtin::object;
+        use crate::model::RenderBlocking;
+        let mut objs = vec![object(0, None, "https://a.com/", ContentType::Html, 1000)];
+        for (i, url) in ["https://a.com/1.css", "https://a.com/2.css", "https://a.com/3.css"].iter().enumerate() {
+            let mut o = object(i as u32 + 1, Some(0), url, ContentType::Css, 1000);
+            o.render_blocking = Some(RenderBlocking::Blocking);
+            objs.push(o);
+        }
+        let page = Page::new("t", objs).unwrap();
+        let d: Deliveries = [(0, 0, 100), (1, 100, 150), (2, 140, 300), (3, 400, 500)]
+            .into_iter()
+            .map(|(i, r, c)| (ObjectId(i), Delivery { request_ns: r * MS, complete_ns: c * MS }))
+            .collect();
+        let q = estimate(&page, &d, &QoeConfig::default());
+        assert_eq!(q.first_contentful_paint_ns, Some(300 * MS));
+        assert_eq!(q.lcp_element, Some(LcpElement::Text));
+        assert_eq!(q.largest_contentful_paint_ns, Some(300 * MS));
+        // Layout stable at the last stylesheet (500); no images: good.
+        assert_eq!(q.cls.unwrap().layout_stable_ns, 500 * MS);
+        assert_eq!(q.cls.unwrap().rating, ClsRating::Good);
+    }
+
+    #[test]
+    fn undelivered_objects_are_listed_and_left_out() {
+        let (page, mut d) = cats_at([130, 282, 523, 815, 1327]);
+        d.remove(&ObjectId(4));
+        let q = estimate(&page, &d, &QoeConfig::default());
+        assert_eq!(q.undelivered, vec![ObjectId(4)]);
+        assert_eq!(q.page_load_ns, Some(815 * MS));
+        d.remove(&ObjectId(0));
+        let q = estimate(&page, &d, &QoeConfig::default());
+        assert_eq!(q.first_contentful_paint_ns, None);
+    }
+
+    #[test]
+    fn ideal_walk_follows_parents_and_delays() {
+        let page = builtin::youtube_page();
+        let cfg = DiscoveryConfig { html_ns: 5 * MS, ..DiscoveryConfig::default() };
+        let d = ideal_deliveries(&page, &cfg, |_| 10 * MS);
+        assert_eq!(d[&page.root()], Delivery { request_ns: 0, complete_ns: 10 * MS });
+        for o in page.objects().iter().skip(1) {
+            let p = d[&o.parent.unwrap()];
+            assert!(d[&o.id].request_ns >= p.complete_ns);
+        }
+        let q = estimate(&page, &d, &QoeConfig::default());
+        // Every object is a child of the root: requested at 15 ms, done at 25 ms.
+        assert_eq!(q.page_load_ns, Some(25 * MS));
+        assert_eq!(q.first_render_ns, Some(25 * MS));
+    }
+}

@@ -1,0 +1,137 @@
+//! Minimal URL splitting (scheme, host, origin, path, extension, site). Hand-written so that
+//! any string, however malformed, gives an answer and never panics.
+
+/// Scheme (lower case) of a URL, or "" if it has none.
+pub fn scheme(url: &str) -> String {
+    match url.find(':') {
+        Some(i) if i > 0 && url[..i].bytes().all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b)) => {
+            url[..i].to_ascii_lowercase()
+        }
+        _ => String::new(),
+    }
+}
+
+/// The authority part (`host[:port]`, without user info), or "" if none.
+fn authority(url: &str) -> &str {
+    let rest = match url.find("://") {
+        Some(i) => &url[i + 3..],
+        None => match url.strip_prefix("//") {
+            Some(r) => r,
+            None => return "",
+        },
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let auth = &rest[..end];
+    match auth.rfind('@') {
+        Some(i) => &auth[i + 1..],
+        None => auth,
+    }
+}
+
+/// Host in lower case, without port or brackets' contents changed; "" if none.
+pub fn host(url: &str) -> String {
+    let auth = authority(url);
+    let host = if auth.starts_with('[') {
+        match auth.find(']') {
+            Some(i) => &auth[..=i],
+            None => auth,
+        }
+    } else {
+        match auth.rfind(':') {
+            Some(i) => &auth[..i],
+            None => auth,
+        }
+    };
+    host.trim_end_matches('.').to_ascii_lowercase()
+}
+
+/// `scheme://host[:port]` in lower case; for URLs without an authority, `scheme:`.
+pub fn origin(url: &str) -> String {
+    let s = scheme(url);
+    let auth = authority(url);
+    if auth.is_empty() {
+        format!("{s}:")
+    } else {
+        format!("{s}://{}", auth.to_ascii_lowercase())
+    }
+}
+
+/// Path without query or fragment ("/" if empty).
+pub fn path(url: &str) -> &str {
+    let rest = match url.find("://") {
+        Some(i) => &url[i + 3..],
+        None => url,
+    };
+    let start = match rest.find('/') {
+        Some(i) => i,
+        None => return "/",
+    };
+    let p = &rest[start..];
+    let end = p.find(['?', '#']).unwrap_or(p.len());
+    &p[..end]
+}
+
+/// Lower-case file extension of the last path segment, if any (at most 8 characters).
+pub fn extension(url: &str) -> Option<String> {
+    let p = path(url);
+    let last = p.rsplit('/').next().unwrap_or("");
+    let dot = last.rfind('.')?;
+    let ext = &last[dot + 1..];
+    (!ext.is_empty() && ext.len() <= 8 && ext.bytes().all(|b| b.is_ascii_alphanumeric())).then(|| ext.to_ascii_lowercase())
+}
+
+/// Second-level labels under which registrations happen (`example.co.uk`). A short list, not
+/// the Public Suffix List: enough to tell first from third party on common sites.
+const MULTI_LABEL_SUFFIXES: &[&str] = &[
+    "co.uk", "org.uk", "ac.uk", "gov.uk", "co.jp", "ne.jp", "or.jp", "com.au", "net.au", "org.au", "co.nz",
+    "com.br", "com.cn", "com.mx", "co.in", "co.kr", "com.tr", "com.sg", "com.hk", "co.za", "public.lu",
+];
+
+/// Registrable domain ("site") of a host: the last two labels, or three under a known
+/// two-label suffix. IP addresses and single labels are their own site.
+pub fn site(host: &str) -> String {
+    let h = host.trim_end_matches('.');
+    if h.starts_with('[') || h.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return h.to_string();
+    }
+    let labels: Vec<&str> = h.split('.').collect();
+    if labels.len() <= 2 {
+        return h.to_string();
+    }
+    let last2 = labels[labels.len() - 2..].join(".");
+    let n = if MULTI_LABEL_SUFFIXES.contains(&last2.as_str()) { 3 } else { 2 };
+    labels[labels.len().saturating_sub(n)..].join(".")
+}
+
+/// True if `host` is `domain` or a subdomain of it.
+pub fn host_matches(host: &str, domain: &str) -> bool {
+    let domain = domain.trim_start_matches("*.").trim_start_matches('.');
+    let (h, d) = (host.as_bytes(), domain.as_bytes());
+    !d.is_empty()
+        && (h.eq_ignore_ascii_case(d)
+            || (h.len() > d.len() && h[h.len() - d.len() - 1] == b'.' && h[h.len() - d.len()..].eq_ignore_ascii_case(d)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_urls() {
+        let u = "https://user@Cdn.Example.co.uk:8443/a/b/app.min.JS?x=1#f";
+        assert_eq!(scheme(u), "https");
+        assert_eq!(host(u), "cdn.example.co.uk");
+        assert_eq!(origin(u), "https://cdn.example.co.uk:8443");
+        assert_eq!(path(u), "/a/b/app.min.JS");
+        assert_eq!(extension(u).as_deref(), Some("js"));
+        assert_eq!(site(&host(u)), "example.co.uk");
+        assert_eq!(site("www.google-analytics.com"), "google-analytics.com");
+        assert_eq!(site("10.0.0.1"), "10.0.0.1");
+        assert_eq!(origin("data:image/png;base64,xx"), "data:");
+        assert_eq!(host("data:image/png;base64,xx"), "");
+        assert_eq!(extension("https://a.com/"), None);
+        assert!(host_matches("stats.g.doubleclick.net", "doubleclick.net"));
+        assert!(!host_matches("notdoubleclick.net", "doubleclick.net"));
+        assert!(host_matches("doubleclick.net", "*.doubleclick.net"));
+    }
+}
