@@ -1,6 +1,44 @@
 //! Connection settings.
 
 use crate::cc::ControllerKind;
+use crate::sched::CatsConfig;
+
+/// Which send scheduler a connection uses.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum SchedulerKind {
+    /// One byte stream in write order, as a plain TCP socket.
+    #[default]
+    Fifo,
+    /// The CATS Conductor with its fairness parameters.
+    Cats(CatsConfig),
+}
+
+/// CATS §II-D-3, source load shedding: when congestion is severe and persistent, the
+/// Conductor drops the oldest message of its least important non-empty queue (never one
+/// more important than `min_priority`), at most one message per smoothed RTT.
+///
+/// Congestion counts as severe and persistent when either
+/// - the retransmission timer has expired `consecutive_rtos` times in a row with no ACK
+///   advancing the cumulative acknowledgment in between, or
+/// - among the last `loss_window_packets` data packets whose fate is known (delivered or
+///   marked lost), at least `loss_rate_permille`/1000 were lost (the window must be full).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadShedding {
+    /// RTOs in a row that trigger shedding (default 2).
+    pub consecutive_rtos: u32,
+    /// Packets in the loss-rate window (default 64).
+    pub loss_window_packets: u32,
+    /// Loss rate, per mille, that triggers shedding (default 200, i.e. 20%).
+    pub loss_rate_permille: u32,
+    /// The most important priority that may be shed (default 3: images and background).
+    pub min_priority: u8,
+}
+
+impl Default for LoadShedding {
+    fn default() -> Self {
+        Self { consecutive_rtos: 2, loss_window_packets: 64, loss_rate_permille: 200, min_priority: 3 }
+    }
+}
 
 /// Settings of one TCP-mode connection. Defaults follow Linux where RFCs leave a choice,
 /// except the minimum RTO and delayed-ACK timeout, which follow RFC 6298 §2.4 (1 s) and
@@ -31,6 +69,23 @@ pub struct ConnectionConfig {
     pub seed: u64,
     /// Keep a log of every PRR decision (for tests and traces).
     pub trace_prr: bool,
+    /// Send scheduler.
+    pub scheduler: SchedulerKind,
+    /// Priority of messages written without one (CATS §II-D-1's per-socket default).
+    pub default_priority: u8,
+    /// Carry each data segment's priority in the 3-byte experimental TCP option, kind 254
+    /// (CATS §II-D-2). It takes 4 bytes of header (padded), so a segment carries
+    /// `mss_bytes - 4` of payload to stay within the same MTU.
+    pub priority_option: bool,
+    /// Receiver policy: acknowledge at once every segment whose priority option says 0
+    /// (CATS §II-D-2, "bypass Delayed ACKs for high-priority segments").
+    pub ack_priority0_immediately: bool,
+    /// DSCP to set on data packets by priority 0..4 (CATS §II-D-2, automated QoS).
+    pub dscp_by_priority: Option<[u8; 5]>,
+    /// Save-Data (CATS §II-D-3): messages less important than this priority are not sent.
+    pub save_data_threshold: Option<u8>,
+    /// Source load shedding (CATS §II-D-3), off when `None`.
+    pub load_shedding: Option<LoadShedding>,
 }
 
 impl Default for ConnectionConfig {
@@ -48,6 +103,13 @@ impl Default for ConnectionConfig {
             dup_thresh: 3,
             seed: 0,
             trace_prr: false,
+            scheduler: SchedulerKind::Fifo,
+            default_priority: 2,
+            priority_option: false,
+            ack_priority0_immediately: false,
+            dscp_by_priority: None,
+            save_data_threshold: None,
+            load_shedding: None,
         }
     }
 }

@@ -36,7 +36,8 @@ use crate::cc::{self, AckSample, CongestionController, CongestionSignal, Handsha
 use crate::config::ConnectionConfig;
 use crate::recovery::prr::PrrDecision;
 use crate::recovery::{Prr, RttEstimator};
-use crate::sched::{Chunks, Fifo, MessageMeta, SendScheduler};
+use crate::config::SchedulerKind;
+use crate::sched::{Chunks, Conductor, DiscardReason, Discarded, Fifo, MessageMeta, SendScheduler};
 use crate::wire::packet::MAX_SACK_BLOCKS;
 use crate::wire::{Addr, Ecn, Packet, SackBlock, TcpFlags};
 
@@ -65,8 +66,20 @@ pub enum Event {
         msg_id: u32,
         /// Message length.
         len_bytes: u64,
-        /// Priority the message was sent with.
-        priority: u8,
+        /// Priority read from the segments' priority option (CATS §II-D-2), when the
+        /// peer sent one.
+        priority: Option<u8>,
+    },
+    /// A message this end wrote will not be sent in full (Save-Data or load shedding).
+    MessageDiscarded {
+        /// Message identifier.
+        msg_id: u32,
+        /// Bytes that will never be sent.
+        bytes: u64,
+        /// True when part of it was already sent.
+        partially_sent: bool,
+        /// Why.
+        reason: DiscardReason,
     },
     /// The peer's FIN arrived: it will send no more.
     PeerClosed,
@@ -99,6 +112,10 @@ pub struct ConnectionStats {
     pub duplicate_bytes_received: u64,
     /// Packets received.
     pub packets_received: u64,
+    /// Bytes discarded by Save-Data before sending.
+    pub save_data_discarded_bytes: u64,
+    /// Bytes shed under severe congestion.
+    pub shed_bytes: u64,
 }
 
 /// One sent segment in the scoreboard (RFC 6675 §3) with its rate-sampling state
@@ -137,6 +154,7 @@ struct OooSeg {
     end: u64,
     chunks: Chunks,
     fin: bool,
+    priority: Option<u8>,
 }
 
 /// A TCP-mode connection (see the module documentation for the contract).
@@ -166,6 +184,11 @@ pub struct Connection {
     recovery: Recovery,
     rto_deadline_ns: Option<u64>,
     prr_log: Vec<(PrrDecision, u64)>,
+    /// Fates of recent data packets (true = lost), for load shedding.
+    fates: VecDeque<bool>,
+    fates_lost: u32,
+    consecutive_rtos: u32,
+    last_shed_ns: Option<u64>,
 
     // ---- per path (one path today) ----
     cc: Box<dyn CongestionController>,
@@ -187,7 +210,7 @@ pub struct Connection {
     segs_since_ack: u32,
     ack_now: bool,
     delack_deadline_ns: Option<u64>,
-    msg_progress: HashMap<u32, u64>,
+    msg_progress: HashMap<u32, (u64, Option<u8>)>,
     peer_fin: bool,
     ecn_codepoint: Ecn,
 }
@@ -197,6 +220,10 @@ impl Connection {
         let mut controller = cc::build(&cfg.controller, cfg.mss_bytes as u64, cfg.initial_window_segments as u64, cfg.seed);
         controller.on_handshake_feedback(HandshakeFeedback::default());
         let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns);
+        let scheduler: Box<dyn SendScheduler> = match &cfg.scheduler {
+            SchedulerKind::Fifo => Box::new(Fifo::new()),
+            SchedulerKind::Cats(c) => Box::new(Conductor::new(c.clone())),
+        };
         Self {
             local,
             remote,
@@ -211,7 +238,7 @@ impl Connection {
             sacked_segs: 0,
             lost_pending: 0,
             highest_sacked: 0,
-            scheduler: Box::new(Fifo::new()),
+            scheduler,
             fin_requested: false,
             fin_sent: false,
             fin_acked: false,
@@ -219,6 +246,10 @@ impl Connection {
             recovery: Recovery::Open,
             rto_deadline_ns: None,
             prr_log: Vec::new(),
+            fates: VecDeque::new(),
+            fates_lost: 0,
+            consecutive_rtos: 0,
+            last_shed_ns: None,
             cc: controller,
             rtt,
             next_send_ns: 0,
@@ -260,7 +291,8 @@ impl Connection {
         Some(c)
     }
 
-    /// Replace the send scheduler (FIFO by default). Call before writing messages.
+    /// Replace the send scheduler (the one `scheduler` in the config names by default).
+    /// Call before writing messages.
     pub fn set_scheduler(&mut self, scheduler: Box<dyn SendScheduler>) {
         self.scheduler = scheduler;
     }
@@ -278,6 +310,10 @@ impl Connection {
     /// Remote endpoint.
     pub fn remote(&self) -> Addr {
         self.remote
+    }
+    /// Settings.
+    pub fn config(&self) -> &ConnectionConfig {
+        &self.cfg
     }
     /// Counters.
     pub fn stats(&self) -> &ConnectionStats {
@@ -333,11 +369,59 @@ impl Connection {
 
     // ------------------------------------------------------------------ commands
 
-    /// Hand a whole message to the send scheduler.
+    /// Hand a whole message to the send scheduler (CATS §II-D-1: a per-message priority).
+    /// Under Save-Data, a message less important than the threshold is discarded at once
+    /// and reported as [`Event::MessageDiscarded`].
     pub fn write_message(&mut self, now_ns: u64, msg: MessageMeta) {
-        if msg.len_bytes > 0 && !self.fin_requested {
-            self.scheduler.enqueue(now_ns, msg);
+        if msg.len_bytes == 0 || self.fin_requested {
+            return;
         }
+        if self.cfg.save_data_threshold.is_some_and(|t| msg.priority > t) {
+            self.report_discard(Discarded {
+                msg_id: msg.id,
+                bytes: msg.len_bytes,
+                partially_sent: false,
+                reason: DiscardReason::SaveData,
+            });
+            return;
+        }
+        self.scheduler.enqueue(now_ns, msg);
+    }
+
+    /// Write a message with the connection's default priority (CATS §II-D-1: a per-socket
+    /// default) unless `priority` is given.
+    pub fn write(&mut self, now_ns: u64, id: u32, len_bytes: u64, priority: Option<u8>) {
+        let priority = priority.unwrap_or(self.cfg.default_priority);
+        self.write_message(now_ns, MessageMeta { id, len_bytes, priority });
+    }
+
+    /// Set the per-socket default priority.
+    pub fn set_default_priority(&mut self, priority: u8) {
+        self.cfg.default_priority = priority;
+    }
+
+    /// Turn Save-Data on (or change its threshold): queued messages less important than
+    /// `threshold` leave the scheduler and are reported (CATS §II-D-3).
+    pub fn set_save_data(&mut self, threshold: Option<u8>) {
+        self.cfg.save_data_threshold = threshold;
+        if let Some(t) = threshold {
+            for d in self.scheduler.discard_below(t) {
+                self.report_discard(d);
+            }
+        }
+    }
+
+    fn report_discard(&mut self, d: Discarded) {
+        match d.reason {
+            DiscardReason::SaveData => self.stats.save_data_discarded_bytes += d.bytes,
+            DiscardReason::LoadShed => self.stats.shed_bytes += d.bytes,
+        }
+        self.events.push_back(Event::MessageDiscarded {
+            msg_id: d.msg_id,
+            bytes: d.bytes,
+            partially_sent: d.partially_sent,
+            reason: d.reason,
+        });
     }
 
     /// Close the sending direction once everything written has been sent.
@@ -541,6 +625,7 @@ impl Connection {
             }
             return None;
         }
+        let mss = mss - self.option_overhead();
         let seg_len = if want_fin { 1 } else { mss.min(queued) };
         if self.pipe_bytes > 0 && self.pipe_bytes + seg_len > window {
             return None;
@@ -566,7 +651,7 @@ impl Connection {
         };
         let start = self.snd_nxt;
         let end = start + payload as u64 + (flags & TcpFlags::FIN != 0) as u64;
-        let pkt = self.make_packet(flags, start, payload, chunks.clone());
+        let pkt = self.make_data_packet(flags, start, payload, chunks.clone());
         if self.pipe_bytes == 0 {
             // draft §3.2: restart the sampling interval after idle.
             self.first_sent_ns = now_ns;
@@ -619,9 +704,34 @@ impl Connection {
         self.stats.retransmitted_segments += 1;
         self.stats.retransmitted_bytes += payload as u64;
         let flags = if flags & TcpFlags::SYN != 0 { flags } else { flags | TcpFlags::ACK };
-        let pkt = self.make_packet(flags, start, payload, chunks);
+        let pkt = self.make_data_packet(flags, start, payload, chunks);
         self.after_send(now_ns, &pkt, len);
         pkt
+    }
+
+    /// Header bytes the priority option adds (3, padded to 4).
+    fn option_overhead(&self) -> u64 {
+        if self.cfg.priority_option {
+            4
+        } else {
+            0
+        }
+    }
+
+    /// A segment carrying payload: the priority option and DSCP follow its first chunk's
+    /// priority (CATS §II-D-2).
+    fn make_data_packet(&mut self, flags: u8, seq: u64, payload: u32, chunks: Chunks) -> Packet {
+        let priority = chunks.first().map(|c| c.priority);
+        let mut p = self.make_packet(flags, seq, payload, chunks);
+        if let Some(prio) = priority {
+            if self.cfg.priority_option {
+                p.priority_option = Some(prio);
+            }
+            if let Some(map) = &self.cfg.dscp_by_priority {
+                p.dscp = map[(prio as usize).min(map.len() - 1)];
+            }
+        }
+        p
     }
 
     fn after_send(&mut self, now_ns: u64, pkt: &Packet, seq_len: u64) {
@@ -674,6 +784,7 @@ impl Connection {
         if seg.payload_bytes == 0 {
             return;
         }
+        let delivered_intact = !seg.lost;
         self.delivered_bytes += seg.payload_bytes as u64;
         self.delivered_ns = now_ns;
         let take = rs.is_none_or(|r| seg.delivered_bytes >= r.prior_delivered_bytes);
@@ -688,6 +799,9 @@ impl Connection {
                 rtt_ns: if seg.retransmitted { None } else { Some(now_ns - seg.sent_ns) },
             });
             self.first_sent_ns = seg.sent_ns;
+        }
+        if delivered_intact && self.cfg.load_shedding.is_some() {
+            self.record_fate(false);
         }
     }
 
@@ -719,6 +833,7 @@ impl Connection {
                 }
             }
             self.snd_una = ack;
+            self.consecutive_rtos = 0;
         }
 
         // Selective acknowledgments (RFC 2018, RFC 6675 §4 "Update()").
@@ -806,6 +921,8 @@ impl Connection {
             }
         }
 
+        self.maybe_shed(now_ns);
+
         // RFC 6298 §5.2/5.3: stop the timer when nothing is outstanding, restart it when
         // new data is acknowledged.
         if self.segs.is_empty() {
@@ -825,6 +942,7 @@ impl Connection {
         let threshold = (self.cfg.dup_thresh.saturating_sub(1) as u64) * self.cfg.mss_bytes as u64;
         let mut sacked_above = 0u64;
         let mut newly_lost = 0u64;
+        let mut lost_count = 0u32;
         for seg in self.segs.iter_mut().rev() {
             if seg.sacked {
                 sacked_above += seg.end - seg.start;
@@ -837,6 +955,12 @@ impl Connection {
                 self.pipe_bytes -= len;
                 newly_lost += len;
                 self.lost_pending += 1;
+                lost_count += 1;
+            }
+        }
+        if self.cfg.load_shedding.is_some() {
+            for _ in 0..lost_count {
+                self.record_fate(true);
             }
         }
         newly_lost
@@ -861,6 +985,7 @@ impl Connection {
             return;
         }
         self.stats.rto_count += 1;
+        self.consecutive_rtos += 1;
         self.rtt.back_off();
         let flight = self.pipe_bytes;
         self.cc.on_congestion(now_ns, CongestionSignal::Timeout, flight);
@@ -880,6 +1005,40 @@ impl Connection {
         self.recovery = Recovery::Rto { point: self.snd_nxt };
         self.next_send_ns = now_ns;
         self.arm_rto(now_ns);
+        self.maybe_shed(now_ns);
+    }
+
+    fn record_fate(&mut self, lost: bool) {
+        let Some(ls) = &self.cfg.load_shedding else { return };
+        self.fates.push_back(lost);
+        self.fates_lost += lost as u32;
+        while self.fates.len() > ls.loss_window_packets.max(1) as usize {
+            if self.fates.pop_front() == Some(true) {
+                self.fates_lost -= 1;
+            }
+        }
+    }
+
+    /// CATS §II-D-3: shed one message when congestion is severe and persistent (see
+    /// [`LoadShedding`](crate::config::LoadShedding) for the definition), at most once per
+    /// smoothed RTT.
+    fn maybe_shed(&mut self, now_ns: u64) {
+        let Some(ls) = &self.cfg.load_shedding else { return };
+        let by_rto = ls.consecutive_rtos > 0 && self.consecutive_rtos >= ls.consecutive_rtos;
+        let full = self.fates.len() >= ls.loss_window_packets.max(1) as usize;
+        let by_loss = full && (self.fates_lost as u64) * 1000 >= ls.loss_rate_permille as u64 * self.fates.len() as u64;
+        if !(by_rto || by_loss) {
+            return;
+        }
+        let gap = self.rtt.srtt_ns().unwrap_or(self.cfg.initial_rto_ns);
+        if self.last_shed_ns.is_some_and(|t| now_ns < t + gap) {
+            return;
+        }
+        let min_priority = ls.min_priority;
+        if let Some(d) = self.scheduler.shed_one(min_priority) {
+            self.last_shed_ns = Some(now_ns);
+            self.report_discard(d);
+        }
     }
 
     // ------------------------------------------------------------------ internals: receiving
@@ -896,7 +1055,7 @@ impl Connection {
         if start > self.rcv_nxt {
             // Out of order: hold it and acknowledge at once (RFC 5681 §4.2).
             if let std::collections::btree_map::Entry::Vacant(e) = self.ooo.entry(start) {
-                e.insert(OooSeg { end, chunks: pkt.chunks.clone(), fin });
+                e.insert(OooSeg { end, chunks: pkt.chunks.clone(), fin, priority: pkt.priority_option });
                 self.ooo_bytes += end - start;
             } else {
                 self.stats.duplicate_bytes_received += pkt.payload_bytes as u64;
@@ -906,7 +1065,7 @@ impl Connection {
             return;
         }
         let filled_hole = !self.ooo.is_empty();
-        self.deliver_in_order(start, end, &pkt.chunks, fin);
+        self.deliver_in_order(start, end, &pkt.chunks, fin, pkt.priority_option);
         while let Some((&s, _)) = self.ooo.first_key_value() {
             if s > self.rcv_nxt {
                 break;
@@ -914,12 +1073,14 @@ impl Connection {
             let seg = self.ooo.remove(&s).expect("first key exists");
             self.ooo_bytes -= seg.end - s;
             if seg.end > self.rcv_nxt {
-                self.deliver_in_order(s, seg.end, &seg.chunks, seg.fin);
+                self.deliver_in_order(s, seg.end, &seg.chunks, seg.fin, seg.priority);
             } else {
                 self.stats.duplicate_bytes_received += seg.end - s;
             }
         }
-        if filled_hole || fin {
+        // CATS §II-D-2 receiver policy: no delayed ACK for priority-0 segments.
+        let urgent = self.cfg.ack_priority0_immediately && pkt.priority_option == Some(0);
+        if filled_hole || fin || urgent {
             self.ack_now = true;
             return;
         }
@@ -933,7 +1094,7 @@ impl Connection {
 
     /// Hands the bytes of `[start, end)` past `rcv_nxt` to the application, completing
     /// messages whose last byte arrives.
-    fn deliver_in_order(&mut self, start: u64, end: u64, chunks: &Chunks, fin: bool) {
+    fn deliver_in_order(&mut self, start: u64, end: u64, chunks: &Chunks, fin: bool, priority: Option<u8>) {
         let skip = self.rcv_nxt - start;
         let mut pos = 0u64;
         for c in chunks {
@@ -944,15 +1105,15 @@ impl Connection {
                 continue;
             }
             let new = c_end - c_start.max(skip);
-            let got = self.msg_progress.entry(c.msg_id).or_insert(0);
-            *got += new;
-            if *got >= c.msg_len_bytes {
+            let got = self.msg_progress.entry(c.msg_id).or_insert((0, None));
+            got.0 += new;
+            if got.1.is_none() {
+                got.1 = priority;
+            }
+            if got.0 >= c.msg_len_bytes {
+                let seen = got.1;
                 self.msg_progress.remove(&c.msg_id);
-                self.events.push_back(Event::MessageComplete {
-                    msg_id: c.msg_id,
-                    len_bytes: c.msg_len_bytes,
-                    priority: c.priority,
-                });
+                self.events.push_back(Event::MessageComplete { msg_id: c.msg_id, len_bytes: c.msg_len_bytes, priority: seen });
             }
         }
         let payload_end = end - fin as u64;

@@ -18,7 +18,7 @@ pub mod recovery;
 pub mod sched;
 pub mod wire;
 
-pub use config::ConnectionConfig;
+pub use config::{ConnectionConfig, LoadShedding, SchedulerKind};
 pub use connection::{Connection, ConnectionStats, Event, State};
 
 /// Nanoseconds per millisecond.

@@ -7,8 +7,9 @@ pub struct MessageSpec {
     pub name: String,
     /// Size in bytes.
     pub bytes: u64,
-    /// Priority, 0 most urgent (used by priority schedulers and carried to the receiver).
-    pub priority: u8,
+    /// Priority, 0 most urgent (used by priority schedulers and carried to the receiver);
+    /// `None` takes the connection's default priority.
+    pub priority: Option<u8>,
     /// Write time relative to the flow start; `None` writes as soon as the connection is up.
     /// A time before the connection is up also writes at connection time.
     pub at_ns: Option<u64>,
@@ -34,7 +35,7 @@ impl AppSpec {
     pub fn messages(&self) -> Vec<MessageSpec> {
         match self {
             AppSpec::Sink => Vec::new(),
-            AppSpec::Bulk { bytes } => vec![MessageSpec { name: "bulk".into(), bytes: *bytes, priority: 0, at_ns: None }],
+            AppSpec::Bulk { bytes } => vec![MessageSpec { name: "bulk".into(), bytes: *bytes, priority: None, at_ns: None }],
             AppSpec::Messages(m) => m.clone(),
         }
     }

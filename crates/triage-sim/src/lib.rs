@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod event;
+pub mod experiments;
 pub mod link;
 pub mod loss;
 pub mod queue;

@@ -51,6 +51,10 @@ pub struct MessageRecord {
     pub written_ns: Option<u64>,
     /// When the receiver held all of it in order.
     pub completed_ns: Option<u64>,
+    /// The priority the receiver learned from the segments' priority option.
+    pub received_priority: Option<u8>,
+    /// Bytes the sender discarded or shed, with why and when.
+    pub discarded: Option<(triage_core::sched::DiscardReason, u64, u64)>,
 }
 
 /// Time series of one connection endpoint.
@@ -64,6 +68,39 @@ pub struct ConnSeries {
     pub samples: Vec<ConnSample>,
 }
 
+/// One packet serialized onto a link (the packet trace, when enabled).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PacketRecord {
+    /// Time serialization started.
+    pub t_ns: u64,
+    /// Link index.
+    pub link: u32,
+    /// Source node and port.
+    pub src: (u32, u16),
+    /// Destination node and port.
+    pub dst: (u32, u16),
+    /// TCP flags.
+    pub flags: u8,
+    /// Sequence number.
+    pub seq: u64,
+    /// Acknowledgment number.
+    pub ack: u64,
+    /// Payload bytes.
+    pub payload_bytes: u32,
+    /// Bytes on the wire.
+    pub wire_bytes: u32,
+    /// IP ECN codepoint (0..3).
+    pub ecn: u8,
+    /// IP DSCP.
+    pub dscp: u8,
+    /// CATS priority option, if present.
+    pub priority_option: Option<u8>,
+    /// SACK blocks carried.
+    pub sack_blocks: u8,
+    /// What happened: "tx" (serialized), "drop" (queue full).
+    pub event: &'static str,
+}
+
 /// Everything measured in a run.
 #[derive(Clone, Debug, Default)]
 pub struct Recorder {
@@ -75,4 +112,6 @@ pub struct Recorder {
     pub queue_series: Vec<Vec<QueueSample>>,
     /// Controller state changes per connection endpoint: (series index, time, state).
     pub state_changes: Vec<(usize, u64, &'static str)>,
+    /// Every packet put on or dropped at a link, when the packet trace is on.
+    pub packets: Vec<PacketRecord>,
 }

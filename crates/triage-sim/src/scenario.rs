@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use triage_core::cc::ControllerKind;
-use triage_core::ConnectionConfig;
+use triage_core::sched::CatsConfig;
+use triage_core::{ConnectionConfig, LoadShedding, SchedulerKind};
 
 use crate::app::{AppSpec, MessageSpec};
 use crate::link::{Link, RateModel};
@@ -96,6 +97,58 @@ pub struct TransportToml {
     pub initial_rto: Option<Duration>,
     /// Receive buffer, the largest advertised window (default 1 MiB).
     pub receive_buffer: Option<Size>,
+    /// Send scheduler: "fifo" (default) or "cats" (the CATS Conductor).
+    pub scheduler: Option<SchedulerName>,
+    /// The Conductor's fairness parameters (CATS §II-E); defaults in the README.
+    pub cats: Option<CatsToml>,
+    /// Priority of messages written without one (default 2).
+    pub default_priority: Option<u8>,
+    /// Carry each data segment's priority in TCP option kind 254 (default false).
+    pub priority_option: Option<bool>,
+    /// Receiver: ACK priority-0 segments at once, bypassing delayed ACK (default false).
+    pub ack_priority0_immediately: Option<bool>,
+    /// DSCP per priority 0..4 on data packets, e.g. [46, 34, 26, 18, 0] (default: none).
+    pub dscp: Option<[u8; 5]>,
+    /// Save-Data: messages less important than this priority are not sent (default: off).
+    pub save_data: Option<u8>,
+    /// Source load shedding under severe, persistent congestion (default: off).
+    pub load_shedding: Option<LoadSheddingToml>,
+}
+
+/// Send scheduler names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulerName {
+    /// Write order.
+    Fifo,
+    /// The CATS Conductor.
+    Cats,
+}
+
+/// CATS §II-E parameters, one value per priority queue 0..4.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatsToml {
+    /// High watermarks `H_i`.
+    pub high_watermark: Option<[Size; 5]>,
+    /// Low watermarks `L_i`.
+    pub low_watermark: Option<[Size; 5]>,
+    /// Payback multipliers `M_i`.
+    pub payback_multiplier: Option<[u64; 5]>,
+}
+
+/// Load-shedding trigger (see `triage_core::LoadShedding`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadSheddingToml {
+    /// RTOs in a row that trigger shedding (default 2; 0 disables this trigger).
+    pub consecutive_rtos: Option<u32>,
+    /// Packets in the loss-rate window (default 64).
+    pub loss_window_packets: Option<u32>,
+    /// Loss fraction over the window that triggers shedding (default 0.2).
+    pub loss_rate: Option<f64>,
+    /// The most important priority that may be shed (default 3).
+    pub min_priority: Option<u8>,
 }
 
 impl TransportToml {
@@ -109,12 +162,64 @@ impl TransportToml {
             min_rto: self.min_rto.or(base.min_rto),
             initial_rto: self.initial_rto.or(base.initial_rto),
             receive_buffer: self.receive_buffer.or(base.receive_buffer),
+            scheduler: self.scheduler.or(base.scheduler),
+            cats: self.cats.clone().or(base.cats.clone()),
+            default_priority: self.default_priority.or(base.default_priority),
+            priority_option: self.priority_option.or(base.priority_option),
+            ack_priority0_immediately: self.ack_priority0_immediately.or(base.ack_priority0_immediately),
+            dscp: self.dscp.or(base.dscp),
+            save_data: self.save_data.or(base.save_data),
+            load_shedding: self.load_shedding.clone().or(base.load_shedding.clone()),
         }
     }
 
-    fn to_config(&self, seed: u64) -> ConnectionConfig {
+    fn to_config(&self, seed: u64) -> Result<ConnectionConfig, (String, String)> {
         let d = ConnectionConfig::default();
-        ConnectionConfig {
+        let scheduler = match (self.scheduler, &self.cats) {
+            (Some(SchedulerName::Cats), c) => {
+                let base = CatsConfig::default();
+                let c = c.clone().unwrap_or_default();
+                let cfg = CatsConfig {
+                    high_watermark_bytes: c.high_watermark.map_or(base.high_watermark_bytes, |a| a.map(|s| s.0)),
+                    low_watermark_bytes: c.low_watermark.map_or(base.low_watermark_bytes, |a| a.map(|s| s.0)),
+                    payback_multiplier: c.payback_multiplier.unwrap_or(base.payback_multiplier),
+                };
+                cfg.validate().map_err(|e| ("transport.cats".to_string(), e))?;
+                SchedulerKind::Cats(cfg)
+            }
+            (_, Some(_)) => {
+                return Err(("transport.cats".into(), "fairness parameters need scheduler = \"cats\"".into()));
+            }
+            _ => SchedulerKind::Fifo,
+        };
+        for (name, v) in [("default_priority", self.default_priority), ("save_data", self.save_data)] {
+            if v.is_some_and(|p| p > 4) {
+                return Err((format!("transport.{name}"), "expected a priority from 0 (critical) to 4 (background)".into()));
+            }
+        }
+        if self.dscp.is_some_and(|m| m.iter().any(|&x| x > 63)) {
+            return Err(("transport.dscp".into(), "expected DSCP values 0..63".into()));
+        }
+        let load_shedding = match &self.load_shedding {
+            None => None,
+            Some(l) => {
+                let dft = LoadShedding::default();
+                let rate = l.loss_rate.unwrap_or(dft.loss_rate_permille as f64 / 1000.0);
+                if !(0.0..=1.0).contains(&rate) || rate.is_nan() {
+                    return Err(("transport.load_shedding.loss_rate".into(), format!("expected a fraction in [0, 1], got {rate}")));
+                }
+                if l.min_priority.is_some_and(|p| p > 4) {
+                    return Err(("transport.load_shedding.min_priority".into(), "expected 0..4".into()));
+                }
+                Some(LoadShedding {
+                    consecutive_rtos: l.consecutive_rtos.unwrap_or(dft.consecutive_rtos),
+                    loss_window_packets: l.loss_window_packets.unwrap_or(dft.loss_window_packets).max(1),
+                    loss_rate_permille: (rate * 1000.0).round() as u32,
+                    min_priority: l.min_priority.unwrap_or(dft.min_priority),
+                })
+            }
+        };
+        Ok(ConnectionConfig {
             mss_bytes: self.mss.map_or(d.mss_bytes, |s| s.0 as u32),
             initial_window_segments: self.initial_window.unwrap_or(d.initial_window_segments),
             controller: self.cc.clone().unwrap_or(d.controller),
@@ -124,8 +229,15 @@ impl TransportToml {
             min_rto_ns: self.min_rto.map_or(d.min_rto_ns, |x| x.0),
             receive_buffer_bytes: self.receive_buffer.map_or(d.receive_buffer_bytes, |x| x.0),
             seed,
+            scheduler,
+            default_priority: self.default_priority.unwrap_or(d.default_priority),
+            priority_option: self.priority_option.unwrap_or(d.priority_option),
+            ack_priority0_immediately: self.ack_priority0_immediately.unwrap_or(d.ack_priority0_immediately),
+            dscp_by_priority: self.dscp,
+            save_data_threshold: self.save_data,
+            load_shedding,
             ..d
-        }
+        })
     }
 }
 
@@ -136,6 +248,9 @@ pub struct MeasureToml {
     /// Time-series sampling interval (default 10 ms; "0ms" records none).
     #[serde(default = "default_interval")]
     pub interval: Duration,
+    /// Record every packet enqueued or dropped at every link (default false).
+    #[serde(default)]
+    pub packet_trace: bool,
 }
 
 fn default_interval() -> Duration {
@@ -144,7 +259,7 @@ fn default_interval() -> Duration {
 
 impl Default for MeasureToml {
     fn default() -> Self {
-        Self { interval: default_interval() }
+        Self { interval: default_interval(), packet_trace: false }
     }
 }
 
@@ -270,9 +385,9 @@ pub struct MessageToml {
     pub name: String,
     /// Size.
     pub size: Size,
-    /// Priority 0 (most urgent) to 4 (default 0).
+    /// Priority 0 (most urgent) to 4; omitted: the connection's `default_priority`.
     #[serde(default)]
-    pub priority: u8,
+    pub priority: Option<u8>,
     /// Write time after the flow start; omitted: as soon as the connection is up.
     #[serde(default)]
     pub at: Option<Duration>,
@@ -410,7 +525,9 @@ impl Scenario {
                 return Err(invalid(format!("{field}.server"), "client and server must be different hosts".into()));
             }
             let t = f.transport.or(&self.transport);
-            let cfg = t.to_config(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let cfg = t
+                .to_config(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+                .map_err(|(f, m)| invalid(format!("{field}.{f}"), m))?;
             if cfg.mss_bytes == 0 || cfg.mss_bytes > 65_000 {
                 return Err(invalid(format!("{field}.transport.mss"), "expected 1..65000 bytes".into()));
             }
@@ -427,8 +544,8 @@ impl Scenario {
                     Some(AppToml::Messages { messages }) => {
                         let mut out = Vec::new();
                         for (j, m) in messages.iter().enumerate() {
-                            if m.priority > 7 {
-                                return Err(invalid(format!("{field}.{what}.messages[{j}].priority"), "expected 0..7".into()));
+                            if m.priority.is_some_and(|p| p > 4) {
+                                return Err(invalid(format!("{field}.{what}.messages[{j}].priority"), "expected 0 (critical) to 4 (background)".into()));
                             }
                             if m.size.0 == 0 || m.size.0 > u32::MAX as u64 {
                                 return Err(invalid(format!("{field}.{what}.messages[{j}].size"), "expected 1 byte to 4 GiB".into()));
@@ -454,6 +571,7 @@ impl Scenario {
             return Err(invalid("flows".into(), "expected at least one [[flows]] entry".into()));
         }
         let mut sim = Simulator::new(net, self.measure.interval.0);
+        sim.set_packet_trace(self.measure.packet_trace);
         for s in specs {
             let (client, server) = (s.client, s.server);
             if sim.network().route(client, server).is_none() || sim.network().route(server, client).is_none() {

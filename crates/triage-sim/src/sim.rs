@@ -7,7 +7,6 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use triage_core::sched::MessageMeta;
 use triage_core::wire::{Addr, Packet, TcpFlags};
 use triage_core::{Connection, ConnectionConfig, Event};
 
@@ -15,7 +14,26 @@ use crate::app::{AppSpec, MessageSpec};
 use crate::event::{Ev, EventQueue};
 use crate::link::Link;
 use crate::queue::SimPacket;
-use crate::recorder::{ConnSample, ConnSeries, MessageRecord, QueueSample, Recorder};
+use crate::recorder::{ConnSample, ConnSeries, MessageRecord, PacketRecord, QueueSample, Recorder};
+
+fn packet_record(t_ns: u64, link: u32, p: &Packet) -> PacketRecord {
+    PacketRecord {
+        t_ns,
+        link,
+        src: (p.src.node, p.src.port),
+        dst: (p.dst.node, p.dst.port),
+        flags: p.flags.0,
+        seq: p.seq,
+        ack: p.ack,
+        payload_bytes: p.payload_bytes,
+        wire_bytes: p.wire_bytes(),
+        ecn: p.ecn as u8,
+        dscp: p.dscp,
+        priority_option: p.priority_option,
+        sack_blocks: p.sack_len,
+        event: "enqueue",
+    }
+}
 
 /// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,6 +150,14 @@ pub struct FlowSpec {
     pub server_app: AppSpec,
 }
 
+fn spec_default_priority(spec: &FlowSpec, side: usize) -> u8 {
+    if side == 1 {
+        spec.server_transport.default_priority
+    } else {
+        spec.client_transport.default_priority
+    }
+}
+
 /// Per-end application state.
 #[derive(Debug, Default)]
 struct AppState {
@@ -210,6 +236,7 @@ pub struct Simulator {
     listeners: HashMap<Addr, u32>,
     recorder: Recorder,
     sample_interval_ns: u64,
+    packet_trace: bool,
     stats: SimStats,
     pending: Vec<Packet>,
 }
@@ -232,9 +259,15 @@ impl Simulator {
             listeners: HashMap::new(),
             recorder: Recorder { queue_series: vec![Vec::new(); links], ..Default::default() },
             sample_interval_ns,
+            packet_trace: false,
             stats: SimStats::default(),
             pending: Vec::new(),
         }
+    }
+
+    /// Record every packet put on or dropped at a link (off by default: it costs memory).
+    pub fn set_packet_trace(&mut self, on: bool) {
+        self.packet_trace = on;
     }
 
     /// Adds a flow; returns its index.
@@ -251,9 +284,11 @@ impl Simulator {
                     from_server: side == 1,
                     name: m.name.clone(),
                     bytes: m.bytes,
-                    priority: m.priority,
+                    priority: m.priority.unwrap_or(spec_default_priority(&spec, side)),
                     written_ns: None,
                     completed_ns: None,
+                    received_priority: None,
+                    discarded: None,
                 });
             }
             remaining += msgs.iter().filter(|m| m.bytes > 0).count();
@@ -410,6 +445,16 @@ impl Simulator {
             return;
         };
         sp.enqueued_ns = self.now_ns;
+        if self.packet_trace {
+            let before = self.net.links[l as usize].queue().stats().dropped_packets;
+            let rec = packet_record(self.now_ns, l, &sp.pkt);
+            if let Some(t) = self.net.links[l as usize].enqueue(self.now_ns, sp) {
+                self.events.push(t, Ev::LinkTxDone(l));
+            }
+            let dropped = self.net.links[l as usize].queue().stats().dropped_packets > before;
+            self.recorder.packets.push(PacketRecord { event: if dropped { "drop" } else { "enqueue" }, ..rec });
+            return;
+        }
         if let Some(t) = self.net.links[l as usize].enqueue(self.now_ns, sp) {
             self.events.push(t, Ev::LinkTxDone(l));
         }
@@ -478,16 +523,34 @@ impl Simulator {
                     self.events.push(t, Ev::AppWrite(f, side as u32));
                 }
             }
-            Event::MessageComplete { msg_id, .. } => {
+            Event::MessageComplete { msg_id, priority, .. } => {
                 // The peer wrote it: the record belongs to the other side.
                 let flow = &mut self.flows[f as usize];
                 let idx = flow.apps[1 - side].record_base + msg_id as usize;
                 let rec = &mut self.recorder.messages[idx];
                 if rec.completed_ns.is_none() {
                     rec.completed_ns = Some(self.now_ns);
-                    flow.remaining_messages -= 1;
+                    rec.received_priority = priority;
+                    if rec.discarded.is_none() {
+                        flow.remaining_messages -= 1;
+                    }
                     if flow.remaining_messages == 0 {
                         flow.completed_ns = Some(self.now_ns);
+                    }
+                }
+            }
+            Event::MessageDiscarded { msg_id, bytes, reason, .. } => {
+                // This end wrote it and will not send (all of) it: it will never complete.
+                let flow = &mut self.flows[f as usize];
+                let idx = flow.apps[side].record_base + msg_id as usize;
+                let rec = &mut self.recorder.messages[idx];
+                if rec.discarded.is_none() {
+                    rec.discarded = Some((reason, bytes, self.now_ns));
+                    if rec.completed_ns.is_none() {
+                        flow.remaining_messages -= 1;
+                        if flow.remaining_messages == 0 {
+                            flow.completed_ns = Some(self.now_ns);
+                        }
                     }
                 }
             }
@@ -525,11 +588,13 @@ impl Simulator {
             if m.at_ns.is_some_and(|at| start + at > self.now_ns) {
                 break;
             }
-            let meta = MessageMeta { id: app.written as u32, len_bytes: m.bytes, priority: m.priority };
+            let (id, len, prio) = (app.written as u32, m.bytes, m.priority);
             let rec = app.record_base + app.written;
             app.written += 1;
             self.recorder.messages[rec].written_ns = Some(self.now_ns);
-            self.conns[c as usize].conn.write_message(self.now_ns, meta);
+            let conn = &mut self.conns[c as usize].conn;
+            conn.write(self.now_ns, id, len, prio);
+
         }
         self.maybe_close(f, side, c);
     }

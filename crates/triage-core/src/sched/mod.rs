@@ -7,8 +7,10 @@
 //! byte stream, one segment at a time: FIFO keeps write order; priority schedulers
 //! (CATS's Conductor, RFC 9218) reorder.
 
+pub mod cats;
 pub mod fifo;
 
+pub use cats::{CatsConfig, Conductor};
 pub use fifo::Fifo;
 
 use smallvec::SmallVec;
@@ -42,6 +44,29 @@ pub struct MsgChunk {
 /// The chunks that make up one segment's payload, in stream order.
 pub type Chunks = SmallVec<[MsgChunk; 2]>;
 
+/// Why queued data left a scheduler without being sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiscardReason {
+    /// The application asked for less data (CATS §II-D-3, Save-Data).
+    SaveData,
+    /// Source load shedding under severe, persistent congestion (CATS §II-D-3).
+    LoadShed,
+}
+
+/// A message (or its unsent remainder) that left the scheduler unsent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Discarded {
+    /// Message identifier.
+    pub msg_id: u32,
+    /// Bytes of it that will never be sent.
+    pub bytes: u64,
+    /// True when part of it had already been sent (the receiver will never complete it).
+    pub partially_sent: bool,
+    /// Why.
+    pub reason: DiscardReason,
+}
+
 /// A send scheduler (see the module documentation).
 pub trait SendScheduler: std::fmt::Debug + Send {
     /// Short name for reports.
@@ -53,4 +78,14 @@ pub trait SendScheduler: std::fmt::Debug + Send {
     fn next_segment(&mut self, now_ns: u64, max_bytes: u32) -> Chunks;
     /// Bytes queued and not yet handed out.
     fn queued_bytes(&self) -> u64;
+    /// Drop every queued message less important than `threshold` (priority number above
+    /// it). A scheduler that keeps one undivided byte stream (FIFO) cannot, and drops nothing.
+    fn discard_below(&mut self, _threshold: u8) -> Vec<Discarded> {
+        Vec::new()
+    }
+    /// Drop the oldest message of the least important non-empty queue whose priority
+    /// number is at least `min_priority`; `None` when there is none.
+    fn shed_one(&mut self, _min_priority: u8) -> Option<Discarded> {
+        None
+    }
 }

@@ -1,0 +1,4 @@
+//! Reproductions of the seed papers' experiments, as library functions the command line
+//! (`triage reproduce ...`) and the tests share.
+
+pub mod cats;
