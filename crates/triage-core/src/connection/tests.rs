@@ -3,6 +3,8 @@
 
 use super::*;
 use crate::cc::ControllerKind;
+use crate::config::SchedulerKind;
+use crate::sched::DiscardReason;
 
 const MS: u64 = 1_000_000;
 
@@ -317,3 +319,181 @@ fn bbr_and_newreno_both_finish_the_page() {
     }
 }
 
+
+// ---------------------------------------------------------------- CATS (issue 3)
+
+fn cats_cfg() -> ConnectionConfig {
+    ConnectionConfig {
+        scheduler: SchedulerKind::Cats(crate::sched::CatsConfig::default()),
+        priority_option: true,
+        ..Default::default()
+    }
+}
+
+fn data_packets(h: &Harness) -> Vec<(u64, Packet)> {
+    h.log.iter().filter(|(_, c2s, p)| !*c2s && p.payload_bytes > 0).map(|(t, _, p)| (*t, p.clone())).collect()
+}
+
+#[test]
+fn late_high_priority_message_overtakes_queued_data_at_the_next_segment() {
+    let mut h = Harness::new(cats_cfg(), 2_000_000, 25 * MS);
+    h.run(20_000 * MS, |now, is_server, e, conn| {
+        if is_server && *e == Event::Connected {
+            conn.write_message(now, MessageMeta { id: 4, len_bytes: 150 * 1024, priority: 4 });
+        }
+    });
+    // Re-run, writing a priority-0 message 300 ms in, while P4 is still queued.
+    let mut h2 = Harness::new(cats_cfg(), 2_000_000, 25 * MS);
+    h2.run(300 * MS, |now, is_server, e, conn| {
+        if is_server && *e == Event::Connected {
+            conn.write_message(now, MessageMeta { id: 4, len_bytes: 150 * 1024, priority: 4 });
+        }
+    });
+    let t_late = h2.now;
+    let logged = h2.log.len();
+    h2.server.as_mut().unwrap().write_message(t_late, MessageMeta { id: 0, len_bytes: 4000, priority: 0 });
+    h2.run(20_000 * MS, |_, _, _, _| {});
+    let after: Vec<(u64, Packet)> =
+        h2.log[logged..].iter().filter(|(_, c2s, p)| !*c2s && p.payload_bytes > 0).map(|(t, _, p)| (*t, p.clone())).collect();
+    let first_after: Vec<&(u64, Packet)> = after.iter().collect();
+    assert!(data_packets(&h2).iter().filter(|(t, _)| *t < t_late).count() > 10, "P4 was flowing before");
+    // The very next data segment sent after the write carries the urgent message.
+    assert_eq!(first_after[0].1.chunks[0].msg_id, 0, "next segment after the write");
+    assert_eq!(first_after[0].1.priority_option, Some(0));
+    let urgent: Vec<usize> = first_after.iter().enumerate().filter(|(_, (_, p))| p.chunks[0].msg_id == 0).map(|(i, _)| i).collect();
+    assert_eq!(urgent, vec![0, 1, 2], "4000 bytes in three consecutive segments");
+    // Under FIFO (the first run had no late message) P4 alone went out in order.
+    assert!(data_packets(&h).iter().all(|(_, p)| p.chunks[0].msg_id == 4));
+    let done: Vec<u32> = h2.completions().iter().map(|c| c.1).collect();
+    assert_eq!(done, vec![0, 4], "the urgent message completes first");
+}
+
+#[test]
+fn priority_option_bytes_on_the_wire() {
+    let mut h = Harness::new(cats_cfg(), 2_000_000, 25 * MS);
+    h.run(20_000 * MS, serve_page(cats_page()));
+    for (_, p) in data_packets(&h) {
+        assert!(p.priority_option.is_some());
+        assert_eq!(p.header_bytes(), 56, "52 + kind 254 option (3 bytes, padded to 4)");
+        assert!(p.payload_bytes <= 1444, "MSS shrinks by the option so the MTU stays 1500");
+        assert!(p.wire_bytes() <= 1500);
+    }
+    let full = data_packets(&h).iter().filter(|(_, p)| p.payload_bytes == 1444).count();
+    assert!(full > 150);
+    // Without the option a full segment carries 1448 bytes in 1500.
+    let mut h = Harness::new(ConnectionConfig::default(), 2_000_000, 25 * MS);
+    h.run(20_000 * MS, serve_page(cats_page()));
+    assert!(data_packets(&h).iter().all(|(_, p)| p.priority_option.is_none() && p.header_bytes() == 52));
+}
+
+#[test]
+fn receiver_sees_each_messages_priority_from_the_option() {
+    let mut h = Harness::new(cats_cfg(), 2_000_000, 25 * MS);
+    h.run(20_000 * MS, serve_page(cats_page()));
+    let seen: Vec<(u32, Option<u8>)> = h
+        .client_events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Event::MessageComplete { msg_id, priority, .. } => Some((*msg_id, *priority)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(seen, vec![(0, Some(0)), (1, Some(1)), (2, Some(2)), (3, Some(3)), (4, Some(4))]);
+    // Without the option the receiver learns nothing.
+    let mut h = Harness::new(ConnectionConfig::default(), 2_000_000, 25 * MS);
+    h.run(20_000 * MS, serve_page(cats_page()));
+    assert!(h.client_events.iter().all(|(_, e)| !matches!(e, Event::MessageComplete { priority: Some(_), .. })));
+}
+
+#[test]
+fn delayed_ack_bypass_for_priority_zero_changes_ack_timing() {
+    // One 1000-byte priority-0 message: with delayed ACK the client waits for its timer;
+    // with the bypass it acknowledges on arrival.
+    let run = |bypass: bool| {
+        let cfg = ConnectionConfig { ack_priority0_immediately: bypass, delayed_ack_timeout_ns: 40 * MS, ..cats_cfg() };
+        let mut h = Harness::new(cfg, 100_000_000, 10 * MS);
+        h.run(500 * MS, |now, is_server, e, conn| {
+            if is_server && *e == Event::Connected {
+                conn.write_message(now, MessageMeta { id: 1, len_bytes: 1000, priority: 0 });
+            }
+        });
+        let arrival = h.client_arrivals.iter().find(|(_, seq)| *seq == 1).unwrap().0;
+        let ack = h.log.iter().find(|(t, c2s, p)| *c2s && *t >= arrival && p.ack > 1).unwrap().0;
+        ack - arrival
+    };
+    assert_eq!(run(true), 0, "acknowledged on arrival");
+    assert_eq!(run(false), 40 * MS, "held for the delayed-ACK timer");
+}
+
+#[test]
+fn save_data_discards_are_reported_per_message() {
+    let cfg = ConnectionConfig { save_data_threshold: Some(2), ..cats_cfg() };
+    let mut h = Harness::new(cfg, 2_000_000, 25 * MS);
+    h.run(20_000 * MS, serve_page(cats_page()));
+    let discarded: Vec<(u32, u64)> = h
+        .server_events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Event::MessageDiscarded { msg_id, bytes, reason: DiscardReason::SaveData, partially_sent: false } => Some((*msg_id, *bytes)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(discarded, vec![(4, 150 * 1024), (3, 60 * 1024)]);
+    let s = h.server.as_ref().unwrap();
+    assert_eq!(s.stats().save_data_discarded_bytes, 210 * 1024);
+    assert_eq!(s.stats().data_bytes_sent, 73 * 1024, "only P0..P2 are sent");
+    let done: Vec<u32> = h.completions().iter().map(|c| c.1).collect();
+    assert_eq!(done, vec![0, 1, 2]);
+}
+
+#[test]
+fn save_data_switched_on_mid_transfer_discards_queued_data() {
+    let mut h = Harness::new(cats_cfg(), 2_000_000, 25 * MS);
+    h.run(200 * MS, serve_page(cats_page()));
+    let t = h.now;
+    h.server.as_mut().unwrap().set_save_data(Some(1));
+    h.run(20_000 * MS, |_, _, _, _| {});
+    let d: Vec<(u32, bool)> = h
+        .server_events
+        .iter()
+        .filter_map(|(at, e)| match e {
+            Event::MessageDiscarded { msg_id, partially_sent, .. } if *at >= t => Some((*msg_id, *partially_sent)),
+            _ => None,
+        })
+        .collect();
+    assert!(!d.is_empty());
+    assert!(d.iter().all(|(id, _)| *id >= 2), "P0 and P1 are kept: {d:?}");
+    let s = h.server.as_ref().unwrap();
+    assert!(s.stats().save_data_discarded_bytes > 0);
+    assert_eq!(s.stats().data_bytes_sent + s.stats().save_data_discarded_bytes, 283 * 1024, "every byte sent or reported");
+}
+
+#[test]
+fn load_shedding_under_persistent_loss_is_reported() {
+    let cfg = ConnectionConfig {
+        load_shedding: Some(crate::LoadShedding { consecutive_rtos: 2, loss_window_packets: 20, loss_rate_permille: 200, min_priority: 3 }),
+        min_rto_ns: 200 * MS,
+        ..cats_cfg()
+    };
+    let mut h = Harness::new(cfg, 2_000_000, 25 * MS);
+    // Severe, persistent congestion: 40% of the server's data packets are lost for 3 s.
+    h.drop = Box::new(|now, c2s, p, n| !c2s && p.payload_bytes > 0 && now < 3_000 * MS && n % 5 < 2);
+    h.run(60_000 * MS, serve_page(cats_page()));
+    let shed: Vec<u32> = h
+        .server_events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Event::MessageDiscarded { msg_id, reason: DiscardReason::LoadShed, .. } => Some(*msg_id),
+            _ => None,
+        })
+        .collect();
+    assert!(!shed.is_empty(), "something was shed");
+    assert!(shed.iter().all(|&id| id >= 3), "only priorities 3 and 4 may be shed: {shed:?}");
+    assert_eq!(shed[0], 4, "the lowest priority goes first");
+    let s = h.server.as_ref().unwrap();
+    assert!(s.stats().shed_bytes > 0);
+    let done: Vec<u32> = h.completions().iter().map(|c| c.1).collect();
+    for p in 0..3 {
+        assert!(done.contains(&p), "critical data still arrives: {done:?}");
+    }
+}
