@@ -3,6 +3,7 @@
 mod bench;
 mod builtin;
 mod output;
+mod page;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -30,6 +31,8 @@ enum Command {
     Scenarios,
     /// Measure simulator speed (packet-hops per wall-clock second) on a long bulk transfer.
     Bench(bench::BenchArgs),
+    /// Import and analyze real pages (HAR, DevTools logs)
+    Page(page::PageArgs),
 }
 
 #[derive(clap::Args)]
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Bench(a) => bench::run(a),
+        Command::Page(a) => page::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

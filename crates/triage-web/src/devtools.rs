@@ -7,8 +7,9 @@
 //! Requests are rebuilt from `Network.requestWillBeSent` (a repeat with `redirectResponse`
 //! ends the previous hop as a redirect), `responseReceived`, `dataReceived`,
 //! `resourceChangedPriority`, `requestServedFromCache`, `loadingFinished` and
-//! `loadingFailed`. Pages: the first `Document` request names the main frame; every
-//! main-frame `Document` request that starts a new loader starts a page (`page_1`,
+//! `loadingFailed`. Pages: a `Document` request with a new `loaderId` in a top-level frame
+//! (the first document's frame, or any frame that
+//! `Page.frameAttached`/`frameNavigated` never gives a parent) starts a page (`page_1`,
 //! `page_2`, ... in log order); later requests (including iframes') belong to the latest page.
 
 use std::borrow::Cow;
@@ -55,6 +56,33 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
     let mut pages: Vec<RawPage> = Vec::new();
     let mut main_frame: Option<String> = None;
     let mut current_loader: Option<String> = None;
+    // Frames that have a parent (iframes), from Page.frameAttached / Page.frameNavigated
+    // anywhere in the log: their documents never start a page.
+    let mut child_frames: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for ev in events {
+        let msg = ev.get("message").and_then(|m| m.get("message").or(Some(m))).unwrap_or(ev);
+        let params = msg.get("params");
+        match msg.get("method").and_then(Value::as_str) {
+            Some("Page.frameAttached") => {
+                if let (Some(f), Some(_)) = (
+                    params.and_then(|p| p.get("frameId")).and_then(Value::as_str),
+                    params.and_then(|p| p.get("parentFrameId")).and_then(Value::as_str),
+                ) {
+                    child_frames.insert(f.to_string());
+                }
+            }
+            Some("Page.frameNavigated") => {
+                let frame = params.and_then(|p| p.get("frame"));
+                if let (Some(f), Some(_)) = (
+                    frame.and_then(|f| f.get("id")).and_then(Value::as_str),
+                    frame.and_then(|f| f.get("parentId")).and_then(Value::as_str),
+                ) {
+                    child_frames.insert(f.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
 
     for (i, ev) in events.iter().enumerate() {
         let path = format!("[{i}]");
@@ -114,7 +142,8 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                 if is_doc && main_frame.is_none() {
                     main_frame = frame.clone();
                 }
-                if is_doc && frame.is_some() && frame == main_frame && loader.is_some() && loader != current_loader {
+                let top_level = frame == main_frame || frame.as_ref().is_some_and(|f| !child_frames.contains(f));
+                if is_doc && top_level && loader.is_some() && loader != current_loader {
                     current_loader = loader.clone();
                     pages.push(RawPage { id: format!("page_{}", pages.len() + 1), title: url.clone(), entries: Vec::new() });
                 }

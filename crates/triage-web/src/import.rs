@@ -331,9 +331,6 @@ pub fn build_page(
     // Time order (stable for ties), as the browser issued the requests.
     let mut order: Vec<usize> = (0..entries.len()).collect();
     order.sort_by(|&a, &b| entries[a].start_ms.total_cmp(&entries[b].start_ms));
-    let t0 = entries.iter().map(|e| e.start_ms).filter(|t| t.is_finite()).fold(f64::INFINITY, f64::min);
-    let t0 = if t0.is_finite() { t0 } else { 0.0 };
-
     let reasons: Vec<Option<SkipReason>> = entries.iter().map(|e| classify_skip(e, keep_cache_hits)).collect();
     let root_entry = order
         .iter()
@@ -352,6 +349,8 @@ pub fn build_page(
         return Err(WebError::NoEntries(format!("no usable entry: all {} skipped ({why})", entries.len())));
     };
     let root_url = entries[root_entry].url.clone();
+    // Times count from the root document's request (redirects before it are not counted).
+    let t0 = if entries[root_entry].start_ms.is_finite() { entries[root_entry].start_ms } else { 0.0 };
     let root_site = urlparts::site(&urlparts::host(&root_url));
 
     // Redirect source -> target, to follow initiators that name a redirect's source.

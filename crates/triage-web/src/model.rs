@@ -257,7 +257,8 @@ pub struct WebObject {
     pub essential: Essentialness,
     /// True if the host is on the tracking and advertising list (or a rule said so).
     pub tracker: bool,
-    /// Request start in the recording, ns after the page's first request (0 for built-in pages).
+    /// Request start in the recording, ns after the root document's request (0 for built-in
+    /// pages; objects requested before the root, e.g. by a service worker, count as 0).
     pub recorded_start_ns: u64,
     /// Request duration in the recording (ns), 0 when unknown.
     pub recorded_duration_ns: u64,
