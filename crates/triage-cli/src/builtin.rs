@@ -3,6 +3,7 @@
 /// (name, TOML text) of every built-in scenario.
 pub const SCENARIOS: &[(&str, &str)] = &[
     ("cats-fifo", include_str!("../../../scenarios/cats-fifo.toml")),
+    ("cats", include_str!("../../../scenarios/cats.toml")),
     ("bulk-bbr", include_str!("../../../scenarios/bulk-bbr.toml")),
     ("bench-dumbbell", include_str!("../../../scenarios/bench-dumbbell.toml")),
 ];

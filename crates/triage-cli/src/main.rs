@@ -3,6 +3,7 @@
 mod bench;
 mod builtin;
 mod output;
+mod reproduce;
 mod page;
 
 use std::io::IsTerminal;
@@ -31,6 +32,8 @@ enum Command {
     Scenarios,
     /// Measure simulator speed (packet-hops per wall-clock second) on a long bulk transfer.
     Bench(bench::BenchArgs),
+    /// Reproduce a seed paper's experiment, with the paper's numbers beside ours.
+    Reproduce(reproduce::ReproduceArgs),
     /// Import and analyze real pages (HAR, DevTools logs)
     Page(page::PageArgs),
 }
@@ -62,6 +65,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Bench(a) => bench::run(a),
+        Command::Reproduce(a) => reproduce::run(a),
         Command::Page(a) => page::run(a),
     };
     match result {

@@ -16,12 +16,28 @@ pub fn print_table(r: &RunReport) {
     let mut s = String::new();
     let _ = writeln!(s, "scenario {} (seed {}), ended at {:.1} ms simulated, {} packet-hops", r.scenario, r.seed, r.end_ms, r.packet_hops);
     let _ = writeln!(s);
-    let _ = writeln!(s, "{:<12} {:<7} {:<10} {:>10} {:>4} {:>12} {:>14}", "flow", "from", "message", "bytes", "prio", "written_ms", "completed_ms");
+    let _ = writeln!(
+        s,
+        "{:<12} {:<7} {:<10} {:>10} {:>4} {:>12} {:>14} {:>8}  {}",
+        "flow", "from", "message", "bytes", "prio", "written_ms", "completed_ms", "rx_prio", "discarded"
+    );
     for m in &r.messages {
+        let discarded = match (m.discarded_bytes, m.discard_reason) {
+            (Some(b), Some(why)) => format!("{b} bytes ({}) at {:.1} ms", serde_json::to_value(why).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(), m.discarded_ms.unwrap_or(0.0)),
+            _ => String::new(),
+        };
         let _ = writeln!(
             s,
-            "{:<12} {:<7} {:<10} {:>10} {:>4} {:>12} {:>14}",
-            m.flow, m.from, m.name, m.bytes, m.priority, opt(m.written_ms), opt(m.completed_ms)
+            "{:<12} {:<7} {:<10} {:>10} {:>4} {:>12} {:>14} {:>8}  {}",
+            m.flow,
+            m.from,
+            m.name,
+            m.bytes,
+            m.priority,
+            opt(m.written_ms),
+            opt(m.completed_ms),
+            m.received_priority.map_or("-".into(), |p| p.to_string()),
+            discarded
         );
     }
     let _ = writeln!(s);
@@ -58,18 +74,21 @@ fn sanitize(name: &str) -> String {
 /// Writes CSV files and time series into `dir`.
 pub fn write_out(dir: &Path, r: &RunReport, sim: &Simulator) -> std::io::Result<()> {
     fs::create_dir_all(dir)?;
-    let mut m = String::from("flow,from,name,bytes,priority,written_ms,completed_ms\n");
+    let mut m = String::from("flow,from,name,bytes,priority,written_ms,completed_ms,received_priority,discarded_bytes,discard_reason\n");
     for x in &r.messages {
         let _ = writeln!(
             m,
-            "{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{}",
             x.flow,
             x.from,
             x.name,
             x.bytes,
             x.priority,
             x.written_ms.map_or(String::new(), |v| v.to_string()),
-            x.completed_ms.map_or(String::new(), |v| v.to_string())
+            x.completed_ms.map_or(String::new(), |v| v.to_string()),
+            x.received_priority.map_or(String::new(), |v| v.to_string()),
+            x.discarded_bytes.map_or(String::new(), |v| v.to_string()),
+            x.discard_reason.and_then(|w| serde_json::to_value(w).ok()).and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
         );
     }
     fs::write(dir.join("messages.csv"), m)?;
@@ -140,6 +159,32 @@ pub fn write_out(dir: &Path, r: &RunReport, sim: &Simulator) -> std::io::Result<
         let _ = writeln!(st, "{},{},{},{}", r.flows[s.flow as usize].name, if s.is_server { "server" } else { "client" }, ms(*t), state);
     }
     fs::write(dir.join("cc_states.csv"), st)?;
+    if !rec.packets.is_empty() {
+        let mut p = String::from("t_ms,link,event,src,dst,flags,seq,ack,payload_bytes,wire_bytes,ecn,dscp,priority_option,sack_blocks\n");
+        for x in &rec.packets {
+            let _ = writeln!(
+                p,
+                "{},{},{},{}:{},{}:{},{:#04x},{},{},{},{},{},{},{},{}",
+                ms(x.t_ns),
+                sim.network().links[x.link as usize].name,
+                x.event,
+                sim.network().nodes[x.src.0 as usize].name,
+                x.src.1,
+                sim.network().nodes[x.dst.0 as usize].name,
+                x.dst.1,
+                x.flags,
+                x.seq,
+                x.ack,
+                x.payload_bytes,
+                x.wire_bytes,
+                x.ecn,
+                x.dscp,
+                x.priority_option.map_or(String::new(), |v| v.to_string()),
+                x.sack_blocks
+            );
+        }
+        fs::write(dir.join("packets.csv"), p)?;
+    }
     fs::write(dir.join("report.json"), serde_json::to_string_pretty(r).unwrap_or_default())?;
     Ok(())
 }

@@ -28,6 +28,14 @@ pub struct MessageReport {
     pub written_ms: Option<f64>,
     /// When the receiver held all of it, in order.
     pub completed_ms: Option<f64>,
+    /// The priority the receiver read from the segments' priority option, if sent.
+    pub received_priority: Option<u8>,
+    /// Bytes the sender discarded (Save-Data) or shed (load shedding), if any.
+    pub discarded_bytes: Option<u64>,
+    /// Why they were discarded: "save_data" or "load_shed".
+    pub discard_reason: Option<triage_core::sched::DiscardReason>,
+    /// When they were discarded.
+    pub discarded_ms: Option<f64>,
 }
 
 /// One flow.
@@ -127,6 +135,10 @@ impl RunReport {
                 priority: m.priority,
                 written_ms: m.written_ns.map(ms),
                 completed_ms: m.completed_ns.map(ms),
+                received_priority: m.received_priority,
+                discarded_bytes: m.discarded.map(|d| d.1),
+                discard_reason: m.discarded.map(|d| d.0),
+                discarded_ms: m.discarded.map(|d| ms(d.2)),
             })
             .collect();
         let links = sim

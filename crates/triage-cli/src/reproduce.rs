@@ -1,0 +1,320 @@
+//! `triage reproduce`: the seed papers' tables and figures, with the paper's numbers beside ours.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use plotters::prelude::*;
+use triage_core::cc::ControllerKind;
+use triage_core::sched::CatsConfig;
+use triage_sim::experiments::cats::{reproduce, CatsNetwork, CatsReproduction, GROUP_LABELS};
+use triage_sim::units::{Duration, Rate};
+
+/// Arguments of `triage reproduce`.
+#[derive(clap::Args)]
+pub struct ReproduceArgs {
+    #[command(subcommand)]
+    which: Which,
+}
+
+#[derive(clap::Subcommand)]
+enum Which {
+    /// CATS (§III): the paper's page over FIFO and the Conductor; Tables I and II, Figs. 2 and 3.
+    Cats(CatsArgs),
+}
+
+#[derive(clap::Args)]
+struct CatsArgs {
+    /// Bottleneck rate.
+    #[arg(long, default_value = "2Mbps")]
+    rate: Rate,
+    /// Round-trip propagation delay (the bottleneck's one-way delay is half of it).
+    #[arg(long, default_value = "50ms")]
+    rtt: Duration,
+    /// Congestion controller.
+    #[arg(long, value_enum, default_value = "bbr")]
+    cc: Cc,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Write CSV tables and SVG charts (Fig. 2 and Fig. 3) into this directory.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Cc {
+    Bbr,
+    Newreno,
+}
+
+/// Runs a reproduction.
+pub fn run(a: ReproduceArgs) -> Result<(), String> {
+    match a.which {
+        Which::Cats(c) => cats(c),
+    }
+}
+
+fn cats(a: CatsArgs) -> Result<(), String> {
+    if a.rate.0 == 0 || a.rtt.0 == 0 {
+        return Err("--rate and --rtt must be positive".into());
+    }
+    let net = CatsNetwork {
+        rate_bps: a.rate.0,
+        rtt_ns: a.rtt.0,
+        cc: match a.cc {
+            Cc::Bbr => ControllerKind::Bbr,
+            Cc::Newreno => ControllerKind::NewReno,
+        },
+    };
+    let r = reproduce(&net, &CatsConfig::default());
+    if let Some(dir) = &a.out {
+        write_out(dir, &r).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&json(&r)).map_err(|e| e.to_string())?);
+    } else {
+        print!("{}", tables(&r));
+    }
+    Ok(())
+}
+
+/// The JSON shape the issue names: groups, metrics (fcp, tti, lcp), plt; plus cls and the network.
+fn json(r: &CatsReproduction) -> serde_json::Value {
+    let m = |x: &triage_sim::experiments::cats::Metric| {
+        serde_json::json!({"fifo_ms": x.fifo_ms, "cats_ms": x.cats_ms, "paper_fifo_ms": x.paper_fifo_ms, "paper_cats_ms": x.paper_cats_ms})
+    };
+    serde_json::json!({
+        "network": {"rate_bps": r.network.rate_bps, "rtt_ms": r.network.rtt_ns as f64 / 1e6, "cc": r.cc, "paper_network": r.network.is_paper()},
+        "groups": r.groups.iter().rev().map(|g| serde_json::json!({
+            "name": g.name, "priority": g.priority, "bytes": g.bytes,
+            "fifo_ms": g.fifo_ms, "cats_ms": g.cats_ms, "oracle_ms": g.oracle_ms,
+            "paper_fifo_ms": g.paper_fifo_ms, "paper_cats_ms": g.paper_cats_ms,
+        })).collect::<Vec<_>>(),
+        "metrics": {"fcp": m(&r.metrics.fcp), "tti": m(&r.metrics.tti), "lcp": m(&r.metrics.lcp)},
+        "cls": r.cls,
+        "plt": r.plt,
+        "retransmissions": {"fifo": r.retransmissions[0], "cats": r.retransmissions[1]},
+    })
+}
+
+fn pct(ours: f64, paper: Option<f64>) -> String {
+    paper.map_or("".into(), |p| format!("{:+.1}%", (ours - p) / p * 100.0))
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or("-".into(), |x| format!("{x:.0}"))
+}
+
+fn tables(r: &CatsReproduction) -> String {
+    let mut s = String::new();
+    let paper = r.network.is_paper();
+    let _ = writeln!(
+        s,
+        "CATS reproduction: {:.3} Mbps bottleneck, {:.1} ms RTT, {}{}",
+        r.network.rate_bps as f64 / 1e6,
+        r.network.rtt_ns as f64 / 1e6,
+        r.cc,
+        if paper { " (the paper's network: its numbers shown beside ours)" } else { " (paper numbers apply to 2 Mbps / 50 ms / bbr only)" }
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(s, "Table I: completion time per priority group (ms)");
+    let _ = writeln!(
+        s,
+        "{:<4} {:<19} {:>4} {:>7} | {:>8} {:>6} {:>7} | {:>8} {:>6} {:>7} | {:>8} {:>8}",
+        "grp", "content", "prio", "bytes", "FIFO", "paper", "diff", "CATS", "paper", "diff", "oracle", "CATS-or"
+    );
+    for g in r.groups.iter().rev() {
+        let label = GROUP_LABELS[4 - g.priority as usize];
+        let _ = writeln!(
+            s,
+            "{:<4} {:<19} {:>4} {:>7} | {:>8.1} {:>6} {:>7} | {:>8.1} {:>6} {:>7} | {:>8.1} {:>+8.1}",
+            g.name,
+            label,
+            g.priority,
+            g.bytes,
+            g.fifo_ms,
+            opt(g.paper_fifo_ms),
+            pct(g.fifo_ms, g.paper_fifo_ms),
+            g.cats_ms,
+            opt(g.paper_cats_ms),
+            pct(g.cats_ms, g.paper_cats_ms),
+            g.oracle_ms,
+            g.cats_ms - g.oracle_ms
+        );
+    }
+    let _ = writeln!(
+        s,
+        "{:<37} | {:>8.1} {:>6} {:>7} | {:>8.1} {:>6} {:>7} |",
+        "Total page load",
+        r.plt.fifo_ms,
+        opt(r.plt.paper_ms),
+        pct(r.plt.fifo_ms, r.plt.paper_ms),
+        r.plt.cats_ms,
+        opt(r.plt.paper_ms),
+        pct(r.plt.cats_ms, r.plt.paper_ms)
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(s, "Table II: estimated web performance metrics (ms)");
+    let _ = writeln!(s, "{:<4} {:>8} {:>6} | {:>8} {:>6} | {:>8} {:>8}", "", "FIFO", "paper", "CATS", "paper", "improv", "paper");
+    for (name, m) in [("FCP", &r.metrics.fcp), ("TTI", &r.metrics.tti), ("LCP", &r.metrics.lcp)] {
+        let paper_improv = match (m.paper_fifo_ms, m.paper_cats_ms) {
+            (Some(f), Some(c)) => format!("{:.1}%", (f - c) / f * 100.0),
+            _ => "-".into(),
+        };
+        let _ = writeln!(
+            s,
+            "{:<4} {:>8.1} {:>6} | {:>8.1} {:>6} | {:>7.1}% {:>8}",
+            name,
+            m.fifo_ms,
+            opt(m.paper_fifo_ms),
+            m.cats_ms,
+            opt(m.paper_cats_ms),
+            m.improvement_pct(),
+            paper_improv
+        );
+    }
+    let _ = writeln!(
+        s,
+        "CLS  {:>8} (P3-P1 {:+.0} ms) | {:>6} (P3-P1 {:+.0} ms){}",
+        r.cls.fifo,
+        r.cls.fifo_shift_window_ms,
+        r.cls.cats,
+        r.cls.cats_shift_window_ms,
+        if paper { "   paper: <= 0.1 | > 0.1" } else { "" }
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "FCP = last of P0, P1; TTI = last of P0..P2; LCP = P3; CLS > 0.1 when the image (P3) lands after the layout (P1).\n\
+         oracle = strict priority with no fairness: the earliest each group can complete with this controller's start-up.\n\
+         retransmissions: FIFO {}, CATS {}",
+        r.retransmissions[0], r.retransmissions[1]
+    );
+    s
+}
+
+fn write_out(dir: &Path, r: &CatsReproduction) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let mut t1 = String::from("group,priority,bytes,written_ms,fifo_ms,cats_ms,oracle_ms,paper_fifo_ms,paper_cats_ms,fifo_throughput_mbps,cats_throughput_mbps\n");
+    for g in r.groups.iter().rev() {
+        let _ = writeln!(
+            t1,
+            "{},{},{},{},{},{},{},{},{},{:.4},{:.4}",
+            g.name,
+            g.priority,
+            g.bytes,
+            g.written_ms,
+            g.fifo_ms,
+            g.cats_ms,
+            g.oracle_ms,
+            g.paper_fifo_ms.map_or(String::new(), |v| v.to_string()),
+            g.paper_cats_ms.map_or(String::new(), |v| v.to_string()),
+            throughput(g.bytes, g.fifo_ms - g.written_ms),
+            throughput(g.bytes, g.cats_ms - g.written_ms)
+        );
+    }
+    std::fs::write(dir.join("table1.csv"), t1).map_err(|e| e.to_string())?;
+    let mut t2 = String::from("metric,fifo_ms,cats_ms,paper_fifo_ms,paper_cats_ms\n");
+    for (n, m) in [("fcp", &r.metrics.fcp), ("tti", &r.metrics.tti), ("lcp", &r.metrics.lcp)] {
+        let _ = writeln!(
+            t2,
+            "{n},{},{},{},{}",
+            m.fifo_ms,
+            m.cats_ms,
+            m.paper_fifo_ms.map_or(String::new(), |v| v.to_string()),
+            m.paper_cats_ms.map_or(String::new(), |v| v.to_string())
+        );
+    }
+    let _ = writeln!(t2, "plt,{},{},{},{}", r.plt.fifo_ms, r.plt.cats_ms, opt(r.plt.paper_ms), opt(r.plt.paper_ms));
+    std::fs::write(dir.join("table2.csv"), t2).map_err(|e| e.to_string())?;
+    fig2(&dir.join("fig2_completion.svg"), r).map_err(|e| format!("fig2: {e}"))?;
+    fig3(&dir.join("fig3_throughput.svg"), r).map_err(|e| format!("fig3: {e}"))?;
+    Ok(())
+}
+
+/// Effective throughput of a group in Mbps: its bytes over the time from write to completion.
+fn throughput(bytes: u64, ms: f64) -> f64 {
+    if ms <= 0.0 {
+        0.0
+    } else {
+        bytes as f64 * 8.0 / (ms / 1e3) / 1e6
+    }
+}
+
+const FIFO_COLOR: RGBColor = RGBColor(90, 110, 140);
+const CATS_COLOR: RGBColor = RGBColor(220, 120, 40);
+
+/// Grouped bars, one pair per group in priority order, like the paper's Fig. 2.
+fn grouped_bars(path: &Path, title: &str, y_desc: &str, values: &[(String, f64, f64, Option<(f64, f64)>)]) -> Result<(), Box<dyn std::error::Error>> {
+    let root = SVGBackend::new(path, (900, 520)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let ymax = values.iter().flat_map(|v| [v.1, v.2, v.3.map_or(0.0, |p| p.0.max(p.1))]).fold(0.0, f64::max) * 1.35;
+    let n = values.len() as u32;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d((0..n.saturating_sub(1)).into_segmented(), 0f64..ymax.max(1.0))?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .y_desc(y_desc)
+        .x_label_formatter(&|x| match x {
+            SegmentValue::CenterOf(i) => values.get(*i as usize).map_or(String::new(), |v| v.0.clone()),
+            _ => String::new(),
+        })
+        .draw()?;
+    // Two bars per group: FIFO on the left half of its segment, CATS on the right half.
+    chart
+        .draw_series(values.iter().enumerate().map(|(i, v)| {
+            Rectangle::new([(SegmentValue::Exact(i as u32), 0.0), (SegmentValue::CenterOf(i as u32), v.1)], FIFO_COLOR.filled())
+        }))?
+        .label("FIFO (baseline TCP)")
+        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], FIFO_COLOR.filled()));
+    chart
+        .draw_series(values.iter().enumerate().map(|(i, v)| {
+            Rectangle::new([(SegmentValue::CenterOf(i as u32), 0.0), (SegmentValue::Exact(i as u32 + 1), v.2)], CATS_COLOR.filled())
+        }))?
+        .label("CATS")
+        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], CATS_COLOR.filled()));
+    if values.iter().any(|v| v.3.is_some()) {
+        chart
+            .draw_series(values.iter().enumerate().filter_map(|(i, v)| {
+                v.3.map(|(pf, _)| Circle::new((SegmentValue::Exact(i as u32), pf), 4, BLACK.filled()))
+            }))?
+            .label("paper (FIFO at left edge, CATS at right edge)")
+            .legend(|(x, y)| Circle::new((x + 7, y), 4, BLACK.filled()));
+        chart.draw_series(values.iter().enumerate().filter_map(|(i, v)| {
+            v.3.map(|(_, pc)| Circle::new((SegmentValue::Exact(i as u32 + 1), pc), 4, BLACK.filled()))
+        }))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperMiddle)
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.9))
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+fn fig2(path: &Path, r: &CatsReproduction) -> Result<(), Box<dyn std::error::Error>> {
+    let v: Vec<_> = r
+        .groups
+        .iter()
+        .rev()
+        .map(|g| (g.name.clone(), g.fifo_ms, g.cats_ms, g.paper_fifo_ms.zip(g.paper_cats_ms)))
+        .collect();
+    grouped_bars(path, "Fig. 2: priority group completion time", "completion (ms)", &v)
+}
+
+fn fig3(path: &Path, r: &CatsReproduction) -> Result<(), Box<dyn std::error::Error>> {
+    let v: Vec<_> = r
+        .groups
+        .iter()
+        .rev()
+        .map(|g| (g.name.clone(), throughput(g.bytes, g.fifo_ms - g.written_ms), throughput(g.bytes, g.cats_ms - g.written_ms), None))
+        .collect();
+    grouped_bars(path, "Fig. 3: effective throughput per group (bytes / (completion - write))", "Mbps", &v)
+}

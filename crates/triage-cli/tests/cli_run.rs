@@ -1,0 +1,115 @@
+//! The `triage` binary end to end: run, reproduce, errors.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn triage() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_triage"));
+    c.current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."));
+    c
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = triage().args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn run_json_reports_every_message_and_flow() {
+    let v = json(&["run", "scenarios/cats-fifo.toml", "--json"]);
+    let msgs = v["messages"].as_array().unwrap();
+    let names: Vec<&str> = msgs.iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["P4", "P3", "P2", "P1", "P0"]);
+    for m in msgs {
+        for k in ["name", "bytes", "written_ms", "completed_ms"] {
+            assert!(!m[k].is_null(), "{k} missing in {m}");
+        }
+    }
+    let f = &v["flows"][0];
+    assert_eq!(f["bytes"], 289_792);
+    assert_eq!(f["retransmissions"], 0);
+    assert!(f["fct_ms"].as_f64().unwrap() > 1000.0);
+}
+
+#[test]
+fn built_in_scenarios_run_by_name_and_json_is_deterministic() {
+    let a = triage().args(["run", "cats", "--json"]).output().unwrap();
+    let b = triage().args(["run", "cats", "--json"]).output().unwrap();
+    assert!(a.status.success());
+    assert_eq!(a.stdout, b.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    // The Conductor's priority option lets the client see every priority.
+    for m in v["messages"].as_array().unwrap() {
+        assert_eq!(m["received_priority"], m["priority"]);
+    }
+}
+
+#[test]
+fn reproduce_cats_json_has_the_documented_shape() {
+    let v = json(&["reproduce", "cats", "--json"]);
+    let groups = v["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 5);
+    assert_eq!(groups[0]["name"], "P0");
+    for g in groups {
+        for k in ["name", "priority", "bytes", "fifo_ms", "cats_ms", "oracle_ms", "paper_fifo_ms", "paper_cats_ms"] {
+            assert!(!g[k].is_null(), "{k} missing in {g}");
+        }
+    }
+    for m in ["fcp", "tti", "lcp"] {
+        assert!(v["metrics"][m]["fifo_ms"].as_f64().unwrap() > v["metrics"][m]["cats_ms"].as_f64().unwrap());
+    }
+    assert!(v["plt"]["fifo_ms"].is_number() && v["plt"]["cats_ms"].is_number());
+    assert_eq!(groups[0]["paper_cats_ms"], 130.0);
+}
+
+#[test]
+fn reproduce_cats_on_another_network_has_no_paper_numbers() {
+    let v = json(&["reproduce", "cats", "--rate", "5Mbps", "--rtt", "100ms", "--cc", "newreno", "--json"]);
+    assert!(v["groups"][0]["paper_cats_ms"].is_null());
+    assert_eq!(v["network"]["cc"], "newreno");
+    assert_eq!(v["network"]["rate_bps"], 5_000_000);
+}
+
+#[test]
+fn reproduce_cats_writes_figures_and_tables() {
+    let dir = std::env::temp_dir().join(format!("triage-cats-{}", std::process::id()));
+    let out = triage().args(["reproduce", "cats", "--out", dir.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Table I") && text.contains("Table II") && text.contains("FCP"));
+    for f in ["fig2_completion.svg", "fig3_throughput.svg", "table1.csv", "table2.csv"] {
+        let p = dir.join(f);
+        assert!(std::fs::metadata(&p).map(|m| m.len() > 100).unwrap_or(false), "{f}");
+    }
+    let svg = std::fs::read_to_string(dir.join("fig2_completion.svg")).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("CATS"));
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_bad_scenario_fails_with_one_clear_error() {
+    let dir = std::env::temp_dir().join(format!("triage-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("bad.toml");
+    std::fs::write(&f, "name = \"x\"\n[topology]\nkind = \"ring\"\n").unwrap();
+    let out = triage().args(["run", f.to_str().unwrap()]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.starts_with("error: ") && err.contains("bad.toml"), "{err}");
+    assert_eq!(err.trim_end().lines().count() >= 1, true);
+    assert!(!err.contains("panicked"));
+    let out = triage().args(["run", "no-such-scenario"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8(out.stderr).unwrap().contains("no such file"));
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    for args in [vec!["--help"], vec!["run", "--help"], vec!["bench", "--help"], vec!["reproduce", "--help"], vec!["reproduce", "cats", "--help"], vec!["scenarios", "--help"]] {
+        let out = triage().args(&args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        assert!(String::from_utf8(out.stdout).unwrap().contains("Usage"), "{args:?}");
+    }
+}
