@@ -141,7 +141,7 @@ pub fn run(a: PageArgs) -> Result<(), String> {
 fn export(a: ExportArgs) -> Result<(), String> {
     let l = load(&a.source)?;
     let seq = write_replica(&l.page, &a.out).map_err(|e| e.to_string())?;
-    let bytes: u64 = seq.iter().map(|t| t.size).sum();
+    let bytes = seq.iter().fold(0u64, |a, t| a.saturating_add(t.size));
     println!(
         "{}: wrote {} dummy files ({} bytes) and transfer_sequence.json to {}",
         l.file,
@@ -198,7 +198,7 @@ fn totals(page: &Page) -> BTreeMap<&'static str, BTreeMap<String, Class>> {
         ] {
             let c = t.entry(class).or_default().entry(key).or_default();
             c.objects += 1;
-            c.bytes += o.wire_bytes;
+            c.bytes = c.bytes.saturating_add(o.wire_bytes);
         }
     }
     t

@@ -63,7 +63,10 @@ pub fn object(id: u32, parent: Option<u32>, url: &str, kind: ContentType, bytes:
 
 /// Builds and classifies a page from (parent, url, type, bytes, priority) rows; object i's id
 /// is i; third party is decided against the first row's site.
-fn build(name: &str, rows: Vec<(Option<u32>, String, ContentType, u64, Option<BrowserPriority>)>) -> Page {
+/// (parent, url, type, bytes, browser priority) of one built-in object.
+type Row = (Option<u32>, String, ContentType, u64, Option<BrowserPriority>);
+
+fn build(name: &str, rows: Vec<Row>) -> Page {
     let root_site = urlparts::site(&urlparts::host(&rows[0].1));
     let objects = rows
         .into_iter()
@@ -158,7 +161,7 @@ pub fn youtube_page() -> Page {
 /// and other objects; fonts come from the first stylesheet; the first script loads the other
 /// 24 scripts, the 16 JSON requests and the 9 ads/analytics objects.
 pub fn news_page() -> Page {
-    let mut rows: Vec<(Option<u32>, String, ContentType, u64, Option<BrowserPriority>)> = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     let add = |rows: &mut Vec<_>, n: u64, total_kb: u64, f: &dyn Fn(u64) -> (Option<u32>, String, ContentType, Option<P>)| {
         for i in 0..n {
             let (parent, url, kind, prio) = f(i);

@@ -150,6 +150,12 @@ impl fmt::Display for Essentialness {
 /// CATS level of an object (see the module table). Uses `tracker`, `kind`, `parent`,
 /// `third_party`, `render_blocking`, `browser_priority` and `fetch_priority`.
 pub fn cats_level(o: &WebObject) -> u8 {
+    // Anything the browser must have before it can paint is on the critical rendering path
+    // (Table I's P0/P1), whoever serves it: a render-blocking tracker or script sent as
+    // background data would hold first paint back (CATS Table II note a).
+    if o.blocks_first_paint() && o.parent.is_some() {
+        return if o.kind == ContentType::Css && !o.third_party && !o.tracker { 0 } else { 1 };
+    }
     if o.tracker {
         return 4;
     }
@@ -251,5 +257,14 @@ mod tests {
         classify(&mut ga);
         assert_eq!((ga.cats_level, ga.category, ga.essential), (4, ContentCategory::AdsAnalytics, Essentialness::NonEssential));
         assert_eq!(ga.parent, Some(ObjectId(3)));
+        // A render-blocking tracker or script is on the critical rendering path.
+        let mut tag = object(6, Some(0), "https://www.googletagmanager.com/gtm.js", ContentType::Js, 1000);
+        tag.render_blocking = Some(RenderBlocking::Blocking);
+        classify(&mut tag);
+        assert_eq!((tag.cats_level, tag.category), (1, ContentCategory::AdsAnalytics));
+        let mut head_js = object(7, Some(0), "https://a.com/head.js", ContentType::Js, 1000);
+        head_js.render_blocking = Some(RenderBlocking::Blocking);
+        classify(&mut head_js);
+        assert_eq!(head_js.cats_level, 1);
     }
 }

@@ -186,8 +186,8 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
             }
             "Network.dataReceived" => {
                 let Some(r) = by_id.get(&id()?).map(|&k| &mut reqs[k]) else { continue };
-                r.data_bytes += opt_bytes(params, "dataLength", &ppath)?.unwrap_or(0);
-                r.data_encoded += opt_bytes(params, "encodedDataLength", &ppath)?.unwrap_or(0);
+                r.data_bytes = r.data_bytes.saturating_add(opt_bytes(params, "dataLength", &ppath)?.unwrap_or(0));
+                r.data_encoded = r.data_encoded.saturating_add(opt_bytes(params, "encodedDataLength", &ppath)?.unwrap_or(0));
             }
             "Network.resourceChangedPriority" => {
                 let Some(r) = by_id.get(&id()?).map(|&k| &mut reqs[k]) else { continue };
@@ -204,7 +204,7 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                 r.finished = true;
                 r.end_s = opt_num(params, "timestamp", &ppath)?;
                 let total = opt_bytes(params, "encodedDataLength", &ppath)?.filter(|b| *b > 0);
-                let sum = r.header_bytes.unwrap_or(0) + r.data_encoded;
+                let sum = r.header_bytes.unwrap_or(0).saturating_add(r.data_encoded);
                 r.entry.wire_bytes = total.or((sum > 0).then_some(sum));
             }
             "Network.loadingFailed" => {
@@ -237,7 +237,10 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
 }
 
 /// The method and params of one log element, and whether it was wrapped (performance log).
-fn unwrap_event<'a>(ev: &'a Value, path: &str) -> Result<(Option<&'a str>, Option<&'a Map<String, Value>>, bool), WebError> {
+/// An event's method, params and whether it was wrapped.
+type Event<'a> = (Option<&'a str>, Option<&'a Map<String, Value>>, bool);
+
+fn unwrap_event<'a>(ev: &'a Value, path: &str) -> Result<Event<'a>, WebError> {
     let obj = ev.as_object().ok_or_else(|| wrong(path, "an object (an event)", ev))?;
     if obj.contains_key("method") {
         let m = opt_str(obj, "method", path)?;

@@ -85,7 +85,7 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
         .filter(|b| *b > 0)
         .or(bytes_in.filter(|b| *b > 0))
         .or_else(|| {
-            let sum = headers_size.unwrap_or(0) + body_size.unwrap_or(0);
+            let sum = headers_size.unwrap_or(0).saturating_add(body_size.unwrap_or(0));
             (sum > 0).then_some(sum)
         })
         .or(content_size);

@@ -182,7 +182,7 @@ impl Import {
             .objects()
             .iter()
             .map(|o| {
-                (o.id, Delivery { request_ns: o.recorded_start_ns, complete_ns: o.recorded_start_ns + o.recorded_duration_ns })
+                (o.id, Delivery { request_ns: o.recorded_start_ns, complete_ns: o.recorded_start_ns.saturating_add(o.recorded_duration_ns) })
             })
             .collect()
     }

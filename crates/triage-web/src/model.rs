@@ -389,9 +389,9 @@ impl Page {
         d
     }
 
-    /// Total bytes on the wire.
+    /// Total bytes on the wire (saturating).
     pub fn total_wire_bytes(&self) -> u64 {
-        self.objects.iter().map(|o| o.wire_bytes).sum()
+        self.objects.iter().fold(0u64, |a, o| a.saturating_add(o.wire_bytes))
     }
 
     /// Changes classification fields of objects (used by rules); structure is untouched.

@@ -191,20 +191,20 @@ pub fn estimate(page: &Page, deliveries: &Deliveries, cfg: &QoeConfig) -> Qoe {
     let tti = delivered().filter(|(o, _)| o.cats_level <= 2).map(|(_, d)| d.complete_ns).fold(fcp, u64::max);
 
     // Speed Index: weighted mean paint time.
-    let first_paint_weight: u64 = delivered()
+    let first_paint_weight: u128 = delivered()
         .filter(|(o, d)| {
             o.blocks_first_paint() && matches!(o.kind, ContentType::Html | ContentType::Css) && d.complete_ns <= fcp
         })
-        .map(|(o, _)| o.body_bytes.max(1))
+        .map(|(o, _)| u128::from(o.body_bytes.max(1)))
         .sum();
-    let mut weighted: u128 = u128::from(first_paint_weight) * u128::from(fcp);
-    let mut total: u128 = u128::from(first_paint_weight);
+    let mut weighted: u128 = first_paint_weight.saturating_mul(u128::from(fcp));
+    let mut total: u128 = first_paint_weight;
     for (o, d) in delivered().filter(|(o, _)| is_visual_image(o)) {
         let w = u128::from(o.body_bytes.max(1));
-        weighted += w * u128::from(d.complete_ns.max(fcp));
-        total += w;
+        weighted = weighted.saturating_add(w * u128::from(d.complete_ns.max(fcp)));
+        total = total.saturating_add(w);
     }
-    let speed_index = if total == 0 { fcp } else { (weighted / total) as u64 };
+    let speed_index = weighted.checked_div(total).map_or(fcp, |si| u64::try_from(si).unwrap_or(u64::MAX));
 
     let page_load = delivered().map(|(_, d)| d.complete_ns).max();
 
@@ -249,10 +249,10 @@ pub fn ideal_deliveries(page: &Page, discovery: &DiscoveryConfig, fetch_ns: impl
             None => 0,
             Some(p) => {
                 let pd = out[&p];
-                pd.complete_ns + discovery.discovery_delay_ns(page.get(p).kind)
+                pd.complete_ns.saturating_add(discovery.discovery_delay_ns(page.get(p).kind))
             }
         };
-        out.insert(o.id, Delivery { request_ns, complete_ns: request_ns + fetch_ns(o) });
+        out.insert(o.id, Delivery { request_ns, complete_ns: request_ns.saturating_add(fetch_ns(o)) });
     }
     out
 }

@@ -121,8 +121,17 @@ impl Rules {
     /// Parses rules; `source` names the file in error messages.
     pub fn parse(text: &str, source: &str) -> Result<Rules, WebError> {
         let file: RulesFile = toml::from_str(text).map_err(|e| {
-            let msg = e.to_string();
-            WebError::Rules(format!("{source}: {}", msg.trim_end()))
+            // One line: file, line and column, and toml's message (what was expected).
+            let at = match e.span() {
+                Some(span) => {
+                    let before = &text.as_bytes()[..span.start.min(text.len())];
+                    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+                    let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+                    format!("line {line}, column {column}: ")
+                }
+                None => String::new(),
+            };
+            WebError::Rules(format!("{source}: {at}{}", e.message().trim_end().replace('\n', " ")))
         })?;
         let mut rules = Vec::with_capacity(file.rule.len());
         for (i, r) in file.rule.into_iter().enumerate() {

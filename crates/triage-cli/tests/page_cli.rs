@@ -1,0 +1,136 @@
+//! `triage page` through the built binary: output on real files, clear errors (file named,
+//! non-zero exit, no panic) on bad input, export of dummy files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn triage(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_triage")).args(args).output().expect("run triage")
+}
+
+fn data(name: &str) -> String {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/pages");
+    assert!(dir.is_dir(), "test data folder {} is missing: these tests need ../shared/data/pages", dir.display());
+    dir.join(name).display().to_string()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("triage-page-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A failing run: non-zero exit, no panic, one line on stderr naming `needle`s.
+fn assert_clean_error(out: &Output, needles: &[&str]) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "should fail: {stderr}");
+    assert!(!stderr.contains("panicked"), "panicked: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    for n in needles {
+        assert!(stderr.contains(n), "{n:?} not in {stderr}");
+    }
+    stderr
+}
+
+#[test]
+fn analyze_table_and_json() {
+    let out = triage(&["page", "analyze", &data("etat.lu.har")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("20 objects") && text.contains("skipped: 2 (redirect 2)"), "{text}");
+    assert!(text.contains("by type") && text.contains("by cats_level") && text.contains("by essential"), "{text}");
+
+    let out = triage(&["page", "analyze", "--json", &data("paulirish.com.devtoolslog.json")]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    let objects = v["objects"].as_array().unwrap();
+    assert_eq!(objects.len(), 24);
+    for o in objects {
+        for k in ["url", "type", "bytes", "cats_level", "essential"] {
+            assert!(o.get(k).is_some(), "object lacks {k}: {o}");
+        }
+    }
+    assert_eq!(v["skipped"], serde_json::json!({"cors_preflight": 2, "data_url": 1}));
+}
+
+#[test]
+fn analyze_with_page_and_rules() {
+    let dir = scratch("rules");
+    let rules = dir.join("rules.toml");
+    std::fs::write(&rules, "[[rule]]\ndomain = \"wikipedia.org\"\ntype = \"image\"\ncats_level = 1\nessential = \"essential\"\n")
+        .unwrap();
+    let out = triage(&[
+        "page", "analyze", "--json", "--page", "page_2", "--rules", rules.to_str().unwrap(), &data("wikipedia.org.perflog.json"),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["page"], "page_2");
+    let images: Vec<_> = v["objects"].as_array().unwrap().iter().filter(|o| o["type"] == "image").collect();
+    assert!(!images.is_empty());
+    assert!(images.iter().all(|o| o["cats_level"] == 1 && o["essential"] == "essential"));
+
+    std::fs::write(&rules, "[[rule]]\ndomain = \"x.com\"\nprio = 1\n").unwrap();
+    let out = triage(&["page", "analyze", "--rules", rules.to_str().unwrap(), &data("etat.lu.har")]);
+    assert_clean_error(&out, &["rules.toml", "line 3", "unknown field `prio`", "cats_level"]);
+
+    let out = triage(&["page", "analyze", "--page", "nope", &data("etat.lu.har")]);
+    assert_clean_error(&out, &["etat.lu.har", "nope", "page_1"]);
+}
+
+#[test]
+fn malformed_files_fail_cleanly() {
+    let dir = scratch("bad");
+    for (name, text, needle) in [
+        ("truncated.har", r#"{"log": {"entries": [{"request": {"#, "not valid JSON"),
+        ("wrongtype.har", r#"{"log": {"entries": [{"request": {"url": 1}}]}}"#, "log.entries[0].request.url: expected a string"),
+        ("empty.har", r#"{"log": {"entries": []}}"#, "no entries"),
+        ("empty.json", "[]", "no requests"),
+        ("binary.har", "\u{0}\u{1}garbage", "not valid JSON"),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = triage(&["page", "analyze", path.to_str().unwrap()]);
+        assert_clean_error(&out, &[name, needle]);
+        let out = triage(&["page", "export", path.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()]);
+        assert_clean_error(&out, &[name, needle]);
+    }
+    let out = triage(&["page", "analyze", "/nonexistent/page.har"]);
+    assert_clean_error(&out, &["/nonexistent/page.har", "no such file"]);
+}
+
+#[test]
+fn export_writes_sequence_and_dummies() {
+    let dir = scratch("export");
+    let out = triage(&["page", "export", &data("wikipedia.org.browsertime.har"), "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let seq: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("transfer_sequence.json")).unwrap()).unwrap();
+    let items = seq.as_array().unwrap();
+    assert_eq!(items.len(), 6);
+    for it in items {
+        for k in ["id", "category", "extension", "size", "transfer_time", "start_time", "file_name"] {
+            assert!(it.get(k).is_some(), "item lacks {k}: {it}");
+        }
+        let f = dir.join("dummy_files").join(it["file_name"].as_str().unwrap());
+        assert_eq!(std::fs::metadata(&f).unwrap().len(), it["size"].as_u64().unwrap(), "{}", f.display());
+    }
+    let html = std::fs::read(dir.join("dummy_files/0.html")).unwrap();
+    assert!(html.starts_with(b"<!doctype html>"));
+    // Built-in pages work wherever a file is expected.
+    let out = triage(&["page", "export", "cats", "--out", dir.join("cats").to_str().unwrap()]);
+    assert!(out.status.success());
+    assert_eq!(std::fs::metadata(dir.join("cats/dummy_files/4.js")).unwrap().len(), 150 * 1024);
+    assert!(Path::new(&dir.join("cats/transfer_sequence.json")).exists());
+}
+
+#[test]
+fn help_everywhere() {
+    for args in [&["page", "--help"][..], &["page", "analyze", "--help"], &["page", "export", "--help"], &["page", "builtin", "--help"]] {
+        let out = triage(args);
+        assert!(out.status.success(), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("Usage"), "{args:?}");
+    }
+    let out = triage(&["page", "builtin"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(["cats", "bing", "youtube", "news"].iter().all(|n| text.contains(n)));
+}
