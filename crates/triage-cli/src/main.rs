@@ -100,24 +100,51 @@ fn run(a: RunArgs) -> Result<(), String> {
     if let Some(seed) = a.seed {
         scenario.seed = seed;
     }
-    let built = scenario.build(&file, dir.as_deref()).map_err(|e| e.to_string())?;
-    let mut sim = built.sim;
-    let stop = built.stop_ns;
-    let bar = progress_bar(stop);
-    sim.run(stop, |t| bar.set_position(t / 1_000_000));
-    bar.finish_and_clear();
-    let report = RunReport::new(&scenario.name, scenario.seed, &sim);
-    if let Some(dir) = &a.out {
-        output::write_out(dir, &report, &sim).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let variants = scenario.build_variants(&file, dir.as_deref()).map_err(|e| e.to_string())?;
+    let has_variants = !scenario.variants.is_empty();
+    let mut reports = Vec::new();
+    for (name, built) in variants {
+        let mut sim = built.sim;
+        let stop = built.stop_ns;
+        let bar = progress_bar(stop);
+        sim.run(stop, |t| bar.set_position(t / 1_000_000));
+        bar.finish_and_clear();
+        let report = RunReport::new(&scenario.name, scenario.seed, &sim);
+        if let Some(dir) = &a.out {
+            let d = if has_variants { dir.join(&name) } else { dir.clone() };
+            output::write_out(&d, &report, &sim).map_err(|e| format!("{}: {e}", d.display()))?;
+        }
+        reports.push((name, report));
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
+        let text = if has_variants {
+            let v: Vec<serde_json::Value> =
+                reports.iter().map(|(n, r)| serde_json::json!({"name": n, "report": r})).collect();
+            serde_json::to_string_pretty(&serde_json::json!({"scenario": scenario.name, "seed": scenario.seed, "variants": v}))
+        } else {
+            serde_json::to_string_pretty(&reports[0].1)
+        };
+        println!("{}", text.map_err(|e| e.to_string())?);
     } else {
-        output::print_table(&report);
+        for (name, report) in &reports {
+            if has_variants {
+                println!("=== variant {name} ===");
+            }
+            output::print_table(report);
+            println!();
+        }
+        if has_variants {
+            output::print_comparison(&reports);
+        }
     }
-    let incomplete: Vec<&str> = report.flows.iter().filter(|f| f.completed_ms.is_none()).map(|f| f.name.as_str()).collect();
+    let mut incomplete = Vec::new();
+    for (name, report) in &reports {
+        for f in report.flows.iter().filter(|f| f.completed_ms.is_none()) {
+            incomplete.push(if has_variants { format!("{}/{}", name, f.name) } else { f.name.clone() });
+        }
+    }
     if !incomplete.is_empty() {
-        return Err(format!("flows not complete when the run stopped at {} ms: {}", report.end_ms, incomplete.join(", ")));
+        return Err(format!("flows not complete when the run stopped: {}", incomplete.join(", ")));
     }
     Ok(())
 }

@@ -55,6 +55,32 @@ pub fn print_table(r: &RunReport) {
             f.fast_recoveries
         );
     }
+    if r.flows.iter().any(|f| f.page.is_some()) {
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "{:<12} {:<14} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}  {}",
+            "flow", "page", "objects", "fcp_ms", "render_ms", "lcp_ms", "tti_ms", "si_ms", "plt_ms", "cls"
+        );
+        for f in &r.flows {
+            if let Some(p) = &f.page {
+                let _ = writeln!(
+                    s,
+                    "{:<12} {:<14} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}  {}",
+                    f.name,
+                    p.name.chars().take(14).collect::<String>(),
+                    format!("{}/{}", p.delivered, p.objects),
+                    opt(p.fcp_ms),
+                    opt(p.first_render_ms),
+                    opt(p.lcp_ms),
+                    opt(p.tti_ms),
+                    opt(p.speed_index_ms),
+                    opt(p.plt_ms),
+                    p.cls.clone().unwrap_or_default()
+                );
+            }
+        }
+    }
     let _ = writeln!(s);
     let _ = writeln!(s, "{:<16} {:>10} {:>12} {:>8} {:>8} {:>9}", "link", "packets", "bytes", "drops", "lost", "max_queue");
     for l in &r.links {
@@ -65,6 +91,28 @@ pub fn print_table(r: &RunReport) {
         );
     }
     print!("{s}");
+}
+
+/// One line per variant and flow: what a user would see, side by side.
+pub fn print_comparison(reports: &[(String, RunReport)]) {
+    println!("comparison of variants");
+    println!("{:<10} {:<12} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8}", "variant", "flow", "fct_ms", "fcp_ms", "lcp_ms", "tti_ms", "plt_ms", "retrans");
+    for (name, r) in reports {
+        for f in &r.flows {
+            let p = f.page.as_ref();
+            println!(
+                "{:<10} {:<12} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8}",
+                name,
+                f.name,
+                opt(f.fct_ms),
+                opt(p.and_then(|p| p.fcp_ms)),
+                opt(p.and_then(|p| p.lcp_ms)),
+                opt(p.and_then(|p| p.tti_ms)),
+                opt(p.and_then(|p| p.plt_ms)),
+                f.retransmissions
+            );
+        }
+    }
 }
 
 fn sanitize(name: &str) -> String {

@@ -1,5 +1,9 @@
 //! Applications: what each end of a flow writes, and when.
 
+use std::sync::Arc;
+
+use triage_web::{DiscoveryConfig, Page};
+
 /// A message an application writes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MessageSpec {
@@ -28,6 +32,44 @@ pub enum AppSpec {
     },
     /// Writes named, sized messages into the one connection.
     Messages(Vec<MessageSpec>),
+    /// A browser loading a page (client end): requests the root when connected, and each
+    /// object once its discovery parent has arrived (plus the parent type's processing
+    /// delay), one request message per object over the one connection.
+    PageClient(Arc<PageLoad>),
+    /// The web server of a page (server end): answers each request with the object's bytes,
+    /// written with the priority the classifier gave it (its CATS level).
+    PageServer(Arc<PageLoad>),
+}
+
+/// A page load: the page and how it is fetched.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageLoad {
+    /// The page.
+    pub page: Page,
+    /// Size of one request message (headers; default 300 bytes).
+    pub request_bytes: u64,
+    /// Processing delay before a parent's children are discovered.
+    pub discovery: DiscoveryConfig,
+}
+
+impl PageLoad {
+    /// A short name for object `i`: its URL's path and query, at most 48 characters.
+    pub fn object_name(&self, i: usize) -> String {
+        let url = &self.page.objects()[i].url;
+        let rest = url.split_once("://").map_or(url.as_str(), |x| x.1);
+        let path = rest.find('/').map_or("/", |k| &rest[k..]);
+        let host = rest.split('/').next().unwrap_or("");
+        let mut n = format!("{host}{path}");
+        if n.len() > 48 {
+            let mut cut = 45;
+            while !n.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            n.truncate(cut);
+            n.push_str("...");
+        }
+        n
+    }
 }
 
 impl AppSpec {
@@ -37,6 +79,29 @@ impl AppSpec {
             AppSpec::Sink => Vec::new(),
             AppSpec::Bulk { bytes } => vec![MessageSpec { name: "bulk".into(), bytes: *bytes, priority: None, at_ns: None }],
             AppSpec::Messages(m) => m.clone(),
+            // Requests and responses are written as the page is discovered, not up front;
+            // they are listed here (ids = object ids) so every one is recorded.
+            AppSpec::PageClient(p) => (0..p.page.len())
+                .map(|i| MessageSpec {
+                    name: format!("GET {}", p.object_name(i)),
+                    bytes: p.request_bytes,
+                    priority: Some(p.page.objects()[i].cats_level),
+                    at_ns: None,
+                })
+                .collect(),
+            AppSpec::PageServer(p) => (0..p.page.len())
+                .map(|i| MessageSpec {
+                    name: p.object_name(i),
+                    bytes: p.page.objects()[i].wire_bytes.max(1),
+                    priority: Some(p.page.objects()[i].cats_level),
+                    at_ns: None,
+                })
+                .collect(),
         }
+    }
+
+    /// True when messages are written in response to events, not in list order.
+    pub fn is_reactive(&self) -> bool {
+        matches!(self, AppSpec::PageClient(_) | AppSpec::PageServer(_))
     }
 }

@@ -17,6 +17,8 @@ pub enum Ev {
     FlowStart(u32),
     /// An application writes a scheduled message (flow, message index).
     AppWrite(u32, u32),
+    /// A page-loading client requests an object (flow, object id).
+    PageRequest(u32, u32),
     /// Take a time-series sample.
     Sample,
 }

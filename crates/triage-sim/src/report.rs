@@ -61,6 +61,35 @@ pub struct FlowReport {
     pub fast_recoveries: u64,
     /// Packets sent by the server end and by the client end.
     pub packets_sent: [u64; 2],
+    /// For a page load: what a user would see (see `triage_web::qoe`).
+    pub page: Option<PageReport>,
+}
+
+/// QoE of a page-load flow, from per-object delivery times (`triage_web::qoe::estimate`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PageReport {
+    /// Page name.
+    pub name: String,
+    /// Objects in the page.
+    pub objects: usize,
+    /// Objects that arrived.
+    pub delivered: usize,
+    /// First contentful paint.
+    pub fcp_ms: Option<f64>,
+    /// PriorityBucket's first render time (last critical HTML/CSS/JS).
+    pub first_render_ms: Option<f64>,
+    /// Largest contentful paint (its stand-in in `lcp_element`).
+    pub lcp_ms: Option<f64>,
+    /// What LCP used.
+    pub lcp_element: Option<String>,
+    /// Time-to-interactive proxy.
+    pub tti_ms: Option<f64>,
+    /// Speed Index proxy.
+    pub speed_index_ms: Option<f64>,
+    /// Page load time: the last object.
+    pub plt_ms: Option<f64>,
+    /// CATS's CLS-risk estimate.
+    pub cls: Option<String>,
 }
 
 /// One link direction.
@@ -120,9 +149,36 @@ impl RunReport {
                     rtos: f.rto_count,
                     fast_recoveries: f.fast_recoveries,
                     packets_sent: [f.conn_stats[1].packets_sent, f.conn_stats[0].packets_sent],
+                    page: None,
                 }
             })
-            .collect();
+            .collect::<Vec<FlowReport>>();
+        let mut flows = flows;
+        for (i, fr) in flows.iter_mut().enumerate() {
+            if let Some((page, d)) = sim.page_deliveries(i as u32) {
+                let q = triage_web::estimate(&page.page, &d, &triage_web::QoeConfig::default());
+                let t = |x: Option<u64>| x.map(ms);
+                fr.page = Some(PageReport {
+                    name: page.page.name().to_string(),
+                    objects: page.page.len(),
+                    delivered: d.len(),
+                    fcp_ms: t(q.first_contentful_paint_ns),
+                    first_render_ms: t(q.first_render_ns),
+                    lcp_ms: t(q.largest_contentful_paint_ns),
+                    lcp_element: q.lcp_element.map(|e| match e {
+                        triage_web::qoe::LcpElement::Image(id) => format!("image {}", page.object_name(id.index())),
+                        triage_web::qoe::LcpElement::Text => "text at first paint".to_string(),
+                    }),
+                    tti_ms: t(q.time_to_interactive_ns),
+                    speed_index_ms: t(q.speed_index_ns),
+                    plt_ms: t(q.page_load_ns),
+                    cls: q.cls.map(|c| match c.rating {
+                        triage_web::qoe::ClsRating::Good => "<= 0.1".to_string(),
+                        triage_web::qoe::ClsRating::Poor => format!("> 0.1 ({} late images)", c.late_images),
+                    }),
+                });
+            }
+        }
         let messages = sim
             .recorder()
             .messages

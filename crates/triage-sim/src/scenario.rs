@@ -9,7 +9,9 @@ use triage_core::cc::ControllerKind;
 use triage_core::sched::CatsConfig;
 use triage_core::{ConnectionConfig, LoadShedding, SchedulerKind};
 
-use crate::app::{AppSpec, MessageSpec};
+use std::sync::Arc;
+
+use crate::app::{AppSpec, MessageSpec, PageLoad};
 use crate::link::{Link, RateModel};
 use crate::loss::{LossModel, LossProcess};
 use crate::queue::{DropTail, Limit, QueueDiscipline};
@@ -74,7 +76,43 @@ pub struct Scenario {
     pub topology: TopologyToml,
     /// The flows.
     pub flows: Vec<FlowToml>,
+    /// Variants to compare: the scenario runs once per variant, each with its transport
+    /// settings laid over every flow's (same network, same seed).
+    #[serde(default)]
+    pub variants: Vec<VariantToml>,
 }
+
+/// One variant of a scenario.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantToml {
+    /// Name in reports ("fifo", "cats", ...).
+    pub name: String,
+    /// Transport settings that override the flows' and the scenario's.
+    #[serde(default)]
+    pub transport: TransportToml,
+}
+
+/// A network profile users know (../shared/data/README.md): downlink, uplink, RTT.
+pub const PROFILES: &[(&str, u64, u64, u64, &str)] = &[
+    // (name, down bps, up bps, rtt ms, source)
+    ("lighthouse-mobile-slow-4g", 1_638_400, 1_638_400, 150, "Lighthouse mobileSlow4G (Lantern: 150 ms RTT, 1638.4 kbps)"),
+    ("lighthouse-mobile-regular-3g", 700_000, 700_000, 300, "Lighthouse mobileRegular3G"),
+    ("lighthouse-desktop-dense-4g", 10_240_000, 10_240_000, 40, "Lighthouse desktopDense4G"),
+    ("devtools-3g", 400_000, 400_000, 2000, "Chrome DevTools 3G (latency as RTT)"),
+    ("devtools-slow-4g", 1_440_000, 675_000, 563, "Chrome DevTools Slow 4G (562.5 ms latency as RTT)"),
+    ("devtools-fast-4g", 8_100_000, 1_350_000, 165, "Chrome DevTools Fast 4G"),
+    ("wpt-cable", 5_000_000, 1_000_000, 28, "WebPageTest Cable"),
+    ("wpt-dsl", 1_500_000, 384_000, 50, "WebPageTest DSL"),
+    ("wpt-3g-slow", 400_000, 400_000, 400, "WebPageTest 3GSlow"),
+    ("wpt-3g", 1_600_000, 768_000, 300, "WebPageTest 3G"),
+    ("wpt-3g-fast", 1_600_000, 768_000, 150, "WebPageTest 3GFast"),
+    ("wpt-4g", 9_000_000, 9_000_000, 170, "WebPageTest 4G"),
+    ("wpt-lte", 12_000_000, 12_000_000, 70, "WebPageTest LTE"),
+    ("wpt-edge", 240_000, 200_000, 840, "WebPageTest Edge"),
+    ("wpt-2g", 280_000, 256_000, 800, "WebPageTest 2G"),
+    ("wpt-fios", 20_000_000, 5_000_000, 4, "WebPageTest FIOS"),
+];
 
 /// Transport settings; every field is optional and falls back to the scenario's
 /// `[transport]`, then to the built-in default.
@@ -319,6 +357,19 @@ pub enum TopologyToml {
         /// Every host's link to its router.
         access: LinkToml,
     },
+    /// A named network profile as a dumbbell with one pair: the server `s0`, the client
+    /// `c0`; the bottleneck carries the profile's downlink from r1 to r2 (towards the client)
+    /// and its uplink back, with half the RTT each way; access links are 1 Gbps / 0 ms.
+    Profile {
+        /// Profile name (see `PROFILES`), e.g. "lighthouse-mobile-slow-4g".
+        name: String,
+        /// Bottleneck queue (default: twice the BDP, at least 100 packets).
+        #[serde(default)]
+        queue: Option<QueueToml>,
+        /// Random loss on the bottleneck (default none).
+        #[serde(default)]
+        loss: Option<LossModel>,
+    },
     /// Any graph of hosts and routers.
     Custom {
         /// Host names.
@@ -357,6 +408,39 @@ pub struct FlowToml {
     /// What the server writes (default: nothing).
     #[serde(default)]
     pub server_app: Option<AppToml>,
+    /// A page to load instead of the apps: a HAR or DevTools-log file, or `builtin:NAME`
+    /// (cats, bing, youtube, news). The client requests objects as it discovers them; the
+    /// server answers each with the priority the classifier gives (its CATS level).
+    #[serde(default)]
+    pub page: Option<String>,
+    /// Which page of a file with several (a HAR page id such as "page_1").
+    #[serde(default)]
+    pub page_id: Option<String>,
+    /// Bytes of one request (default 300).
+    #[serde(default)]
+    pub request_size: Option<Size>,
+    /// Processing delay after a parent arrives before its children are requested
+    /// (default 0 for every type: a network-only lower bound).
+    #[serde(default)]
+    pub discovery: Option<DiscoveryToml>,
+}
+
+/// Per-type processing delays of a page load.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiscoveryToml {
+    /// After an HTML document.
+    #[serde(default)]
+    pub html: Duration,
+    /// After a stylesheet.
+    #[serde(default)]
+    pub css: Duration,
+    /// After a script.
+    #[serde(default)]
+    pub js: Duration,
+    /// After anything else.
+    #[serde(default)]
+    pub other: Duration,
 }
 
 /// An application.
@@ -418,6 +502,32 @@ impl Scenario {
     /// Builds the simulator. Relative trace paths are looked up beside the scenario file
     /// (`base_dir`) first, then in the current directory.
     pub fn build(&self, file: &str, base_dir: Option<&Path>) -> Result<Built, ScenarioError> {
+        self.build_variant(file, base_dir, None)
+    }
+
+    /// Builds one variant per `[[variants]]` entry (or the scenario itself when it has none),
+    /// with the variant's name.
+    pub fn build_variants(&self, file: &str, base_dir: Option<&Path>) -> Result<Vec<(String, Built)>, ScenarioError> {
+        if self.variants.is_empty() {
+            return Ok(vec![(self.name.clone(), self.build(file, base_dir)?)]);
+        }
+        let mut names = std::collections::BTreeSet::new();
+        let mut out = Vec::new();
+        for (i, v) in self.variants.iter().enumerate() {
+            if !names.insert(v.name.as_str()) {
+                return Err(ScenarioError::Invalid {
+                    file: file.to_string(),
+                    field: format!("variants[{i}].name"),
+                    message: format!("\"{}\" is used twice", v.name),
+                });
+            }
+            out.push((v.name.clone(), self.build_variant(file, base_dir, Some((i, &v.transport)))?));
+        }
+        Ok(out)
+    }
+
+    /// Builds the simulator with a variant's transport laid over every flow's.
+    fn build_variant(&self, file: &str, base_dir: Option<&Path>, variant: Option<(usize, &TransportToml)>) -> Result<Built, ScenarioError> {
         let invalid = |field: String, message: String| ScenarioError::Invalid { file: file.to_string(), field, message };
         let mut net = Network::default();
         let seed = self.seed;
@@ -477,6 +587,42 @@ impl Scenario {
                     add(&mut net, r2, c, access, "topology.access")?;
                 }
             }
+            TopologyToml::Profile { name, queue, loss } => {
+                let Some(&(_, down, up, rtt_ms, _)) = PROFILES.iter().find(|p| p.0 == name) else {
+                    let names: Vec<&str> = PROFILES.iter().map(|p| p.0).collect();
+                    return Err(invalid("topology.name".into(), format!("no profile \"{name}\" (profiles: {})", names.join(", "))));
+                };
+                let bdp_packets = down * rtt_ms / 8 / 1000 / 1500;
+                let bottleneck = LinkToml {
+                    between: None,
+                    rate: Some(Rate(down)),
+                    delay: Duration(rtt_ms * 1_000_000 / 2),
+                    queue: Some(queue.clone().unwrap_or(QueueToml { packets: Some(100.max(2 * bdp_packets)), bytes: None })),
+                    loss: loss.clone(),
+                    trace: None,
+                    reverse_trace: None,
+                    reverse_rate: Some(Rate(up)),
+                    reverse_loss: None,
+                };
+                let access = LinkToml {
+                    between: None,
+                    rate: Some(Rate(1_000_000_000)),
+                    delay: Duration(0),
+                    queue: None,
+                    loss: None,
+                    trace: None,
+                    reverse_trace: None,
+                    reverse_rate: None,
+                    reverse_loss: None,
+                };
+                let s = net.add_node("s0", NodeKind::Host);
+                let r1 = net.add_node("r1", NodeKind::Router);
+                let r2 = net.add_node("r2", NodeKind::Router);
+                let c = net.add_node("c0", NodeKind::Host);
+                add(&mut net, r1, r2, &bottleneck, "topology")?;
+                add(&mut net, s, r1, &access, "topology")?;
+                add(&mut net, r2, c, &access, "topology")?;
+            }
             TopologyToml::Custom { hosts, routers, links } => {
                 if hosts.len() + routers.len() > 2000 {
                     return Err(invalid("topology".into(), "expected at most 2000 nodes".into()));
@@ -525,6 +671,10 @@ impl Scenario {
                 return Err(invalid(format!("{field}.server"), "client and server must be different hosts".into()));
             }
             let t = f.transport.or(&self.transport);
+            let t = match variant {
+                Some((_, v)) => v.or(&t),
+                None => t,
+            };
             let cfg = t
                 .to_config(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
                 .map_err(|(f, m)| invalid(format!("{field}.{f}"), m))?;
@@ -556,6 +706,22 @@ impl Scenario {
                     }
                 })
             };
+            let (client_app, server_app) = match &f.page {
+                None => (app(&f.client_app, "client_app")?, app(&f.server_app, "server_app")?),
+                Some(src) => {
+                    if f.client_app.is_some() || f.server_app.is_some() {
+                        return Err(invalid(format!("{field}.page"), "a page load replaces client_app and server_app; remove them".into()));
+                    }
+                    let page = load_page(src, f.page_id.as_deref(), base_dir).map_err(|m| invalid(format!("{field}.page"), m))?;
+                    let d = f.discovery.clone().unwrap_or_default();
+                    let load = Arc::new(PageLoad {
+                        page,
+                        request_bytes: f.request_size.map_or(300, |s| s.0.max(1)),
+                        discovery: triage_web::DiscoveryConfig { html_ns: d.html.0, css_ns: d.css.0, js_ns: d.js.0, other_ns: d.other.0 },
+                    });
+                    (AppSpec::PageClient(load.clone()), AppSpec::PageServer(load))
+                }
+            };
             specs.push(FlowSpec {
                 name: f.name.clone(),
                 client,
@@ -563,8 +729,8 @@ impl Scenario {
                 start_ns: f.start.0,
                 client_transport: cfg.clone(),
                 server_transport: cfg,
-                client_app: app(&f.client_app, "client_app")?,
-                server_app: app(&f.server_app, "server_app")?,
+                client_app,
+                server_app,
             });
         }
         if specs.is_empty() {
@@ -581,6 +747,17 @@ impl Scenario {
         }
         Ok(Built { sim, stop_ns: self.stop.map_or(600_000_000_000, |d| d.0) })
     }
+}
+
+/// Loads a page: `builtin:NAME` or a HAR / DevTools-log file (its import report's skipped
+/// entries are available through `triage page analyze`).
+fn load_page(src: &str, page_id: Option<&str>, base_dir: Option<&Path>) -> Result<triage_web::Page, String> {
+    if let Some(name) = src.strip_prefix("builtin:") {
+        return triage_web::builtin::builtin(name).ok_or_else(|| format!("no built-in page \"{name}\" (cats, bing, youtube, news)"));
+    }
+    let path = resolve(Path::new(src), base_dir);
+    let opts = triage_web::ImportOptions { page: page_id.map(String::from), ..Default::default() };
+    triage_web::import_file(&path, &opts).map(|i| i.page).map_err(|e| e.to_string())
 }
 
 fn resolve(p: &Path, base: Option<&Path>) -> PathBuf {

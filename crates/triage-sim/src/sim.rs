@@ -10,7 +10,9 @@ use std::collections::{HashMap, VecDeque};
 use triage_core::wire::{Addr, Packet, TcpFlags};
 use triage_core::{Connection, ConnectionConfig, Event};
 
-use crate::app::{AppSpec, MessageSpec};
+use std::sync::Arc;
+
+use crate::app::{AppSpec, MessageSpec, PageLoad};
 use crate::event::{Ev, EventQueue};
 use crate::link::Link;
 use crate::queue::SimPacket;
@@ -162,6 +164,10 @@ fn spec_default_priority(spec: &FlowSpec, side: usize) -> u8 {
 #[derive(Debug, Default)]
 struct AppState {
     messages: Vec<MessageSpec>,
+    /// The page, for a page-loading client or a web server (reactive applications).
+    page: Option<Arc<PageLoad>>,
+    /// Responses received, for a page-loading client.
+    responses: usize,
     /// Index into the recorder's messages of this end's first message.
     record_base: usize,
     written: usize,
@@ -293,6 +299,10 @@ impl Simulator {
             }
             remaining += msgs.iter().filter(|m| m.bytes > 0).count();
             apps[side].messages = msgs;
+            apps[side].page = match app {
+                AppSpec::PageClient(p) | AppSpec::PageServer(p) => Some(p.clone()),
+                _ => None,
+            };
         }
         let server_addr = Addr { node: spec.server, port: SERVER_PORT + id as u16 };
         self.listeners.insert(server_addr, id);
@@ -385,6 +395,12 @@ impl Simulator {
             }
             Ev::FlowStart(f) => self.start_flow(f),
             Ev::AppWrite(f, side) => self.app_write_due(f, side as usize),
+            Ev::PageRequest(f, k) => {
+                self.page_request(f, k);
+                if let Some(c) = self.flows[f as usize].client_conn {
+                    self.service(c);
+                }
+            }
             Ev::Sample => {
                 self.sample();
                 self.events.push(self.now_ns + self.sample_interval_ns, Ev::Sample);
@@ -508,6 +524,13 @@ impl Simulator {
                 let start = self.flows[f as usize].spec.start_ns;
                 let app = &mut self.flows[f as usize].apps[side];
                 app.connected_ns = Some(self.now_ns);
+                if app.page.is_some() {
+                    // A browser requests the root document as soon as it is connected.
+                    if side == 0 {
+                        self.page_request(f, 0);
+                    }
+                    return;
+                }
                 // Messages due now are written at once; later ones get an event.
                 let mut later = None;
                 for m in app.messages.iter() {
@@ -524,6 +547,7 @@ impl Simulator {
                 }
             }
             Event::MessageComplete { msg_id, priority, .. } => {
+                self.on_page_message(f, side, c, msg_id);
                 // The peer wrote it: the record belongs to the other side.
                 let flow = &mut self.flows[f as usize];
                 let idx = flow.apps[1 - side].record_base + msg_id as usize;
@@ -560,6 +584,49 @@ impl Simulator {
             }
             Event::Closed => {}
         }
+    }
+
+    /// Page loads: a server answers request `k` with object `k`; a client that received
+    /// object `k` requests its children after the parent type's processing delay.
+    fn on_page_message(&mut self, f: u32, side: usize, c: u32, k: u32) {
+        let Some(page) = self.flows[f as usize].apps[side].page.clone() else { return };
+        let k = k as usize;
+        if k >= page.page.len() {
+            return;
+        }
+        if side == 1 {
+            let app = &mut self.flows[f as usize].apps[1];
+            let rec = app.record_base + k;
+            app.written += 1;
+            let m = &app.messages[k];
+            let (bytes, prio) = (m.bytes, m.priority);
+            self.recorder.messages[rec].written_ns = Some(self.now_ns);
+            self.conns[c as usize].conn.write(self.now_ns, k as u32, bytes, prio);
+            return;
+        }
+        let app = &mut self.flows[f as usize].apps[0];
+        app.responses += 1;
+        let all = app.responses == page.page.len();
+        let parent = &page.page.objects()[k];
+        let delay = page.discovery.discovery_delay_ns(parent.kind);
+        for &child in page.page.children(parent.id) {
+            self.events.push(self.now_ns + delay, Ev::PageRequest(f, child.0));
+        }
+        if all {
+            self.maybe_close(f, 0, c);
+        }
+    }
+
+    /// A page-loading client writes the request for object `k`.
+    fn page_request(&mut self, f: u32, k: u32) {
+        let Some(c) = self.flows[f as usize].client_conn else { return };
+        let app = &mut self.flows[f as usize].apps[0];
+        let Some(m) = app.messages.get(k as usize) else { return };
+        let (bytes, prio) = (m.bytes, m.priority);
+        let rec = app.record_base + k as usize;
+        app.written += 1;
+        self.recorder.messages[rec].written_ns = Some(self.now_ns);
+        self.conns[c as usize].conn.write(self.now_ns, k, bytes, prio);
     }
 
     fn app_write_due(&mut self, f: u32, side: usize) {
@@ -660,6 +727,22 @@ impl Simulator {
                 }
             })
             .collect()
+    }
+
+    /// For a page-load flow: the page and each object's request and completion time (objects
+    /// never completed are left out).
+    pub fn page_deliveries(&self, flow: u32) -> Option<(Arc<PageLoad>, triage_web::Deliveries)> {
+        let f = self.flows.get(flow as usize)?;
+        let page = f.apps[0].page.clone()?;
+        let mut d = triage_web::Deliveries::new();
+        for k in 0..page.page.len() {
+            let req = &self.recorder.messages[f.apps[0].record_base + k];
+            let resp = &self.recorder.messages[f.apps[1].record_base + k];
+            if let (Some(r), Some(c)) = (req.written_ns, resp.completed_ns) {
+                d.insert(triage_web::ObjectId(k as u32), triage_web::Delivery { request_ns: r, complete_ns: c });
+            }
+        }
+        Some((page, d))
     }
 
     /// The connection at one end of a flow, once it exists.

@@ -1,0 +1,115 @@
+//! Issue 5, "What it must show" 2 and 3: real pages loaded in the simulator.
+
+mod common;
+
+use common::*;
+use triage_sim::report::RunReport;
+use triage_sim::scenario::Scenario;
+
+fn run_variants(file: &str) -> Vec<(String, RunReport)> {
+    let path = repo().join("scenarios").join(file);
+    let s = Scenario::from_file(&path).unwrap();
+    let dir = path.parent().unwrap().to_path_buf();
+    assert!(
+        repo().join("../shared/data/pages").is_dir(),
+        "the shared data folder is missing: ../shared/data/pages must sit beside the repository"
+    );
+    s.build_variants(file, Some(&dir))
+        .unwrap()
+        .into_iter()
+        .map(|(name, b)| {
+            let mut sim = b.sim;
+            sim.run(b.stop_ns, |_| {});
+            (name, RunReport::new(&s.name, s.seed, &sim))
+        })
+        .collect()
+}
+
+#[test]
+fn ferguson_on_mobile_slow_4g_cats_paints_no_later_than_fifo() {
+    let runs = run_variants("ferguson-slow4g.toml");
+    assert_eq!(runs.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), ["fifo", "cats"]);
+    let page = |i: usize| runs[i].1.flows[0].page.clone().unwrap();
+    for i in 0..2 {
+        let p = page(i);
+        assert_eq!(p.delivered, p.objects, "{}: every object arrives", runs[i].0);
+        assert_eq!(p.objects, 166);
+        for (name, v) in [("fcp", p.fcp_ms), ("lcp", p.lcp_ms), ("tti", p.tti_ms), ("plt", p.plt_ms)] {
+            assert!(v.is_some_and(|x| x > 0.0), "{} {name}", runs[i].0);
+        }
+        assert!(p.fcp_ms <= p.lcp_ms && p.lcp_ms <= p.plt_ms);
+    }
+    assert!(page(1).fcp_ms.unwrap() <= page(0).fcp_ms.unwrap(), "CATS FCP {:?} vs FIFO {:?}", page(1).fcp_ms, page(0).fcp_ms);
+    // Same bytes either way: the page load differs by scheduling only.
+    let plt = (page(1).plt_ms.unwrap() - page(0).plt_ms.unwrap()).abs() / page(0).plt_ms.unwrap();
+    assert!(plt < 0.05, "PLT {:?} vs {:?}", page(1).plt_ms, page(0).plt_ms);
+}
+
+/// Lantern (Lighthouse's simulator) on the same recordings and profile: squoosh.app FCP
+/// 1107 ms, paulirish.com LCP 1536 ms. Lantern's own median error against WebPageTest is
+/// 20-27% per metric; ours is held within 35% of Lantern (see the README for how the two
+/// models differ).
+#[test]
+fn squoosh_and_paulirish_next_to_lantern() {
+    let squoosh = run_variants("squoosh-slow4g.toml");
+    let fcp = squoosh[0].1.flows[0].page.clone().unwrap().fcp_ms.unwrap();
+    assert!((fcp - 1107.0).abs() / 1107.0 < 0.35, "squoosh.app FCP {fcp} vs Lantern 1107");
+    let paul = run_variants("paulirish-slow4g.toml");
+    let lcp = paul[0].1.flows[0].page.clone().unwrap().lcp_ms.unwrap();
+    assert!((lcp - 1536.0).abs() / 1536.0 < 0.35, "paulirish.com LCP {lcp} vs Lantern 1536");
+    for r in squoosh.iter().chain(paul.iter()) {
+        let p = r.1.flows[0].page.clone().unwrap();
+        assert_eq!(p.delivered, p.objects);
+    }
+}
+
+#[test]
+fn objects_are_requested_only_after_their_parent_arrives() {
+    let text = r#"
+name = "dep"
+[topology]
+kind = "profile"
+name = "wpt-3g"
+[[flows]]
+name = "page"
+client = "c0"
+server = "s0"
+page = "builtin:youtube"
+discovery = { html = "50ms", css = "10ms", js = "30ms" }
+"#;
+    let s = Scenario::parse(text, "dep.toml").unwrap();
+    let b = s.build("dep.toml", None).unwrap();
+    let mut sim = b.sim;
+    sim.run(b.stop_ns, |_| {});
+    let (page, d) = sim.page_deliveries(0).unwrap();
+    assert_eq!(d.len(), page.page.len());
+    for o in page.page.objects() {
+        if let Some(p) = o.parent {
+            let parent = page.page.get(p);
+            let delay = page.discovery.discovery_delay_ns(parent.kind);
+            assert!(d[&o.id].request_ns >= d[&p].complete_ns + delay, "{} requested before {} arrived", o.url, parent.url);
+            assert_eq!(d[&o.id].request_ns, d[&p].complete_ns + delay, "requested as soon as discovered");
+        }
+    }
+}
+
+#[test]
+fn a_bad_page_is_one_clear_error() {
+    let text = r#"
+name = "bad"
+[topology]
+kind = "profile"
+name = "wpt-3g"
+[[flows]]
+name = "page"
+client = "c0"
+server = "s0"
+page = "no/such/page.har"
+"#;
+    let e = Scenario::parse(text, "bad.toml").unwrap().build("bad.toml", None).unwrap_err().to_string();
+    assert!(e.contains("flows[0].page") && e.contains("no/such/page.har"), "{e}");
+    let e = Scenario::parse(&text.replace("no/such/page.har", "builtin:nope"), "bad.toml").unwrap().build("bad.toml", None).unwrap_err().to_string();
+    assert!(e.contains("built-in page") && e.contains("cats"), "{e}");
+    let e = Scenario::parse(&text.replace("wpt-3g", "wpt-9g"), "bad.toml").unwrap().build("bad.toml", None).unwrap_err().to_string();
+    assert!(e.contains("topology.name") && e.contains("lighthouse-mobile-slow-4g"), "{e}");
+}
