@@ -1,6 +1,7 @@
 //! Connection settings.
 
-use crate::cc::ControllerKind;
+use crate::cc::{ControllerKind, EecnConfig, VcpConfig};
+use crate::ecn::EcnMode;
 use crate::sched::CatsConfig;
 
 /// Which send scheduler a connection uses.
@@ -86,6 +87,20 @@ pub struct ConnectionConfig {
     pub save_data_threshold: Option<u8>,
     /// Source load shedding (CATS §II-D-3), off when `None`.
     pub load_shedding: Option<LoadShedding>,
+    /// ECN variant to negotiate; `None` takes the controller's
+    /// ([`ControllerKind::default_ecn`]): classic for NewReno+ECN, EECN for EECN, VCP for VCP.
+    pub ecn: Option<EcnMode>,
+    /// EECN sender parameters (EECN §4.4), used by the EECN controller and receiver.
+    pub eecn: EecnConfig,
+    /// VCP end-host parameters.
+    pub vcp: VcpConfig,
+}
+
+impl ConnectionConfig {
+    /// The ECN variant this end asks for in its handshake.
+    pub fn ecn_mode(&self) -> EcnMode {
+        self.ecn.unwrap_or_else(|| self.controller.default_ecn())
+    }
 }
 
 impl Default for ConnectionConfig {
@@ -110,6 +125,9 @@ impl Default for ConnectionConfig {
             dscp_by_priority: None,
             save_data_threshold: None,
             load_shedding: None,
+            ecn: None,
+            eecn: EecnConfig::default(),
+            vcp: VcpConfig::default(),
         }
     }
 }

@@ -34,6 +34,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use crate::cc::{self, AckSample, CongestionController, CongestionSignal, HandshakeFeedback, RateSample};
 use crate::config::ConnectionConfig;
+use crate::ecn::{self as ecnc, EcnMode};
 use crate::recovery::prr::PrrDecision;
 use crate::recovery::{Prr, RttEstimator};
 use crate::config::SchedulerKind;
@@ -212,12 +213,33 @@ pub struct Connection {
     delack_deadline_ns: Option<u64>,
     msg_progress: HashMap<u32, (u64, Option<u8>)>,
     peer_fin: bool,
-    ecn_codepoint: Ecn,
+
+    // ---- ECN (see crate::ecn for the encodings) ----
+    /// The ECN variant in use: what this end asks for until the handshake settles it.
+    ecn: EcnMode,
+    /// Level the peer's SYN arrived with, echoed on our SYN-ACK (EECN §4.2).
+    ecn_syn_level: u8,
+    /// Level the SYN-ACK arrived with, echoed on the client's next packet (EECN §4.2).
+    ecn_handshake_echo: Option<u8>,
+    /// Level our own SYN or SYN-ACK experienced, as the peer echoed it (EECN §4.4.1).
+    ecn_handshake_level: u8,
+    /// Receiver: echo CE (classic) / CL(2) (EECN) until the peer's CWR.
+    ecn_echo_until_cwr: bool,
+    /// Receiver: CL(1) echoes left (EECN §4.4.2: the next 3 ACKs).
+    ecn_cl1_left: u32,
+    /// Receiver: highest VCP load code since the last ACK.
+    ecn_vcp_load: u8,
+    /// Sender: set CWR on the next new data segment (RFC 3168 §6.1.2).
+    ecn_cwr_pending: bool,
+    /// Sender: no new reaction until `snd_una` reaches this (once per window).
+    ecn_guard_seq: u64,
+    /// Sender: the level of the last reaction (a higher one passes the guard).
+    ecn_guard_level: u8,
 }
 
 impl Connection {
     fn new(cfg: ConnectionConfig, local: Addr, remote: Addr, state: State) -> Self {
-        let mut controller = cc::build(&cfg.controller, cfg.mss_bytes as u64, cfg.initial_window_segments as u64, cfg.seed);
+        let mut controller = cc::build_for(&cfg);
         controller.on_handshake_feedback(HandshakeFeedback::default());
         let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns);
         let scheduler: Box<dyn SendScheduler> = match &cfg.scheduler {
@@ -267,7 +289,16 @@ impl Connection {
             delack_deadline_ns: None,
             msg_progress: HashMap::new(),
             peer_fin: false,
-            ecn_codepoint: Ecn::NotEct,
+            ecn: cfg.ecn_mode(),
+            ecn_syn_level: 0,
+            ecn_handshake_echo: None,
+            ecn_handshake_level: 0,
+            ecn_echo_until_cwr: false,
+            ecn_cl1_left: 0,
+            ecn_vcp_load: 0,
+            ecn_cwr_pending: false,
+            ecn_guard_seq: 0,
+            ecn_guard_level: 0,
             cfg,
         }
     }
@@ -287,6 +318,8 @@ impl Connection {
         c.rcv_nxt = syn.seq + 1;
         c.peer_window_bytes = syn.window_bytes;
         c.stats.packets_received += 1;
+        c.ecn = c.cfg.ecn_mode().accept(syn.flags);
+        c.ecn_syn_level = ecnc::eecn_level_of(syn.ecn);
         let _ = now_ns;
         Some(c)
     }
@@ -361,6 +394,15 @@ impl Connection {
     /// Every PRR decision with the bytes sent in response, when `trace_prr` is on.
     pub fn prr_log(&self) -> &[(PrrDecision, u64)] {
         &self.prr_log
+    }
+    /// The ECN variant in use (after the handshake: what was negotiated).
+    pub fn ecn_mode(&self) -> EcnMode {
+        self.ecn
+    }
+    /// The congestion level the handshake reported for this end's SYN or SYN-ACK (EECN
+    /// §4.4.1; 0 without EECN).
+    pub fn handshake_congestion_level(&self) -> u8 {
+        self.ecn_handshake_level
     }
     /// True while in fast recovery or RTO recovery.
     pub fn in_recovery(&self) -> bool {
@@ -496,6 +538,13 @@ impl Connection {
             match self.state {
                 State::SynSent if flags.has(TcpFlags::ACK) && pkt.ack == 1 => {
                     self.rcv_nxt = pkt.seq + 1;
+                    // EECN §4.2 / RFC 3168 §6.1.1: the SYN-ACK settles the ECN variant.
+                    let (mode, level) = self.cfg.ecn_mode().on_syn_ack(flags);
+                    self.ecn = mode;
+                    self.ecn_handshake_level = level;
+                    if mode == EcnMode::Eecn {
+                        self.ecn_handshake_echo = Some(ecnc::eecn_level_of(pkt.ecn));
+                    }
                 }
                 _ => {
                     // A duplicate SYN or SYN-ACK: our reply was lost; answer at once.
@@ -514,11 +563,18 @@ impl Connection {
             self.ack_now = true;
             self.feed_handshake_rtt();
         } else if self.state == State::SynReceived && self.snd_una >= 1 {
+            if self.ecn == EcnMode::Eecn {
+                // EECN §4.2: the handshake's last ACK echoes the level the SYN-ACK met.
+                self.ecn_handshake_level = ecnc::eecn_level_from_flags(flags, true);
+            }
             self.state = State::Established;
             self.events.push_back(Event::Connected);
             self.feed_handshake_rtt();
         }
         if self.state != State::SynSent && (pkt.payload_bytes > 0 || flags.has(TcpFlags::FIN)) {
+            if pkt.payload_bytes > 0 {
+                self.on_data_ecn(pkt);
+            }
             self.process_data(now_ns, pkt);
         }
         self.check_closed();
@@ -530,7 +586,6 @@ impl Connection {
         let mut p = Packet {
             src: self.local,
             dst: self.remote,
-            ecn: self.ecn_codepoint,
             flags: TcpFlags(flags),
             seq,
             ack: self.rcv_nxt,
@@ -543,7 +598,117 @@ impl Connection {
             let n = self.fill_sack(&mut p.sack);
             p.sack_len = n as u8;
         }
+        self.apply_ecn(&mut p);
         p
+    }
+
+    /// Sets the IP codepoint and the ECE/CWR bits of an outgoing packet (the tables in
+    /// [`crate::ecn`]).
+    fn apply_ecn(&mut self, p: &mut Packet) {
+        let f = p.flags.0;
+        if f & TcpFlags::SYN != 0 {
+            if f & TcpFlags::ACK == 0 {
+                let mode = self.cfg.ecn_mode();
+                p.flags.0 |= mode.syn_flags();
+                p.ecn = mode.handshake_codepoint();
+            } else {
+                p.flags.0 |= match self.ecn {
+                    EcnMode::Off => 0,
+                    EcnMode::Classic => TcpFlags::ECE,
+                    EcnMode::Eecn => ecnc::eecn_echo_flags(self.ecn_syn_level, true),
+                    EcnMode::Vcp => TcpFlags::ECE | TcpFlags::CWR,
+                };
+                p.ecn = self.ecn.handshake_codepoint();
+            }
+            return;
+        }
+        let echo = match self.ecn {
+            EcnMode::Off => 0,
+            EcnMode::Classic => {
+                if self.ecn_echo_until_cwr {
+                    TcpFlags::ECE
+                } else {
+                    0
+                }
+            }
+            EcnMode::Eecn => {
+                if let Some(level) = self.ecn_handshake_echo.take() {
+                    ecnc::eecn_echo_flags(level, true)
+                } else if self.ecn_echo_until_cwr {
+                    ecnc::eecn_echo_flags(2, false)
+                } else if self.ecn_cl1_left > 0 {
+                    self.ecn_cl1_left -= 1;
+                    ecnc::eecn_echo_flags(1, false)
+                } else {
+                    0
+                }
+            }
+            EcnMode::Vcp => ecnc::vcp_echo_flags(std::mem::take(&mut self.ecn_vcp_load)),
+        };
+        p.flags.0 |= echo;
+        if p.payload_bytes > 0 {
+            if self.ecn_cwr_pending {
+                let can = match self.ecn {
+                    EcnMode::Classic => true,
+                    // EECN Table 2: `0 1` on a data packet is CWR only when it echoes nothing.
+                    EcnMode::Eecn => echo == 0,
+                    _ => false,
+                };
+                if can {
+                    p.flags.0 |= TcpFlags::CWR;
+                    self.ecn_cwr_pending = false;
+                }
+            }
+            p.ecn = self.ecn.data_codepoint(false);
+        }
+    }
+
+    /// Receiver side of ECN for an arriving data segment (RFC 3168 §6.1.3; EECN §4.2,
+    /// §4.4.2; VCP §3.1). A new congestion indication is acknowledged at once.
+    fn on_data_ecn(&mut self, pkt: &Packet) {
+        let f = pkt.flags;
+        match self.ecn {
+            EcnMode::Off => {}
+            EcnMode::Classic => {
+                if f.has(TcpFlags::CWR) {
+                    self.ecn_echo_until_cwr = false;
+                }
+                if pkt.ecn == Ecn::Ce {
+                    self.ack_now |= !self.ecn_echo_until_cwr;
+                    self.ecn_echo_until_cwr = true;
+                }
+            }
+            EcnMode::Eecn => {
+                if f.has(TcpFlags::CWR) && !f.has(TcpFlags::ECE) {
+                    self.ecn_echo_until_cwr = false;
+                }
+                match ecnc::eecn_level_of(pkt.ecn) {
+                    2 => {
+                        self.ack_now |= !self.ecn_echo_until_cwr;
+                        self.ecn_echo_until_cwr = true;
+                    }
+                    1 => {
+                        self.ack_now |= self.ecn_cl1_left == 0 && !self.ecn_echo_until_cwr;
+                        self.ecn_cl1_left = self.cfg.eecn.cl1_echo_acks;
+                    }
+                    _ => {}
+                }
+            }
+            EcnMode::Vcp => self.ecn_vcp_load = self.ecn_vcp_load.max(ecnc::vcp_load_of(pkt.ecn)),
+        }
+    }
+
+    /// The congestion code an ACK echoes (see [`AckSample::ecn_echo`]).
+    fn decode_echo(&self, pkt: &Packet) -> u8 {
+        if pkt.flags.has(TcpFlags::SYN) || self.state == State::SynReceived {
+            return 0; // handshake echoes set the initial window instead (EECN §4.4.1)
+        }
+        match self.ecn {
+            EcnMode::Off => 0,
+            EcnMode::Classic => pkt.flags.has(TcpFlags::ECE) as u8,
+            EcnMode::Eecn => ecnc::eecn_level_from_flags(pkt.flags, false),
+            EcnMode::Vcp => ecnc::vcp_load_from_flags(pkt.flags),
+        }
     }
 
     fn on_ack_sent(&mut self) {
@@ -704,7 +869,10 @@ impl Connection {
         self.stats.retransmitted_segments += 1;
         self.stats.retransmitted_bytes += payload as u64;
         let flags = if flags & TcpFlags::SYN != 0 { flags } else { flags | TcpFlags::ACK };
-        let pkt = self.make_data_packet(flags, start, payload, chunks);
+        let mut pkt = self.make_data_packet(flags, start, payload, chunks);
+        if payload > 0 {
+            pkt.ecn = self.ecn.data_codepoint(true); // RFC 3168 §6.1.5
+        }
         self.after_send(now_ns, &pkt, len);
         pkt
     }
@@ -764,7 +932,10 @@ impl Connection {
     // ------------------------------------------------------------------ internals: ACKs
 
     fn feed_handshake_rtt(&mut self) {
-        self.cc.on_handshake_feedback(HandshakeFeedback { congestion_level: 0, rtt_ns: self.rtt.latest_rtt_ns() });
+        self.cc.on_handshake_feedback(HandshakeFeedback {
+            congestion_level: self.ecn_handshake_level,
+            rtt_ns: self.rtt.latest_rtt_ns(),
+        });
     }
 
     fn deliver_seg(&mut self, now_ns: u64, idx: usize, rs: &mut Option<RateSample>, newest_sent: &mut Option<(u64, u64, bool)>) {
@@ -809,6 +980,7 @@ impl Connection {
         let prior_in_flight = self.pipe_bytes;
         let prior_delivered = self.delivered_bytes;
         let was_in_recovery = self.in_recovery();
+        let echo = self.decode_echo(pkt);
         let mut rs: Option<RateSample> = None;
         let mut newest: Option<(u64, u64, bool)> = None;
         let mut acked_bytes = 0u64;
@@ -905,8 +1077,21 @@ impl Connection {
                 rate: rs,
                 in_recovery: was_in_recovery || self.in_recovery(),
                 app_limited: self.app_limited_until != 0,
+                ecn_echo: echo,
             };
             self.cc.on_ack(&sample);
+        }
+
+        // RFC 3168 §6.1.2 / EECN Algorithm 1: react to an echoed mark once per window of
+        // data (a higher EECN level passes at once), never during loss recovery.
+        if echo > 0 && matches!(self.ecn, EcnMode::Classic | EcnMode::Eecn) && matches!(self.recovery, Recovery::Open) {
+            let fresh = self.snd_una >= self.ecn_guard_seq;
+            if fresh || echo > self.ecn_guard_level {
+                self.cc.on_congestion(now_ns, CongestionSignal::Ecn { level: echo }, prior_in_flight);
+                self.ecn_guard_seq = self.snd_nxt;
+                self.ecn_guard_level = echo;
+                self.ecn_cwr_pending = true;
+            }
         }
 
         // PRR (RFC 6937) on every ACK during fast recovery.

@@ -5,7 +5,8 @@
 //! The simulator (triage-sim) and, later, real sockets drive the same code.
 //!
 //! - [`connection`]: the TCP-mode connection state machine (start here).
-//! - [`cc`]: congestion controllers (NewReno, BBR v1) behind one trait.
+//! - [`cc`]: congestion controllers (NewReno, BBR v1, NewReno+ECN, EECN, VCP) behind one trait.
+//! - [`ecn`]: ECN negotiation and echo encodings (classic RFC 3168, EECN, VCP).
 //! - [`sched`]: send schedulers (FIFO) deciding which message bytes go next.
 //! - [`recovery`]: RTT estimation / RTO (RFC 6298) and PRR (RFC 6937).
 //! - [`wire`]: the packet representation and header sizes.
@@ -14,6 +15,7 @@
 pub mod cc;
 pub mod config;
 pub mod connection;
+pub mod ecn;
 pub mod recovery;
 pub mod sched;
 pub mod wire;

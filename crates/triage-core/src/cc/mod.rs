@@ -13,12 +13,20 @@
 //! lets a controller pick its initial window from what the handshake saw.
 
 pub mod bbr;
+pub mod eecn;
 pub mod newreno;
+pub mod newreno_ecn;
+pub mod vcp;
+#[cfg(test)]
+mod ecn_prop_tests;
 
 use serde::{Deserialize, Serialize};
 
 pub use bbr::{Bbr, BbrConfig};
+pub use eecn::{AvgRtt, Eecn, EecnConfig};
 pub use newreno::NewReno;
+pub use newreno_ecn::NewRenoEcn;
+pub use vcp::{Vcp, VcpConfig};
 
 /// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation §3.3), computed by
 /// the connection for the most recently sent packet that this ACK delivered.
@@ -74,6 +82,10 @@ pub struct AckSample {
     pub in_recovery: bool,
     /// True when the sender has no new data to send and is not cwnd-limited.
     pub app_limited: bool,
+    /// The congestion code this ACK echoes in ECE/CWR, decoded per the negotiated mode
+    /// (see [`crate::ecn`]): EECN level 0-2, VCP load 1-3 (low, high, overload); classic
+    /// ECN 1 while ECE is set; 0 when nothing is echoed or ECN is off.
+    pub ecn_echo: u8,
 }
 
 /// A congestion signal from loss detection, a timer or the network.
@@ -155,6 +167,37 @@ pub enum ControllerKind {
     NewReno,
     /// BBR v1.
     Bbr,
+    /// NewReno with classic ECN (RFC 3168): the EECN paper's "ECN" baseline.
+    #[serde(rename = "newreno_ecn")]
+    NewRenoEcn,
+    /// EECN (Algorithms 1 and 2); negotiates EECN unless the transport says otherwise.
+    Eecn,
+    /// VCP's end host; negotiates VCP load feedback.
+    Vcp,
+}
+
+impl ControllerKind {
+    /// The name a scenario file uses.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ControllerKind::NewReno => "newreno",
+            ControllerKind::Bbr => "bbr",
+            ControllerKind::NewRenoEcn => "newreno_ecn",
+            ControllerKind::Eecn => "eecn",
+            ControllerKind::Vcp => "vcp",
+        }
+    }
+
+    /// The ECN variant this controller expects when the transport names none.
+    pub fn default_ecn(&self) -> crate::ecn::EcnMode {
+        use crate::ecn::EcnMode;
+        match self {
+            ControllerKind::NewReno | ControllerKind::Bbr => EcnMode::Off,
+            ControllerKind::NewRenoEcn => EcnMode::Classic,
+            ControllerKind::Eecn => EcnMode::Eecn,
+            ControllerKind::Vcp => EcnMode::Vcp,
+        }
+    }
 }
 
 /// Builds a controller for a path.
@@ -163,5 +206,18 @@ pub fn build(kind: &ControllerKind, mss_bytes: u64, initial_window_segments: u64
     match kind {
         ControllerKind::NewReno => Box::new(NewReno::new(mss_bytes, initial_window_segments)),
         ControllerKind::Bbr => Box::new(Bbr::new(BbrConfig::new(mss_bytes, initial_window_segments).with_seed(seed))),
+        ControllerKind::NewRenoEcn => Box::new(NewRenoEcn::new(mss_bytes, initial_window_segments)),
+        ControllerKind::Eecn => Box::new(Eecn::new(mss_bytes, initial_window_segments, EecnConfig::default())),
+        ControllerKind::Vcp => Box::new(Vcp::new(mss_bytes, initial_window_segments, VcpConfig::default())),
+    }
+}
+
+/// Builds the controller a connection's settings name, with its parameters.
+pub fn build_for(cfg: &crate::ConnectionConfig) -> Box<dyn CongestionController> {
+    let (mss, iw) = (cfg.mss_bytes as u64, cfg.initial_window_segments as u64);
+    match &cfg.controller {
+        ControllerKind::Eecn => Box::new(Eecn::new(mss, iw, cfg.eecn.clone())),
+        ControllerKind::Vcp => Box::new(Vcp::new(mss, iw, cfg.vcp.clone())),
+        k => build(k, mss, iw, cfg.seed),
     }
 }

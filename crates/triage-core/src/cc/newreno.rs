@@ -77,15 +77,26 @@ impl CongestionController for NewReno {
     }
 
     /// RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS). A timeout also drops cwnd
-    /// to the loss window of one segment (§3.1); ECN is treated as loss (RFC 3168 §6.1.2).
+    /// to the loss window of one segment (§3.1); ECN reduces as a loss does (RFC 3168 §6.1.2).
     fn on_congestion(&mut self, _now_ns: u64, signal: CongestionSignal, bytes_in_flight: u64) {
         match signal {
-            CongestionSignal::Loss | CongestionSignal::Ecn { .. } => {
+            CongestionSignal::Loss => {
                 if self.in_recovery {
                     return;
                 }
                 self.ssthresh_bytes = (bytes_in_flight / 2).max(2 * self.mss_bytes);
                 self.in_recovery = true;
+            }
+            CongestionSignal::Ecn { .. } => {
+                // RFC 3168 §6.1.2: no retransmission follows an ECN-Echo, so there is no
+                // recovery to exit: reduce at once (the connection limits this to once
+                // per window and ignores ECE during loss recovery).
+                if self.in_recovery {
+                    return;
+                }
+                self.ssthresh_bytes = (bytes_in_flight / 2).max(2 * self.mss_bytes);
+                self.cwnd_bytes = self.ssthresh_bytes;
+                self.ca_acked_bytes = 0;
             }
             CongestionSignal::Timeout => {
                 self.ssthresh_bytes = (bytes_in_flight / 2).max(2 * self.mss_bytes);

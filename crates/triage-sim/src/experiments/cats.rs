@@ -227,10 +227,7 @@ pub fn reproduce(net: &CatsNetwork, cats: &CatsConfig) -> CatsReproduction {
     let cls = |p1: f64, p3: f64| if p3 <= p1 { "<= 0.1" } else { "> 0.1" };
     CatsReproduction {
         network: net.clone(),
-        cc: match net.cc {
-            ControllerKind::Bbr => "bbr",
-            ControllerKind::NewReno => "newreno",
-        },
+        cc: net.cc.name(),
         metrics: Metrics {
             fcp: metric(&[0, 1], (1327.0, 282.0)),
             tti: metric(&[0, 1, 2], (1327.0, 523.0)),

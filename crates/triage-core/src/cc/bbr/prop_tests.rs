@@ -139,6 +139,7 @@ fn apply(bbr: &mut Bbr, c: &mut Conn, mss: u64, op: &Op) {
                 rate,
                 in_recovery: c.in_recovery,
                 app_limited: a.app_limited,
+                ecn_echo: 0,
             });
             if acked > 0 {
                 c.after_timeout = false;

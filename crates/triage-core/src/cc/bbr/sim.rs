@@ -238,6 +238,7 @@ impl Sim {
             rate,
             in_recovery: self.recovery_end_seq.is_some(),
             app_limited: self.app_limited_until != 0,
+            ecn_echo: 0,
         });
         self.snapshot();
     }

@@ -80,6 +80,7 @@ impl Feeder {
             rate: Some(rate),
             in_recovery: a.in_recovery,
             app_limited: a.app_limited,
+            ecn_echo: 0,
         });
     }
 
