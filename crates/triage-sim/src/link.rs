@@ -138,8 +138,9 @@ impl Link {
                     t = *credit_at_ns;
                 }
                 while need > 0 {
-                    let from = if *credit_at_ns >= now_ns { *credit_at_ns + 1 } else { now_ns };
-                    t = cursor.next_opportunity_ns(from.max(now_ns));
+                    // The cursor consumes what it returns, so asking again from the same
+                    // instant yields the next opportunity of that millisecond, if any.
+                    t = cursor.next_opportunity_ns((*credit_at_ns).max(now_ns));
                     *credit_at_ns = t;
                     let used = need.min(TRACE_OPPORTUNITY_BYTES);
                     need -= used;
