@@ -497,3 +497,30 @@ fn load_shedding_under_persistent_loss_is_reported() {
         assert!(done.contains(&p), "critical data still arrives: {done:?}");
     }
 }
+
+#[test]
+fn receive_window_bounds_the_data_in_flight() {
+    // A 10-segment receive buffer on a 100 Mbps / 100 ms RTT path: at most 14480 bytes per
+    // round trip, so the 283 KiB page takes about 20 round trips instead of a handful.
+    let cfg = ConnectionConfig { receive_buffer_bytes: 14_480, controller: ControllerKind::NewReno, ..Default::default() };
+    let mut h = Harness::new(cfg, 100_000_000, 50 * MS);
+    h.run(60_000 * MS, serve_page(cats_page()));
+    let mut max_outstanding = 0u64;
+    let mut acked = 1u64;
+    for (_, c2s, p) in &h.log {
+        if *c2s {
+            acked = acked.max(p.ack);
+        } else if p.payload_bytes > 0 {
+            max_outstanding = max_outstanding.max(p.seq + p.payload_bytes as u64 - acked);
+        }
+    }
+    assert!(max_outstanding <= 14_480, "{max_outstanding} bytes beyond the last ACK the sender had seen");
+    let done = h.completions().last().unwrap().0;
+    assert!(done >= 20 * 100 * MS, "page took {} ms", done / MS);
+    let unlimited = {
+        let mut h = Harness::new(ConnectionConfig { controller: ControllerKind::NewReno, ..Default::default() }, 100_000_000, 50 * MS);
+        h.run(60_000 * MS, serve_page(cats_page()));
+        h.completions().last().unwrap().0
+    };
+    assert!(unlimited < done / 2, "{unlimited} vs {done}");
+}
