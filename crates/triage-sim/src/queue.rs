@@ -1,4 +1,14 @@
-//! Router queue disciplines.
+//! Router queue disciplines: DropTail (here), RED with optional ECN marking
+//! ([`red`]), the EECN marker ([`eecn_marker`], EECN §4.3) and the VCP load-factor router
+//! ([`vcp_router`]). [`QueueKind`] names one in a topology and builds it.
+
+pub mod eecn_marker;
+pub mod red;
+pub mod vcp_router;
+
+pub use eecn_marker::{EecnMarker, EecnMarkerConfig};
+pub use red::{Red, RedConfig};
+pub use vcp_router::{VcpRouter, VcpRouterConfig};
 
 use std::collections::VecDeque;
 
@@ -12,6 +22,15 @@ pub struct SimPacket {
     pub pkt: Packet,
     /// When it entered the current queue (for sojourn time).
     pub enqueued_ns: u64,
+    /// When the sending host handed it to the network (for one-way delay).
+    pub origin_ns: u64,
+}
+
+impl SimPacket {
+    /// A packet leaving its host at `now_ns`.
+    pub fn new(pkt: Packet, now_ns: u64) -> Self {
+        Self { pkt, enqueued_ns: now_ns, origin_ns: now_ns }
+    }
 }
 
 /// What a queue did with an arriving packet.
@@ -70,6 +89,49 @@ pub enum Limit {
     Packets(u64),
     /// At most this many bytes.
     Bytes(u64),
+}
+
+/// Which discipline a link's queue runs. The queue's size comes from the link's [`Limit`]
+/// (RED, EECN and VCP count packets).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum QueueKind {
+    /// Tail drop.
+    #[default]
+    DropTail,
+    /// RED (packet mode), marking CE instead of early drops when `ecn` is set.
+    Red(RedConfig),
+    /// The EECN router of §4.3.
+    Eecn(EecnMarkerConfig),
+    /// The VCP load-factor router.
+    Vcp(VcpRouterConfig),
+}
+
+impl QueueKind {
+    /// Builds the queue for a link of `rate_bps` (the VCP router needs it; 0 for a trace
+    /// link), with `rng` for RED's early decisions.
+    pub fn build(&self, limit: Limit, rate_bps: u64, rng: rand_chacha::ChaCha8Rng) -> Box<dyn QueueDiscipline> {
+        let packets = match limit {
+            Limit::Packets(n) => n,
+            Limit::Bytes(b) => (b / 1500).max(1),
+        };
+        match self {
+            QueueKind::DropTail => Box::new(DropTail::new(limit)),
+            QueueKind::Red(c) => Box::new(Red::new(RedConfig { limit_packets: packets, ..c.clone() }, rng)),
+            QueueKind::Eecn(c) => Box::new(EecnMarker::new(EecnMarkerConfig { limit_packets: packets, ..c.clone() })),
+            QueueKind::Vcp(c) => Box::new(VcpRouter::new(VcpRouterConfig { limit_packets: packets, ..c.clone() }, rate_bps)),
+        }
+    }
+
+    /// Short name for reports.
+    pub fn name(&self) -> &'static str {
+        match self {
+            QueueKind::DropTail => "droptail",
+            QueueKind::Red(c) if c.ecn => "red_ecn",
+            QueueKind::Red(_) => "red",
+            QueueKind::Eecn(_) => "eecn",
+            QueueKind::Vcp(_) => "vcp",
+        }
+    }
 }
 
 /// Tail drop: accept while under the limit, drop arrivals beyond it.
@@ -135,7 +197,7 @@ mod tests {
     use super::*;
 
     fn pkt(payload: u32) -> SimPacket {
-        SimPacket { pkt: Packet { payload_bytes: payload, ..Default::default() }, enqueued_ns: 0 }
+        SimPacket::new(Packet { payload_bytes: payload, ..Default::default() }, 0)
     }
 
     #[test]

@@ -32,6 +32,11 @@ pub struct QueueSample {
     pub len_packets: u64,
     /// Backlog in bytes.
     pub len_bytes: u64,
+    /// Packets dequeued so far (cumulative; with `sojourn_total_ns`, the mean sojourn over
+    /// any two samples).
+    pub dequeued_packets: u64,
+    /// Sum of the sojourn times of the packets dequeued so far.
+    pub sojourn_total_ns: u64,
 }
 
 /// A message's life: written by one end, completed at the other.
@@ -66,6 +71,10 @@ pub struct ConnSeries {
     pub is_server: bool,
     /// Samples.
     pub samples: Vec<ConnSample>,
+    /// Data packets this end received.
+    pub rx_data_packets: u64,
+    /// Sum of their one-way delays (host to host: queueing, serialization, propagation).
+    pub rx_delay_total_ns: u64,
 }
 
 /// One packet serialized onto a link (the packet trace, when enabled).

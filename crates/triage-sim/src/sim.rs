@@ -422,7 +422,7 @@ impl Simulator {
         let id = self.conns.len() as u32;
         self.demux.insert((conn.local(), conn.remote()), id);
         let series = self.recorder.conn_series.len();
-        self.recorder.conn_series.push(ConnSeries { flow, is_server, samples: Vec::new() });
+        self.recorder.conn_series.push(ConnSeries { flow, is_server, ..Default::default() });
         let state = conn.cc_state().1;
         self.recorder.state_changes.push((series, self.now_ns, state));
         self.conns.push(ConnSlot { conn, flow, is_server, timer_at: u64::MAX, series, last_state: state });
@@ -435,8 +435,15 @@ impl Simulator {
             self.forward(node, sp);
             return;
         }
+        let origin_ns = sp.origin_ns;
         let pkt = sp.pkt;
         if let Some(&c) = self.demux.get(&(pkt.dst, pkt.src)) {
+            if pkt.payload_bytes > 0 {
+                // One-way delay of data packets, per receiving end.
+                let series = &mut self.recorder.conn_series[self.conns[c as usize].series];
+                series.rx_data_packets += 1;
+                series.rx_delay_total_ns += self.now_ns - origin_ns;
+            }
             self.conns[c as usize].conn.handle_packet(self.now_ns, &pkt);
             self.service(c);
             return;
@@ -492,7 +499,7 @@ impl Simulator {
             }
             let (flow, is_server) = (slot.flow, slot.is_server);
             for p in pending.drain(..) {
-                self.forward(node, SimPacket { pkt: p, enqueued_ns: self.now_ns });
+                self.forward(node, SimPacket::new(p, self.now_ns));
             }
             self.pending = pending;
             if events.is_empty() {
@@ -699,6 +706,8 @@ impl Simulator {
                 t_ns: self.now_ns,
                 len_packets: l.queue().len_packets(),
                 len_bytes: l.queue().len_bytes(),
+                dequeued_packets: l.queue().stats().dequeued_packets,
+                sojourn_total_ns: l.queue().stats().sojourn_total_ns,
             });
         }
     }

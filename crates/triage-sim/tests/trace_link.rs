@@ -26,7 +26,7 @@ fn trace_link(text: &str) -> Link {
 }
 
 fn pkt(payload: u32) -> SimPacket {
-    SimPacket { pkt: Packet { payload_bytes: payload, ..Default::default() }, enqueued_ns: 0 }
+    SimPacket::new(Packet { payload_bytes: payload, ..Default::default() }, 0)
 }
 
 /// Drains the link, returning when each packet left.
