@@ -16,6 +16,7 @@ pub mod recorder;
 pub mod report;
 pub mod rng;
 pub mod scenario;
+pub mod scenario_ecn;
 pub mod sim;
 pub mod topology;
 pub mod trace;

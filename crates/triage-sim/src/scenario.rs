@@ -14,7 +14,8 @@ use std::sync::Arc;
 use crate::app::{AppSpec, MessageSpec, PageLoad};
 use crate::link::{Link, RateModel};
 use crate::loss::{LossModel, LossProcess};
-use crate::queue::{DropTail, Limit, QueueDiscipline};
+use crate::queue::{Limit, QueueKind};
+pub use crate::scenario_ecn::{EecnToml, QueueToml, VcpToml};
 use crate::rng::component_rng;
 use crate::sim::{FlowSpec, Network, NodeKind, Simulator};
 use crate::trace::{MahimahiTrace, TraceCursor};
@@ -119,8 +120,15 @@ pub const PROFILES: &[(&str, u64, u64, u64, &str)] = &[
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TransportToml {
-    /// Congestion controller: "bbr" or "newreno".
+    /// Congestion controller: "newreno", "bbr", "newreno_ecn", "eecn" or "vcp".
     pub cc: Option<ControllerKind>,
+    /// ECN variant: "off", "classic", "eecn" or "vcp" (default: the controller's own —
+    /// classic for newreno_ecn, eecn for eecn, vcp for vcp, off otherwise).
+    pub ecn: Option<triage_core::ecn::EcnMode>,
+    /// EECN sender parameters (§4.4).
+    pub eecn: Option<EecnToml>,
+    /// VCP end-host parameters.
+    pub vcp: Option<VcpToml>,
     /// Maximum segment size (default 1448).
     pub mss: Option<Size>,
     /// Initial window in segments (default 10).
@@ -193,6 +201,9 @@ impl TransportToml {
     fn or(&self, base: &TransportToml) -> TransportToml {
         TransportToml {
             cc: self.cc.clone().or(base.cc.clone()),
+            ecn: self.ecn.or(base.ecn),
+            eecn: self.eecn.clone().or(base.eecn.clone()),
+            vcp: self.vcp.clone().or(base.vcp.clone()),
             mss: self.mss.or(base.mss),
             initial_window: self.initial_window.or(base.initial_window),
             delayed_ack_segments: self.delayed_ack_segments.or(base.delayed_ack_segments),
@@ -257,7 +268,12 @@ impl TransportToml {
                 })
             }
         };
+        let eecn = self.eecn.clone().unwrap_or_default().to_config().map_err(|m| ("transport.eecn".to_string(), m))?;
+        let vcp = self.vcp.clone().unwrap_or_default().to_config().map_err(|m| ("transport.vcp".to_string(), m))?;
         Ok(ConnectionConfig {
+            ecn: self.ecn,
+            eecn,
+            vcp,
             mss_bytes: self.mss.map_or(d.mss_bytes, |s| s.0 as u32),
             initial_window_segments: self.initial_window.unwrap_or(d.initial_window_segments),
             controller: self.cc.clone().unwrap_or(d.controller),
@@ -301,15 +317,6 @@ impl Default for MeasureToml {
     }
 }
 
-/// A queue limit: `{ packets = 100 }` or `{ bytes = "150KB" }`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct QueueToml {
-    /// Limit in packets.
-    pub packets: Option<u64>,
-    /// Limit in bytes.
-    pub bytes: Option<Size>,
-}
 
 /// One link's properties, used in both directions unless a `reverse_*` field says otherwise.
 #[derive(Clone, Debug, Deserialize)]
@@ -532,13 +539,9 @@ impl Scenario {
         let mut net = Network::default();
         let seed = self.seed;
         let add = |net: &mut Network, a: u32, b: u32, l: &LinkToml, field: &str| -> Result<(), ScenarioError> {
-            let queue = match &l.queue {
-                None => Limit::Packets(1000),
-                Some(QueueToml { packets: Some(p), bytes: None }) => Limit::Packets(*p),
-                Some(QueueToml { packets: None, bytes: Some(b) }) => Limit::Bytes(b.0),
-                Some(_) => {
-                    return Err(invalid(format!("{field}.queue"), "expected exactly one of `packets` or `bytes`".into()));
-                }
+            let (queue, kind) = match &l.queue {
+                None => (Limit::Packets(1000), QueueKind::DropTail),
+                Some(q) => q.to_kind().map_err(|(f, m)| invalid(format!("{field}.queue{f}"), m))?,
             };
             for (dir, (from, to)) in [(0, (a, b)), (1, (b, a))] {
                 let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
@@ -562,7 +565,7 @@ impl Scenario {
                 };
                 let loss = if dir == 0 { l.loss.clone() } else { l.reverse_loss.clone().or(l.loss.clone()) };
                 let loss = LossProcess::new(loss.unwrap_or_default(), component_rng(seed, &format!("loss:{name}")));
-                let q: Box<dyn QueueDiscipline> = Box::new(DropTail::new(queue));
+                let q = kind.build(queue, rate.map_or(0, |r| r.0), component_rng(seed, &format!("queue:{name}")));
                 net.add_link(Link::new(name, from, to, rate_model, l.delay.0, loss, q));
             }
             Ok(())
@@ -597,7 +600,7 @@ impl Scenario {
                     between: None,
                     rate: Some(Rate(down)),
                     delay: Duration(rtt_ms * 1_000_000 / 2),
-                    queue: Some(queue.clone().unwrap_or(QueueToml { packets: Some(100.max(2 * bdp_packets)), bytes: None })),
+                    queue: Some(queue.clone().unwrap_or(QueueToml { packets: Some(100.max(2 * bdp_packets)), ..Default::default() })),
                     loss: loss.clone(),
                     trace: None,
                     reverse_trace: None,

@@ -2,7 +2,7 @@
 
 use crate::link::{Link, RateModel};
 use crate::loss::{LossModel, LossProcess};
-use crate::queue::{DropTail, Limit, QueueDiscipline};
+use crate::queue::{Limit, QueueKind};
 use crate::rng::component_rng;
 use crate::sim::{Network, NodeKind};
 
@@ -17,12 +17,20 @@ pub struct LinkParams {
     pub queue: Limit,
     /// Random loss.
     pub loss: LossModel,
+    /// Queue discipline (DropTail unless set).
+    pub kind: QueueKind,
 }
 
 impl LinkParams {
     /// A lossless link with a DropTail queue of `queue_packets`.
     pub fn new(rate_bps: u64, delay_ns: u64, queue_packets: u64) -> Self {
-        Self { rate_bps, delay_ns, queue: Limit::Packets(queue_packets), loss: LossModel::None }
+        Self { rate_bps, delay_ns, queue: Limit::Packets(queue_packets), loss: LossModel::None, kind: QueueKind::DropTail }
+    }
+
+    /// The same link with another queue discipline.
+    pub fn with_queue(mut self, kind: QueueKind) -> Self {
+        self.kind = kind;
+        self
     }
 }
 
@@ -32,7 +40,7 @@ pub fn add_duplex(net: &mut Network, seed: u64, a: u32, b: u32, p: &LinkParams) 
     let mut one = |from: u32, to: u32| {
         let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
         let loss = LossProcess::new(p.loss.clone(), component_rng(seed, &format!("loss:{name}")));
-        let q: Box<dyn QueueDiscipline> = Box::new(DropTail::new(p.queue));
+        let q = p.kind.build(p.queue, p.rate_bps, component_rng(seed, &format!("queue:{name}")));
         net.add_link(Link::new(name, from, to, RateModel::Constant { rate_bps: p.rate_bps }, p.delay_ns, loss, q))
     };
     let ab = one(a, b);

@@ -2,3 +2,4 @@
 //! (`triage reproduce ...`) and the tests share.
 
 pub mod cats;
+pub mod eecn;

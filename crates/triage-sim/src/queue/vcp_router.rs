@@ -15,7 +15,9 @@
 //!
 //! Our choice for q̃: the smallest backlog seen during the interval (the queue that did not
 //! drain), VCP's "persistent queue" without its separate 10 ms low-pass filter. Drops only
-//! on overflow.
+//! on overflow. The queue's `marked_packets` counts packets raised to overload (the code
+//! that makes senders decrease, VCP's counterpart of CE); raises to high-load are counted
+//! in [`VcpRouter::high_load_packets`].
 
 use std::collections::VecDeque;
 
@@ -96,6 +98,7 @@ pub struct VcpRouter {
     min_queue_bytes: u64,
     code: u8,
     last_rho: f64,
+    high_load_packets: u64,
     stats: QueueStats,
 }
 
@@ -113,8 +116,14 @@ impl VcpRouter {
             min_queue_bytes: 0,
             code: 1,
             last_rho: 0.0,
+            high_load_packets: 0,
             stats: QueueStats::default(),
         }
+    }
+
+    /// Packets raised to high-load (not counted as marks).
+    pub fn high_load_packets(&self) -> u64 {
+        self.high_load_packets
     }
 
     /// The code stamped now (1 low, 2 high, 3 overload) and the ρ it came from.
@@ -159,9 +168,15 @@ impl QueueDiscipline for VcpRouter {
                 2 => Ecn::Ect0,
                 _ => Ecn::Ce,
             };
-            self.stats.marked_packets += 1;
-            self.stats.marked_bytes += size;
-            verdict = Verdict::Marked;
+            if self.code == 3 {
+                // Marks count congestion signals (overload, VCP's counterpart of CE);
+                // high-load codes are counted apart.
+                self.stats.marked_packets += 1;
+                self.stats.marked_bytes += size;
+                verdict = Verdict::Marked;
+            } else {
+                self.high_load_packets += 1;
+            }
         }
         pkt.enqueued_ns = now_ns;
         self.bytes += size;
