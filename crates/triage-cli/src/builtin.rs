@@ -6,6 +6,7 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     ("cats", include_str!("../../../scenarios/cats.toml")),
     ("bulk-bbr", include_str!("../../../scenarios/bulk-bbr.toml")),
     ("bench-dumbbell", include_str!("../../../scenarios/bench-dumbbell.toml")),
+    ("eecn-dumbbell", include_str!("../../../scenarios/eecn-dumbbell.toml")),
 ];
 
 /// A built-in scenario by name (with or without `.toml`).

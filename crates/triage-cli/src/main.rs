@@ -4,6 +4,7 @@ mod bench;
 mod builtin;
 mod output;
 mod reproduce;
+mod reproduce_eecn;
 mod page;
 
 use std::io::IsTerminal;

@@ -20,6 +20,8 @@ pub struct ReproduceArgs {
 enum Which {
     /// CATS (§III): the paper's page over FIFO and the Conductor; Tables I and II, Figs. 2 and 3.
     Cats(CatsArgs),
+    /// EECN (§6): NewReno, NewReno+ECN, VCP and EECN on the dumbbell and multi-hop paths; Table 4, Figs. 7-12.
+    Eecn(crate::reproduce_eecn::EecnArgs),
 }
 
 #[derive(clap::Args)]
@@ -51,6 +53,7 @@ enum Cc {
 pub fn run(a: ReproduceArgs) -> Result<(), String> {
     match a.which {
         Which::Cats(c) => cats(c),
+        Which::Eecn(e) => crate::reproduce_eecn::run(e),
     }
 }
 
