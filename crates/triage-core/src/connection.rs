@@ -117,6 +117,11 @@ pub struct ConnectionStats {
     pub save_data_discarded_bytes: u64,
     /// Bytes shed under severe congestion.
     pub shed_bytes: u64,
+    /// ECN responses handed to the controller, by echoed level 0..3 (classic: 1; EECN:
+    /// 1 = CL(1), 2 = CL(2)).
+    pub ecn_responses: [u64; 4],
+    /// ACKs received that echoed a congestion code, by code 0..3 (VCP: load codes).
+    pub ecn_echoes_received: [u64; 4],
 }
 
 /// One sent segment in the scoreboard (RFC 6675 §3) with its rate-sampling state
@@ -981,6 +986,9 @@ impl Connection {
         let prior_delivered = self.delivered_bytes;
         let was_in_recovery = self.in_recovery();
         let echo = self.decode_echo(pkt);
+        if echo > 0 {
+            self.stats.ecn_echoes_received[echo.min(3) as usize] += 1;
+        }
         let mut rs: Option<RateSample> = None;
         let mut newest: Option<(u64, u64, bool)> = None;
         let mut acked_bytes = 0u64;
@@ -1085,9 +1093,12 @@ impl Connection {
         // RFC 3168 §6.1.2 / EECN Algorithm 1: react to an echoed mark once per window of
         // data (a higher EECN level passes at once), never during loss recovery.
         if echo > 0 && matches!(self.ecn, EcnMode::Classic | EcnMode::Eecn) && matches!(self.recovery, Recovery::Open) {
-            let fresh = self.snd_una >= self.ecn_guard_seq;
+            // Fresh once data sent after the last reaction is acknowledged (Linux leaves its
+            // CWR state at the same point).
+            let fresh = self.snd_una > self.ecn_guard_seq;
             if fresh || echo > self.ecn_guard_level {
                 self.cc.on_congestion(now_ns, CongestionSignal::Ecn { level: echo }, prior_in_flight);
+                self.stats.ecn_responses[echo.min(3) as usize] += 1;
                 self.ecn_guard_seq = self.snd_nxt;
                 self.ecn_guard_level = echo;
                 self.ecn_cwr_pending = true;
@@ -1353,3 +1364,5 @@ impl Connection {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod eecn_tests;
