@@ -37,9 +37,12 @@ use crate::sim::{Network, NodeKind};
 use crate::topology::{add_duplex, LinkParams};
 use crate::{FlowSpec, Simulator};
 
+/// One row of Table 4: (packets dropped, bytes dropped, packets marked, bytes marked, drop %).
+pub type PaperRow = (u64, u64, Option<u64>, Option<u64>, f64);
+
 /// Table 4 of the paper: (packets dropped, bytes dropped, packets marked, bytes marked,
 /// drop %), in the order NewReno, ECN, VCP, EECN (NewReno marks nothing).
-pub const PAPER_TABLE_4: [(u64, u64, Option<u64>, Option<u64>, f64); 4] = [
+pub const PAPER_TABLE_4: [PaperRow; 4] = [
     (10096, 9_861_664, None, None, 0.3),
     (1553, 1_217_468, Some(8275), Some(8_697_492), 0.055),
     (765, 664_680, Some(1326), Some(1_393_626), 0.026),

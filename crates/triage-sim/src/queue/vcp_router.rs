@@ -61,7 +61,8 @@ impl VcpRouterConfig {
         if !(self.target_utilization > 0.0 && self.target_utilization <= 1.0) {
             return Err(format!("target_utilization: expected 0 < γ <= 1, got {}", self.target_utilization));
         }
-        if !(self.high_load > 0.0 && self.high_load <= self.overload) || !(self.kappa_q >= 0.0) {
+        let ordered = self.high_load > 0.0 && self.high_load <= self.overload;
+        if !ordered || self.kappa_q.is_nan() || self.kappa_q < 0.0 {
             return Err("high_load/overload/kappa_q: expected 0 < high_load <= overload and kappa_q >= 0".into());
         }
         Ok(())
