@@ -2,6 +2,7 @@
 //! ([`red`]), the EECN marker ([`eecn_marker`], EECN §4.3) and the VCP load-factor router
 //! ([`vcp_router`]). [`QueueKind`] names one in a topology and builds it.
 
+pub mod device;
 pub mod eecn_marker;
 pub mod red;
 pub mod vcp_router;
@@ -104,6 +105,9 @@ pub enum QueueKind {
     Eecn(EecnMarkerConfig),
     /// The VCP load-factor router.
     Vcp(VcpRouterConfig),
+    /// A discipline feeding a device transmit ring of this many packets (ns-3's
+    /// `PointToPointNetDevice` queue; see [`device`]).
+    WithDeviceRing(Box<QueueKind>, u64),
 }
 
 impl QueueKind {
@@ -119,6 +123,7 @@ impl QueueKind {
             QueueKind::Red(c) => Box::new(Red::new(RedConfig { limit_packets: packets, ..c.clone() }, rng)),
             QueueKind::Eecn(c) => Box::new(EecnMarker::new(EecnMarkerConfig { limit_packets: packets, ..c.clone() })),
             QueueKind::Vcp(c) => Box::new(VcpRouter::new(VcpRouterConfig { limit_packets: packets, ..c.clone() }, rate_bps)),
+            QueueKind::WithDeviceRing(k, ring) => Box::new(device::DeviceRing::new(k.build(limit, rate_bps, rng), *ring)),
         }
     }
 
@@ -130,6 +135,7 @@ impl QueueKind {
             QueueKind::Red(_) => "red",
             QueueKind::Eecn(_) => "eecn",
             QueueKind::Vcp(_) => "vcp",
+            QueueKind::WithDeviceRing(k, _) => k.name(),
         }
     }
 }

@@ -73,6 +73,9 @@ pub struct QueueToml {
     pub target_utilization: Option<f64>,
     /// VCP: queue weight κ_q (default 0.5).
     pub kappa_q: Option<f64>,
+    /// Any kind: a device transmit ring of this many packets below the discipline, as
+    /// ns-3's point-to-point devices have (default none).
+    pub device_packets: Option<u64>,
 }
 
 impl QueueToml {
@@ -161,6 +164,11 @@ impl QueueToml {
                 c.validate().map_err(|m| ("".to_string(), m))?;
                 QueueKind::Vcp(c)
             }
+        };
+        let q = match self.device_packets {
+            None => q,
+            Some(0) | Some(100_001..) => return Err((".device_packets".into(), "expected 1..100000 packets".into())),
+            Some(n) => QueueKind::WithDeviceRing(Box::new(q), n),
         };
         Ok((limit, q))
     }
