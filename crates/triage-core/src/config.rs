@@ -94,6 +94,9 @@ pub struct ConnectionConfig {
     pub eecn: EecnConfig,
     /// VCP end-host parameters.
     pub vcp: VcpConfig,
+    /// How NewReno (and NewReno+ECN) grow the window per ACK: byte counting as Linux
+    /// (default) or one segment per ACK as ns-3.
+    pub newreno_growth: crate::cc::Growth,
 }
 
 impl ConnectionConfig {
@@ -128,6 +131,7 @@ impl Default for ConnectionConfig {
             ecn: None,
             eecn: EecnConfig::default(),
             vcp: VcpConfig::default(),
+            newreno_growth: crate::cc::Growth::Bytes,
         }
     }
 }

@@ -129,6 +129,9 @@ pub struct TransportToml {
     pub eecn: Option<EecnToml>,
     /// VCP end-host parameters.
     pub vcp: Option<VcpToml>,
+    /// NewReno window growth: "bytes" (RFC 3465 byte counting, as Linux; default) or
+    /// "per_ack" (one segment per ACK in slow start, as ns-3's TcpNewReno).
+    pub newreno_growth: Option<triage_core::cc::Growth>,
     /// Maximum segment size (default 1448).
     pub mss: Option<Size>,
     /// Initial window in segments (default 10).
@@ -202,6 +205,7 @@ impl TransportToml {
         TransportToml {
             cc: self.cc.clone().or(base.cc.clone()),
             ecn: self.ecn.or(base.ecn),
+            newreno_growth: self.newreno_growth.or(base.newreno_growth),
             eecn: self.eecn.clone().or(base.eecn.clone()),
             vcp: self.vcp.clone().or(base.vcp.clone()),
             mss: self.mss.or(base.mss),
@@ -272,6 +276,7 @@ impl TransportToml {
         let vcp = self.vcp.clone().unwrap_or_default().to_config().map_err(|m| ("transport.vcp".to_string(), m))?;
         Ok(ConnectionConfig {
             ecn: self.ecn,
+            newreno_growth: self.newreno_growth.unwrap_or_default(),
             eecn,
             vcp,
             mss_bytes: self.mss.map_or(d.mss_bytes, |s| s.0 as u32),

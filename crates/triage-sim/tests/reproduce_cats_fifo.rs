@@ -66,6 +66,35 @@ fn other_rates_and_delays_match_the_references() {
     }
 }
 
+/// With ns-3's per-ACK window growth, our NewReno reproduces ns-3's TcpNewReno within 2%
+/// (ns-3 3.37 `cats_fifo --cca=ns3::TcpNewReno`, docs/reference-runs.md).
+#[test]
+fn newreno_with_per_ack_growth_matches_ns3() {
+    let grid: [((u64, u64), [f64; 5]); 5] = [
+        ((2, 25), [743.0, 996.0, 1164.0, 1272.0, 1303.0]),
+        ((5, 50), [683.0, 784.0, 851.0, 895.0, 907.0]),
+        ((10, 10), [183.0, 233.0, 267.0, 288.0, 294.0]),
+        ((1, 150), [2268.0, 2772.0, 3109.0, 3325.0, 3387.0]),
+        ((20, 20), [261.0, 299.0, 315.0, 326.0, 329.0]),
+    ];
+    for ((mbps, owd), ns3) in grid {
+        let cfg = triage_core::ConnectionConfig {
+            controller: ControllerKind::NewReno,
+            newreno_growth: triage_core::cc::Growth::PerAck,
+            ..Default::default()
+        };
+        let mut sim = one_flow(
+            cfg,
+            triage_sim::topology::LinkParams::new(mbps * 1_000_000, owd * MS, 100),
+            triage_sim::app::AppSpec::Messages(cats_page()),
+            0,
+        );
+        sim.run(60_000 * MS, |_| {});
+        let ours: Vec<f64> = sim.recorder().messages.iter().map(|m| m.completed_ns.unwrap() as f64 / 1e6).collect();
+        within(&ours, &ns3, 0.02, &format!("NewReno per-ACK {mbps} Mbps / {owd} ms: ours {ours:?} vs ns-3"));
+    }
+}
+
 #[test]
 fn same_scenario_and_seed_give_byte_identical_json() {
     let path = repo().join("scenarios/cats-fifo.toml");

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 pub use bbr::{Bbr, BbrConfig};
 pub use eecn::{AvgRtt, Eecn, EecnConfig};
-pub use newreno::NewReno;
+pub use newreno::{Growth, NewReno};
 pub use newreno_ecn::NewRenoEcn;
 pub use vcp::{Vcp, VcpConfig};
 
@@ -218,6 +218,8 @@ pub fn build_for(cfg: &crate::ConnectionConfig) -> Box<dyn CongestionController>
     match &cfg.controller {
         ControllerKind::Eecn => Box::new(Eecn::new(mss, iw, cfg.eecn.clone())),
         ControllerKind::Vcp => Box::new(Vcp::new(mss, iw, cfg.vcp.clone())),
+        ControllerKind::NewReno => Box::new(NewReno::new(mss, iw).with_growth(cfg.newreno_growth)),
+        ControllerKind::NewRenoEcn => Box::new(NewRenoEcn::with_inner(NewReno::new(mss, iw).with_growth(cfg.newreno_growth))),
         k => build(k, mss, iw, cfg.seed),
     }
 }

@@ -2,14 +2,30 @@
 //! RFC 6582 fast-recovery semantics (one window reduction per recovery episode; the
 //! connection decides when recovery starts and ends, and runs PRR inside it).
 
+use serde::{Deserialize, Serialize};
+
 use super::{AckSample, CongestionController, CongestionSignal};
 
-/// NewReno state. Slow start grows by the bytes acknowledged, capped at one SMSS per ACK
-/// for each two segments acknowledged (RFC 3465 appropriate byte counting with L = 2);
-/// congestion avoidance grows by one SMSS per window of acknowledged bytes.
+/// How the window grows per ACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Growth {
+    /// RFC 3465 appropriate byte counting with L = 2, as Linux does: slow start adds the
+    /// bytes acknowledged (at most two segments per ACK); congestion avoidance adds one SMSS
+    /// per window of acknowledged bytes. With delayed ACKs the window doubles per round trip.
+    #[default]
+    Bytes,
+    /// One SMSS per ACK in slow start and SMSS²/cwnd per ACK in congestion avoidance,
+    /// however much the ACK covers, as ns-3's TcpNewReno (3.37) does: with delayed ACKs slow
+    /// start grows 1.5× per round trip.
+    PerAck,
+}
+
+/// NewReno state; the window grows as [`Growth`] says.
 #[derive(Debug, Clone)]
 pub struct NewReno {
     mss_bytes: u64,
+    growth: Growth,
     cwnd_bytes: u64,
     ssthresh_bytes: u64,
     /// Bytes acknowledged since cwnd last grew in congestion avoidance.
@@ -27,7 +43,14 @@ impl NewReno {
             ssthresh_bytes: u64::MAX,
             ca_acked_bytes: 0,
             in_recovery: false,
+            growth: Growth::Bytes,
         }
+    }
+
+    /// The same controller with another growth rule.
+    pub fn with_growth(mut self, growth: Growth) -> Self {
+        self.growth = growth;
+        self
     }
 
     fn in_slow_start(&self) -> bool {
@@ -57,6 +80,14 @@ impl CongestionController for NewReno {
             return;
         }
         if ack.app_limited && ack.prior_in_flight_bytes < self.cwnd_bytes / 2 {
+            return;
+        }
+        if self.growth == Growth::PerAck {
+            if self.in_slow_start() {
+                self.cwnd_bytes = (self.cwnd_bytes + self.mss_bytes).min(self.ssthresh_bytes.max(self.cwnd_bytes));
+            } else {
+                self.cwnd_bytes += (self.mss_bytes * self.mss_bytes / self.cwnd_bytes).max(1);
+            }
             return;
         }
         if self.in_slow_start() {
@@ -140,6 +171,17 @@ mod tests {
         assert_eq!(c.window_bytes(), 12_000);
         c.on_ack(&ack(5000, 10_000));
         assert_eq!(c.window_bytes(), 14_000, "ABC caps one ACK's growth at 2 SMSS");
+    }
+
+    #[test]
+    fn per_ack_growth_ignores_how_much_an_ack_covers() {
+        let mut c = NewReno::new(1000, 10).with_growth(Growth::PerAck);
+        c.on_ack(&ack(2000, 10_000));
+        assert_eq!(c.window_bytes(), 11_000, "one SMSS per ACK in slow start");
+        c.on_congestion(0, CongestionSignal::Loss, 20_000);
+        c.on_recovery_exit(0);
+        c.on_ack(&ack(2000, 10_000));
+        assert_eq!(c.window_bytes(), 10_100, "SMSS^2/cwnd = 100 per ACK in congestion avoidance");
     }
 
     #[test]

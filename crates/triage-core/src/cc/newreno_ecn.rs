@@ -17,6 +17,11 @@ impl NewRenoEcn {
     pub fn new(mss_bytes: u64, initial_window_segments: u64) -> Self {
         Self { inner: NewReno::new(mss_bytes, initial_window_segments) }
     }
+
+    /// NewReno+ECN around a configured NewReno (for its growth rule).
+    pub fn with_inner(inner: NewReno) -> Self {
+        Self { inner }
+    }
 }
 
 impl CongestionController for NewRenoEcn {
