@@ -55,7 +55,9 @@ fuzz_target!(|data: &[u8]| {
     }
     check(&Value::Array(events.clone()), None);
     // The same as a performance log: messages serialised as JSON strings.
-    let wrapped: Vec<Value> =
-        events.iter().map(|e| json!({"message": json!({"message": e, "webview": "w"}).to_string(), "level": "INFO"})).collect();
+    let wrapped: Vec<Value> = events
+        .iter()
+        .map(|e| json!({"message": json!({"message": e, "webview": "w"}).to_string(), "level": "INFO"}))
+        .collect();
     check(&Value::Array(wrapped), None);
 });

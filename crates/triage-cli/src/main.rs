@@ -3,9 +3,9 @@
 mod bench;
 mod builtin;
 mod output;
+mod page;
 mod reproduce;
 mod reproduce_eecn;
-mod page;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -121,7 +121,9 @@ fn run(a: RunArgs) -> Result<(), String> {
         let text = if has_variants {
             let v: Vec<serde_json::Value> =
                 reports.iter().map(|(n, r)| serde_json::json!({"name": n, "report": r})).collect();
-            serde_json::to_string_pretty(&serde_json::json!({"scenario": scenario.name, "seed": scenario.seed, "variants": v}))
+            serde_json::to_string_pretty(
+                &serde_json::json!({"scenario": scenario.name, "seed": scenario.seed, "variants": v}),
+            )
         } else {
             serde_json::to_string_pretty(&reports[0].1)
         };

@@ -14,7 +14,11 @@ fn opt(v: Option<f64>) -> String {
 /// The human-readable result.
 pub fn print_table(r: &RunReport) {
     let mut s = String::new();
-    let _ = writeln!(s, "scenario {} (seed {}), ended at {:.1} ms simulated, {} packet-hops", r.scenario, r.seed, r.end_ms, r.packet_hops);
+    let _ = writeln!(
+        s,
+        "scenario {} (seed {}), ended at {:.1} ms simulated, {} packet-hops",
+        r.scenario, r.seed, r.end_ms, r.packet_hops
+    );
     let _ = writeln!(s);
     let _ = writeln!(
         s,
@@ -23,7 +27,11 @@ pub fn print_table(r: &RunReport) {
     );
     for m in &r.messages {
         let discarded = match (m.discarded_bytes, m.discard_reason) {
-            (Some(b), Some(why)) => format!("{b} bytes ({}) at {:.1} ms", serde_json::to_value(why).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(), m.discarded_ms.unwrap_or(0.0)),
+            (Some(b), Some(why)) => format!(
+                "{b} bytes ({}) at {:.1} ms",
+                serde_json::to_value(why).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+                m.discarded_ms.unwrap_or(0.0)
+            ),
             _ => String::new(),
         };
         let _ = writeln!(
@@ -41,7 +49,11 @@ pub fn print_table(r: &RunReport) {
         );
     }
     let _ = writeln!(s);
-    let _ = writeln!(s, "{:<12} {:>10} {:>12} {:>10} {:>8} {:>6} {:>8}", "flow", "fct_ms", "bytes", "goodput", "retrans", "rtos", "recov");
+    let _ = writeln!(
+        s,
+        "{:<12} {:>10} {:>12} {:>10} {:>8} {:>6} {:>8}",
+        "flow", "fct_ms", "bytes", "goodput", "retrans", "rtos", "recov"
+    );
     for f in &r.flows {
         let _ = writeln!(
             s,
@@ -82,7 +94,8 @@ pub fn print_table(r: &RunReport) {
         }
     }
     let _ = writeln!(s);
-    let _ = writeln!(s, "{:<16} {:>10} {:>12} {:>8} {:>8} {:>9}", "link", "packets", "bytes", "drops", "lost", "max_queue");
+    let _ =
+        writeln!(s, "{:<16} {:>10} {:>12} {:>8} {:>8} {:>9}", "link", "packets", "bytes", "drops", "lost", "max_queue");
     for l in &r.links {
         let _ = writeln!(
             s,
@@ -96,7 +109,10 @@ pub fn print_table(r: &RunReport) {
 /// One line per variant and flow: what a user would see, side by side.
 pub fn print_comparison(reports: &[(String, RunReport)]) {
     println!("comparison of variants");
-    println!("{:<10} {:<12} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8}", "variant", "flow", "fct_ms", "fcp_ms", "lcp_ms", "tti_ms", "plt_ms", "retrans");
+    println!(
+        "{:<10} {:<12} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8}",
+        "variant", "flow", "fct_ms", "fcp_ms", "lcp_ms", "tti_ms", "plt_ms", "retrans"
+    );
     for (name, r) in reports {
         for f in &r.flows {
             let p = f.page.as_ref();
@@ -122,7 +138,9 @@ fn sanitize(name: &str) -> String {
 /// Writes CSV files and time series into `dir`.
 pub fn write_out(dir: &Path, r: &RunReport, sim: &Simulator) -> std::io::Result<()> {
     fs::create_dir_all(dir)?;
-    let mut m = String::from("flow,from,name,bytes,priority,written_ms,completed_ms,received_priority,discarded_bytes,discard_reason\n");
+    let mut m = String::from(
+        "flow,from,name,bytes,priority,written_ms,completed_ms,received_priority,discarded_bytes,discard_reason\n",
+    );
     for x in &r.messages {
         let _ = writeln!(
             m,
@@ -136,7 +154,10 @@ pub fn write_out(dir: &Path, r: &RunReport, sim: &Simulator) -> std::io::Result<
             x.completed_ms.map_or(String::new(), |v| v.to_string()),
             x.received_priority.map_or(String::new(), |v| v.to_string()),
             x.discarded_bytes.map_or(String::new(), |v| v.to_string()),
-            x.discard_reason.and_then(|w| serde_json::to_value(w).ok()).and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+            x.discard_reason
+                .and_then(|w| serde_json::to_value(w).ok())
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default()
         );
     }
     fs::write(dir.join("messages.csv"), m)?;
@@ -156,13 +177,23 @@ pub fn write_out(dir: &Path, r: &RunReport, sim: &Simulator) -> std::io::Result<
         );
     }
     fs::write(dir.join("flows.csv"), f)?;
-    let mut l = String::from("link,tx_packets,tx_bytes,dropped_packets,dropped_bytes,lost_packets,max_queue_packets,mean_sojourn_ms\n");
+    let mut l = String::from(
+        "link,tx_packets,tx_bytes,dropped_packets,dropped_bytes,lost_packets,max_queue_packets,mean_sojourn_ms\n",
+    );
     for x in &r.links {
-        let sojourn = if x.queue.dequeued_packets > 0 { ms(x.queue.sojourn_total_ns / x.queue.dequeued_packets) } else { 0.0 };
+        let sojourn =
+            if x.queue.dequeued_packets > 0 { ms(x.queue.sojourn_total_ns / x.queue.dequeued_packets) } else { 0.0 };
         let _ = writeln!(
             l,
             "{},{},{},{},{},{},{},{}",
-            x.name, x.tx_packets, x.tx_bytes, x.queue.dropped_packets, x.queue.dropped_bytes, x.lost_packets, x.queue.max_len_packets, sojourn
+            x.name,
+            x.tx_packets,
+            x.tx_bytes,
+            x.queue.dropped_packets,
+            x.queue.dropped_bytes,
+            x.lost_packets,
+            x.queue.max_len_packets,
+            sojourn
         );
     }
     fs::write(dir.join("links.csv"), l)?;
@@ -173,7 +204,13 @@ pub fn write_out(dir: &Path, r: &RunReport, sim: &Simulator) -> std::io::Result<
         let mut t = String::from("t_ms,cwnd_bytes,inflight_bytes,srtt_ms,rtt_ms,pacing_rate_bps,delivered_bytes,delivery_rate_bps,cc_state\n");
         let mut prev: Option<(u64, u64)> = None;
         for s in &series.samples {
-            let rate = prev.map_or(0, |(pt, pd)| if s.t_ns > pt { (s.delivered_bytes - pd) * 8 * 1_000_000_000 / (s.t_ns - pt) } else { 0 });
+            let rate = prev.map_or(0, |(pt, pd)| {
+                if s.t_ns > pt {
+                    (s.delivered_bytes - pd) * 8 * 1_000_000_000 / (s.t_ns - pt)
+                } else {
+                    0
+                }
+            });
             prev = Some((s.t_ns, s.delivered_bytes));
             let _ = writeln!(
                 t,
@@ -204,11 +241,20 @@ pub fn write_out(dir: &Path, r: &RunReport, sim: &Simulator) -> std::io::Result<
     let mut st = String::from("flow,end,t_ms,state\n");
     for (series, t, state) in &rec.state_changes {
         let s = &rec.conn_series[*series];
-        let _ = writeln!(st, "{},{},{},{}", r.flows[s.flow as usize].name, if s.is_server { "server" } else { "client" }, ms(*t), state);
+        let _ = writeln!(
+            st,
+            "{},{},{},{}",
+            r.flows[s.flow as usize].name,
+            if s.is_server { "server" } else { "client" },
+            ms(*t),
+            state
+        );
     }
     fs::write(dir.join("cc_states.csv"), st)?;
     if !rec.packets.is_empty() {
-        let mut p = String::from("t_ms,link,event,src,dst,flags,seq,ack,payload_bytes,wire_bytes,ecn,dscp,priority_option,sack_blocks\n");
+        let mut p = String::from(
+            "t_ms,link,event,src,dst,flags,seq,ack,payload_bytes,wire_bytes,ecn,dscp,priority_option,sack_blocks\n",
+        );
         for x in &rec.packets {
             let _ = writeln!(
                 p,

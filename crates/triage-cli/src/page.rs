@@ -106,7 +106,10 @@ fn load(src: &SourceArgs) -> Result<Loaded, String> {
         recorded = Some(imp.recorded_deliveries());
         Loaded {
             file: src.file.clone(),
-            format: serde_json::to_value(imp.format).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+            format: serde_json::to_value(imp.format)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
             page_id: imp.page_id.clone(),
             pages: imp.pages.iter().map(|p| p.id.clone()).collect(),
             entries: imp.entries_total,
@@ -281,7 +284,10 @@ fn print_table(l: &Loaded) {
         println!("pages in the file: {} (choose with --page)", l.pages.join(", "));
     }
     println!();
-    println!("{:>4}  {:<6} {:>9}  {:<8} {:>4}  {:<13} {:>6}  url", "id", "type", "bytes", "priority", "cats", "essential", "parent");
+    println!(
+        "{:>4}  {:<6} {:>9}  {:<8} {:>4}  {:<13} {:>6}  url",
+        "id", "type", "bytes", "priority", "cats", "essential", "parent"
+    );
     for o in p.objects() {
         println!(
             "{:>4}  {:<6} {:>9}  {:<8} {:>4}  {:<13} {:>6}  {}{}",

@@ -83,9 +83,7 @@ fn cats(a: CatsArgs) -> Result<(), String> {
 
 /// The JSON shape the issue names: groups, metrics (fcp, tti, lcp), plt; plus cls and the network.
 fn json(r: &CatsReproduction) -> serde_json::Value {
-    let m = |x: &triage_sim::experiments::cats::Metric| {
-        serde_json::json!({"fifo_ms": x.fifo_ms, "cats_ms": x.cats_ms, "paper_fifo_ms": x.paper_fifo_ms, "paper_cats_ms": x.paper_cats_ms})
-    };
+    let m = |x: &triage_sim::experiments::cats::Metric| serde_json::json!({"fifo_ms": x.fifo_ms, "cats_ms": x.cats_ms, "paper_fifo_ms": x.paper_fifo_ms, "paper_cats_ms": x.paper_cats_ms});
     serde_json::json!({
         "network": {"rate_bps": r.network.rate_bps, "rtt_ms": r.network.rtt_ns as f64 / 1e6, "cc": r.cc, "paper_network": r.network.is_paper()},
         "groups": r.groups.iter().rev().map(|g| serde_json::json!({
@@ -117,7 +115,11 @@ fn tables(r: &CatsReproduction) -> String {
         r.network.rate_bps as f64 / 1e6,
         r.network.rtt_ns as f64 / 1e6,
         r.cc,
-        if paper { " (the paper's network: its numbers shown beside ours)" } else { " (paper numbers apply to 2 Mbps / 50 ms / bbr only)" }
+        if paper {
+            " (the paper's network: its numbers shown beside ours)"
+        } else {
+            " (paper numbers apply to 2 Mbps / 50 ms / bbr only)"
+        }
     );
     let _ = writeln!(s);
     let _ = writeln!(s, "Table I: completion time per priority group (ms)");
@@ -158,7 +160,11 @@ fn tables(r: &CatsReproduction) -> String {
     );
     let _ = writeln!(s);
     let _ = writeln!(s, "Table II: estimated web performance metrics (ms)");
-    let _ = writeln!(s, "{:<4} {:>8} {:>6} | {:>8} {:>6} | {:>8} {:>8}", "", "FIFO", "paper", "CATS", "paper", "improv", "paper");
+    let _ = writeln!(
+        s,
+        "{:<4} {:>8} {:>6} | {:>8} {:>6} | {:>8} {:>8}",
+        "", "FIFO", "paper", "CATS", "paper", "improv", "paper"
+    );
     for (name, m) in [("FCP", &r.metrics.fcp), ("TTI", &r.metrics.tti), ("LCP", &r.metrics.lcp)] {
         let paper_improv = match (m.paper_fifo_ms, m.paper_cats_ms) {
             (Some(f), Some(c)) => format!("{:.1}%", (f - c) / f * 100.0),
@@ -248,7 +254,12 @@ const FIFO_COLOR: RGBColor = RGBColor(90, 110, 140);
 const CATS_COLOR: RGBColor = RGBColor(220, 120, 40);
 
 /// Grouped bars, one pair per group in priority order, like the paper's Fig. 2.
-fn grouped_bars(path: &Path, title: &str, y_desc: &str, values: &[(String, f64, f64, Option<(f64, f64)>)]) -> Result<(), Box<dyn std::error::Error>> {
+fn grouped_bars(
+    path: &Path,
+    title: &str,
+    y_desc: &str,
+    values: &[(String, f64, f64, Option<(f64, f64)>)],
+) -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::new(path, (900, 520)).into_drawing_area();
     root.fill(&WHITE)?;
     let ymax = values.iter().flat_map(|v| [v.1, v.2, v.3.map_or(0.0, |p| p.0.max(p.1))]).fold(0.0, f64::max) * 1.35;
@@ -271,13 +282,19 @@ fn grouped_bars(path: &Path, title: &str, y_desc: &str, values: &[(String, f64, 
     // Two bars per group: FIFO on the left half of its segment, CATS on the right half.
     chart
         .draw_series(values.iter().enumerate().map(|(i, v)| {
-            Rectangle::new([(SegmentValue::Exact(i as u32), 0.0), (SegmentValue::CenterOf(i as u32), v.1)], FIFO_COLOR.filled())
+            Rectangle::new(
+                [(SegmentValue::Exact(i as u32), 0.0), (SegmentValue::CenterOf(i as u32), v.1)],
+                FIFO_COLOR.filled(),
+            )
         }))?
         .label("FIFO (baseline TCP)")
         .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], FIFO_COLOR.filled()));
     chart
         .draw_series(values.iter().enumerate().map(|(i, v)| {
-            Rectangle::new([(SegmentValue::CenterOf(i as u32), 0.0), (SegmentValue::Exact(i as u32 + 1), v.2)], CATS_COLOR.filled())
+            Rectangle::new(
+                [(SegmentValue::CenterOf(i as u32), 0.0), (SegmentValue::Exact(i as u32 + 1), v.2)],
+                CATS_COLOR.filled(),
+            )
         }))?
         .label("CATS")
         .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], CATS_COLOR.filled()));
@@ -317,7 +334,14 @@ fn fig3(path: &Path, r: &CatsReproduction) -> Result<(), Box<dyn std::error::Err
         .groups
         .iter()
         .rev()
-        .map(|g| (g.name.clone(), throughput(g.bytes, g.fifo_ms - g.written_ms), throughput(g.bytes, g.cats_ms - g.written_ms), None))
+        .map(|g| {
+            (
+                g.name.clone(),
+                throughput(g.bytes, g.fifo_ms - g.written_ms),
+                throughput(g.bytes, g.cats_ms - g.written_ms),
+                None,
+            )
+        })
         .collect();
     grouped_bars(path, "Fig. 3: effective throughput per group (bytes / (completion - write))", "Mbps", &v)
 }

@@ -4,7 +4,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
-use triage_sim::experiments::eecn::{reproduce, EecnReproduction, EecnRun, EecnSettings, Scheme, Topology, PAPER_TABLE_4};
+use triage_sim::experiments::eecn::{
+    reproduce, EecnReproduction, EecnRun, EecnSettings, Scheme, Topology, PAPER_TABLE_4,
+};
 use triage_sim::units::{Duration, Size};
 
 /// Arguments of `triage reproduce eecn`.
@@ -32,7 +34,12 @@ pub fn run(a: EecnArgs) -> Result<(), String> {
     if a.elephant_size.0 == 0 {
         return Err("--elephant-size must be positive".into());
     }
-    let s = EecnSettings { elephant_bytes: a.elephant_size.0, seed: a.seed, sample_ns: if a.out.is_some() { a.interval.0 } else { 0 }, ..Default::default() };
+    let s = EecnSettings {
+        elephant_bytes: a.elephant_size.0,
+        seed: a.seed,
+        sample_ns: if a.out.is_some() { a.interval.0 } else { 0 },
+        ..Default::default()
+    };
     let r = reproduce(&s);
     if let Some(dir) = &a.out {
         write_out(dir, &r).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -82,8 +89,27 @@ fn tables(r: &EecnReproduction) -> String {
     );
     for t in [Topology::Dumbbell, Topology::Multihop] {
         let _ = writeln!(s);
-        let _ = writeln!(s, "Table 4 ({}): drops and marks at the bottleneck queue (r1->r2); paper values in brackets", name(t));
-        let _ = writeln!(s, "{:<13} {:>8} {:>8} {:>10} {:>10} {:>8} {:>8} {:>10} {:>10} {:>8} {:>8} {:>6}", "scheme", "drops", "[paper]", "bytes", "[paper]", "marks", "[paper]", "bytes", "[paper]", "drop%", "[paper]", "jain");
+        let _ = writeln!(
+            s,
+            "Table 4 ({}): drops and marks at the bottleneck queue (r1->r2); paper values in brackets",
+            name(t)
+        );
+        let _ = writeln!(
+            s,
+            "{:<13} {:>8} {:>8} {:>10} {:>10} {:>8} {:>8} {:>10} {:>10} {:>8} {:>8} {:>6}",
+            "scheme",
+            "drops",
+            "[paper]",
+            "bytes",
+            "[paper]",
+            "marks",
+            "[paper]",
+            "bytes",
+            "[paper]",
+            "drop%",
+            "[paper]",
+            "jain"
+        );
         for (sc, p) in Scheme::ALL.iter().zip(PAPER_TABLE_4) {
             let run = r.get(t, *sc);
             let _ = writeln!(
@@ -109,7 +135,13 @@ fn tables(r: &EecnReproduction) -> String {
         let _ = writeln!(s);
         let _ = writeln!(s, "EECN's reductions ({}), paper vs ours:", name(t));
         for (w, p, ours) in r.claims(t) {
-            let _ = writeln!(s, "  {:<30} paper -{:>4.0}%   ours {}", w, p, ours.map_or("-".into(), |x| format!("{:+.0}%", -x)));
+            let _ = writeln!(
+                s,
+                "  {:<30} paper -{:>4.0}%   ours {}",
+                w,
+                p,
+                ours.map_or("-".into(), |x| format!("{:+.0}%", -x))
+            );
         }
         let _ = writeln!(s);
         let _ = writeln!(s, "Per flow ({}): completion ms / throughput Mbps / mean one-way delay ms", name(t));
@@ -123,20 +155,28 @@ fn tables(r: &EecnReproduction) -> String {
             let _ = write!(s, "{:<5}", r.get(t, Scheme::Eecn).flows[i].name);
             for sc in Scheme::ALL {
                 let f = &r.get(t, sc).flows[i];
-                let _ = write!(s, " | {:>9} {:>8} {:>7}", o(f.fct_ms, 1), o(f.throughput_mbps, 2), o(f.mean_delay_ms, 2));
+                let _ =
+                    write!(s, " | {:>9} {:>8} {:>7}", o(f.fct_ms, 1), o(f.throughput_mbps, 2), o(f.mean_delay_ms, 2));
             }
             let _ = writeln!(s);
         }
         let _ = write!(s, "{:<5}", "SFavg");
         for sc in Scheme::ALL {
             let run = r.get(t, sc);
-            let _ = write!(s, " | {:>9} {:>8} {:>7}", o(run.short_fct_mean_ms(), 1), "", o(run.mean_delay_ms("short"), 2));
+            let _ =
+                write!(s, " | {:>9} {:>8} {:>7}", o(run.short_fct_mean_ms(), 1), "", o(run.mean_delay_ms("short"), 2));
         }
         let _ = writeln!(s);
         let _ = write!(s, "{:<5}", "EFavg");
         for sc in Scheme::ALL {
             let run = r.get(t, sc);
-            let _ = write!(s, " | {:>9} {:>8} {:>7}", o(run.elephant_fct_mean_ms(), 1), "", o(run.mean_delay_ms("elephant"), 2));
+            let _ = write!(
+                s,
+                " | {:>9} {:>8} {:>7}",
+                o(run.elephant_fct_mean_ms(), 1),
+                "",
+                o(run.mean_delay_ms("elephant"), 2)
+            );
         }
         let _ = writeln!(s);
     }
@@ -186,7 +226,17 @@ fn write_out(dir: &Path, r: &EecnReproduction) -> Result<(), String> {
             p.4
         );
         for f in &run.flows {
-            let _ = writeln!(fl, "{},{},{},{},{},{},{}", tag(run.topology), run.scheme.name(), f.name, f.kind, o(f.fct_ms, 3), o(f.throughput_mbps, 4), o(f.mean_delay_ms, 4));
+            let _ = writeln!(
+                fl,
+                "{},{},{},{},{},{},{}",
+                tag(run.topology),
+                run.scheme.name(),
+                f.name,
+                f.kind,
+                o(f.fct_ms, 3),
+                o(f.throughput_mbps, 4),
+                o(f.mean_delay_ms, 4)
+            );
         }
     }
     std::fs::write(dir.join("table4.csv"), t4).map_err(|e| e.to_string())?;
@@ -197,38 +247,112 @@ fn write_out(dir: &Path, r: &EecnReproduction) -> Result<(), String> {
         schemes.iter().map(|s| (s.label().to_string(), f(r.get(d, *s)).clone())).collect()
     };
     let all = Scheme::ALL;
-    lines(&dir.join("fig7a_queue.svg"), "Fig. 7a: bottleneck queue size (dumbbell)", "packets", &pick(|r| &r.series.queue_packets, &all)).map_err(fig)?;
-    lines(&dir.join("fig7b_cwnd.svg"), "Fig. 7b: cwnd of EF1 (dumbbell)", "segments", &pick(|r| &r.series.cwnd_segments, &all)).map_err(fig)?;
+    lines(
+        &dir.join("fig7a_queue.svg"),
+        "Fig. 7a: bottleneck queue size (dumbbell)",
+        "packets",
+        &pick(|r| &r.series.queue_packets, &all),
+    )
+    .map_err(fig)?;
+    lines(
+        &dir.join("fig7b_cwnd.svg"),
+        "Fig. 7b: cwnd of EF1 (dumbbell)",
+        "segments",
+        &pick(|r| &r.series.cwnd_segments, &all),
+    )
+    .map_err(fig)?;
     let three = [Scheme::NewReno, Scheme::Ecn, Scheme::Eecn];
-    lines(&dir.join("fig8a_rtt.svg"), "Fig. 8: RTT of EF1 (dumbbell)", "ms", &pick(|r| &r.series.rtt_ms, &three)).map_err(fig)?;
-    lines(&dir.join("fig8b_jitter.svg"), "Fig. 8: jitter of EF1 (dumbbell)", "ms", &pick(|r| &r.series.jitter_ms, &three)).map_err(fig)?;
-    lines(&dir.join("fig12a_sojourn.svg"), "Fig. 12a: sojourn time in the bottleneck queue", "ms", &pick(|r| &r.series.sojourn_ms, &all)).map_err(fig)?;
+    lines(&dir.join("fig8a_rtt.svg"), "Fig. 8: RTT of EF1 (dumbbell)", "ms", &pick(|r| &r.series.rtt_ms, &three))
+        .map_err(fig)?;
+    lines(
+        &dir.join("fig8b_jitter.svg"),
+        "Fig. 8: jitter of EF1 (dumbbell)",
+        "ms",
+        &pick(|r| &r.series.jitter_ms, &three),
+    )
+    .map_err(fig)?;
+    lines(
+        &dir.join("fig12a_sojourn.svg"),
+        "Fig. 12a: sojourn time in the bottleneck queue",
+        "ms",
+        &pick(|r| &r.series.sojourn_ms, &all),
+    )
+    .map_err(fig)?;
     for t in [Topology::Dumbbell, Topology::Multihop] {
         let flows: Vec<String> = r.get(t, Scheme::Eecn).flows.iter().map(|f| f.name.clone()).collect();
         let per = |f: fn(&triage_sim::experiments::eecn::FlowRow) -> Option<f64>| -> Vec<(String, Vec<f64>)> {
-            all.iter().map(|s| (s.label().to_string(), r.get(t, *s).flows.iter().map(|x| f(x).unwrap_or(0.0)).collect())).collect()
+            all.iter()
+                .map(|s| (s.label().to_string(), r.get(t, *s).flows.iter().map(|x| f(x).unwrap_or(0.0)).collect()))
+                .collect()
         };
         let sfx = if t == Topology::Dumbbell { "a" } else { "b" };
         // Elephants (seconds) and short flows (ms) on separate charts: their scales differ 1000-fold.
-        let (ef, sf): (Vec<usize>, Vec<usize>) = (0..flows.len()).partition(|&i| r.get(t, Scheme::Eecn).flows[i].kind == "elephant");
-        let sub = |v: &[(String, Vec<f64>)], idx: &[usize]| -> Vec<(String, Vec<f64>)> { v.iter().map(|(l, x)| (l.clone(), idx.iter().map(|&i| x[i]).collect())).collect() };
+        let (ef, sf): (Vec<usize>, Vec<usize>) =
+            (0..flows.len()).partition(|&i| r.get(t, Scheme::Eecn).flows[i].kind == "elephant");
+        let sub = |v: &[(String, Vec<f64>)], idx: &[usize]| -> Vec<(String, Vec<f64>)> {
+            v.iter().map(|(l, x)| (l.clone(), idx.iter().map(|&i| x[i]).collect())).collect()
+        };
         let names = |idx: &[usize]| -> Vec<String> { idx.iter().map(|&i| flows[i].clone()).collect() };
         let fct = per(|f| f.fct_ms);
-        bars(&dir.join(format!("fig9{sfx}_fct_elephants_{}.svg", tag(t))), &format!("Fig. 9{sfx}: FCT of elephant flows ({})", tag(t)), "ms", &names(&ef), &sub(&fct, &ef)).map_err(fig)?;
-        bars(&dir.join(format!("fig9{sfx}_fct_short_{}.svg", tag(t))), &format!("Fig. 9{sfx}: FCT of short flows ({})", tag(t)), "ms", &names(&sf), &sub(&fct, &sf)).map_err(fig)?;
+        bars(
+            &dir.join(format!("fig9{sfx}_fct_elephants_{}.svg", tag(t))),
+            &format!("Fig. 9{sfx}: FCT of elephant flows ({})", tag(t)),
+            "ms",
+            &names(&ef),
+            &sub(&fct, &ef),
+        )
+        .map_err(fig)?;
+        bars(
+            &dir.join(format!("fig9{sfx}_fct_short_{}.svg", tag(t))),
+            &format!("Fig. 9{sfx}: FCT of short flows ({})", tag(t)),
+            "ms",
+            &names(&sf),
+            &sub(&fct, &sf),
+        )
+        .map_err(fig)?;
         let thr = per(|f| f.throughput_mbps);
-        bars(&dir.join(format!("fig10{sfx}_throughput_{}.svg", tag(t))), &format!("Fig. 10{sfx}: average throughput ({})", tag(t)), "Mbps", &flows, &thr).map_err(fig)?;
+        bars(
+            &dir.join(format!("fig10{sfx}_throughput_{}.svg", tag(t))),
+            &format!("Fig. 10{sfx}: average throughput ({})", tag(t)),
+            "Mbps",
+            &flows,
+            &thr,
+        )
+        .map_err(fig)?;
         let dly = per(|f| f.mean_delay_ms);
-        bars(&dir.join(format!("fig11{sfx}_delay_{}.svg", tag(t))), &format!("Fig. 11{sfx}: mean end-to-end delay ({})", tag(t)), "ms", &flows, &dly).map_err(fig)?;
+        bars(
+            &dir.join(format!("fig11{sfx}_delay_{}.svg", tag(t))),
+            &format!("Fig. 11{sfx}: mean end-to-end delay ({})", tag(t)),
+            "ms",
+            &flows,
+            &dly,
+        )
+        .map_err(fig)?;
     }
-    let jain: Vec<(String, Vec<f64>)> = all.iter().map(|s| (s.label().to_string(), vec![r.get(Topology::Dumbbell, *s).jain, r.get(Topology::Multihop, *s).jain])).collect();
-    bars(&dir.join("fig12b_fairness.svg"), "Fig. 12b: Jain's fairness index of the elephants", "index", &["dumbbell".into(), "multi-hop".into()], &jain).map_err(fig)?;
+    let jain: Vec<(String, Vec<f64>)> = all
+        .iter()
+        .map(|s| (s.label().to_string(), vec![r.get(Topology::Dumbbell, *s).jain, r.get(Topology::Multihop, *s).jain]))
+        .collect();
+    bars(
+        &dir.join("fig12b_fairness.svg"),
+        "Fig. 12b: Jain's fairness index of the elephants",
+        "index",
+        &["dumbbell".into(), "multi-hop".into()],
+        &jain,
+    )
+    .map_err(fig)?;
     Ok(())
 }
 
-const COLORS: [RGBColor; 4] = [RGBColor(90, 110, 140), RGBColor(220, 120, 40), RGBColor(60, 150, 80), RGBColor(200, 40, 60)];
+const COLORS: [RGBColor; 4] =
+    [RGBColor(90, 110, 140), RGBColor(220, 120, 40), RGBColor(60, 150, 80), RGBColor(200, 40, 60)];
 
-fn lines(path: &Path, title: &str, y_desc: &str, series: &[(String, Vec<(f64, f64)>)]) -> Result<(), Box<dyn std::error::Error>> {
+fn lines(
+    path: &Path,
+    title: &str,
+    y_desc: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::new(path, (1000, 480)).into_drawing_area();
     root.fill(&WHITE)?;
     let xmax = series.iter().flat_map(|s| s.1.iter().map(|p| p.0)).fold(1.0, f64::max);
@@ -247,13 +371,24 @@ fn lines(path: &Path, title: &str, y_desc: &str, series: &[(String, Vec<(f64, f6
             .label(label.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], c.stroke_width(2)));
     }
-    chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).border_style(BLACK).background_style(WHITE.mix(0.9)).draw()?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.9))
+        .draw()?;
     root.present()?;
     Ok(())
 }
 
 /// Grouped bars: one group per category, one bar per series.
-fn bars(path: &Path, title: &str, y_desc: &str, cats: &[String], series: &[(String, Vec<f64>)]) -> Result<(), Box<dyn std::error::Error>> {
+fn bars(
+    path: &Path,
+    title: &str,
+    y_desc: &str,
+    cats: &[String],
+    series: &[(String, Vec<f64>)],
+) -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::new(path, (1000, 480)).into_drawing_area();
     root.fill(&WHITE)?;
     let ymax = series.iter().flat_map(|s| s.1.iter().copied()).fold(0.0, f64::max) * 1.25;
@@ -289,7 +424,12 @@ fn bars(path: &Path, title: &str, y_desc: &str, cats: &[String], series: &[(Stri
             .label(label.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], c.filled()));
     }
-    chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).border_style(BLACK).background_style(WHITE.mix(0.9)).draw()?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.9))
+        .draw()?;
     root.present()?;
     Ok(())
 }

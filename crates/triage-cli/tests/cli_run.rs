@@ -107,7 +107,14 @@ fn a_bad_scenario_fails_with_one_clear_error() {
 
 #[test]
 fn every_subcommand_has_help() {
-    for args in [vec!["--help"], vec!["run", "--help"], vec!["bench", "--help"], vec!["reproduce", "--help"], vec!["reproduce", "cats", "--help"], vec!["scenarios", "--help"]] {
+    for args in [
+        vec!["--help"],
+        vec!["run", "--help"],
+        vec!["bench", "--help"],
+        vec!["reproduce", "--help"],
+        vec!["reproduce", "cats", "--help"],
+        vec!["scenarios", "--help"],
+    ] {
         let out = triage().args(&args).output().unwrap();
         assert!(out.status.success(), "{args:?}");
         assert!(String::from_utf8(out.stdout).unwrap().contains("Usage"), "{args:?}");

@@ -58,10 +58,20 @@ fn analyze_table_and_json() {
 fn analyze_with_page_and_rules() {
     let dir = scratch("rules");
     let rules = dir.join("rules.toml");
-    std::fs::write(&rules, "[[rule]]\ndomain = \"wikipedia.org\"\ntype = \"image\"\ncats_level = 1\nessential = \"essential\"\n")
-        .unwrap();
+    std::fs::write(
+        &rules,
+        "[[rule]]\ndomain = \"wikipedia.org\"\ntype = \"image\"\ncats_level = 1\nessential = \"essential\"\n",
+    )
+    .unwrap();
     let out = triage(&[
-        "page", "analyze", "--json", "--page", "page_2", "--rules", rules.to_str().unwrap(), &data("wikipedia.org.perflog.json"),
+        "page",
+        "analyze",
+        "--json",
+        "--page",
+        "page_2",
+        "--rules",
+        rules.to_str().unwrap(),
+        &data("wikipedia.org.perflog.json"),
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -83,7 +93,11 @@ fn malformed_files_fail_cleanly() {
     let dir = scratch("bad");
     for (name, text, needle) in [
         ("truncated.har", r#"{"log": {"entries": [{"request": {"#, "not valid JSON"),
-        ("wrongtype.har", r#"{"log": {"entries": [{"request": {"url": 1}}]}}"#, "log.entries[0].request.url: expected a string"),
+        (
+            "wrongtype.har",
+            r#"{"log": {"entries": [{"request": {"url": 1}}]}}"#,
+            "log.entries[0].request.url: expected a string",
+        ),
         ("empty.har", r#"{"log": {"entries": []}}"#, "no entries"),
         ("empty.json", "[]", "no requests"),
         ("binary.har", "\u{0}\u{1}garbage", "not valid JSON"),
@@ -104,7 +118,8 @@ fn export_writes_sequence_and_dummies() {
     let dir = scratch("export");
     let out = triage(&["page", "export", &data("wikipedia.org.browsertime.har"), "--out", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let seq: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("transfer_sequence.json")).unwrap()).unwrap();
+    let seq: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("transfer_sequence.json")).unwrap()).unwrap();
     let items = seq.as_array().unwrap();
     assert_eq!(items.len(), 6);
     for it in items {
@@ -125,7 +140,12 @@ fn export_writes_sequence_and_dummies() {
 
 #[test]
 fn help_everywhere() {
-    for args in [&["page", "--help"][..], &["page", "analyze", "--help"], &["page", "export", "--help"], &["page", "builtin", "--help"]] {
+    for args in [
+        &["page", "--help"][..],
+        &["page", "analyze", "--help"],
+        &["page", "export", "--help"],
+        &["page", "builtin", "--help"],
+    ] {
         let out = triage(args);
         assert!(out.status.success(), "{args:?}");
         assert!(String::from_utf8_lossy(&out.stdout).contains("Usage"), "{args:?}");

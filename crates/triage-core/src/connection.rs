@@ -34,10 +34,10 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use crate::cc::{self, AckSample, CongestionController, CongestionSignal, HandshakeFeedback, RateSample};
 use crate::config::ConnectionConfig;
+use crate::config::SchedulerKind;
 use crate::ecn::{self as ecnc, EcnMode};
 use crate::recovery::prr::PrrDecision;
 use crate::recovery::{Prr, RttEstimator};
-use crate::config::SchedulerKind;
 use crate::sched::{Chunks, Conductor, DiscardReason, Discarded, Fifo, MessageMeta, SendScheduler};
 use crate::wire::packet::MAX_SACK_BLOCKS;
 use crate::wire::{Addr, Ecn, Packet, SackBlock, TcpFlags};
@@ -149,9 +149,15 @@ struct SentSeg {
 enum Recovery {
     Open,
     /// Fast recovery (RFC 6675 §5) until `point` is cumulatively acknowledged.
-    Fast { point: u64, prr: Option<Prr>, window_bytes: u64 },
+    Fast {
+        point: u64,
+        prr: Option<Prr>,
+        window_bytes: u64,
+    },
     /// After an RTO, until `point` is cumulatively acknowledged.
-    Rto { point: u64 },
+    Rto {
+        point: u64,
+    },
 }
 
 /// Out-of-order data held by the receiver.
@@ -943,7 +949,13 @@ impl Connection {
         });
     }
 
-    fn deliver_seg(&mut self, now_ns: u64, idx: usize, rs: &mut Option<RateSample>, newest_sent: &mut Option<(u64, u64, bool)>) {
+    fn deliver_seg(
+        &mut self,
+        now_ns: u64,
+        idx: usize,
+        rs: &mut Option<RateSample>,
+        newest_sent: &mut Option<(u64, u64, bool)>,
+    ) {
         let seg = &self.segs[idx];
         let len = seg.end - seg.start;
         if seg.in_flight {
@@ -1309,7 +1321,11 @@ impl Connection {
             if got.0 >= c.msg_len_bytes {
                 let seen = got.1;
                 self.msg_progress.remove(&c.msg_id);
-                self.events.push_back(Event::MessageComplete { msg_id: c.msg_id, len_bytes: c.msg_len_bytes, priority: seen });
+                self.events.push_back(Event::MessageComplete {
+                    msg_id: c.msg_id,
+                    len_bytes: c.msg_len_bytes,
+                    priority: seen,
+                });
             }
         }
         let payload_end = end - fin as u64;
@@ -1363,6 +1379,6 @@ impl Connection {
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod eecn_tests;
+#[cfg(test)]
+mod tests;

@@ -205,6 +205,9 @@ mod tests {
         assert_eq!(EcnMode::Eecn.accept(classic_syn), EcnMode::Classic);
         // A plain SYN-ACK: the EECN client falls back.
         assert_eq!(EcnMode::Eecn.on_syn_ack(TcpFlags(TcpFlags::SYN | TcpFlags::ACK)), (EcnMode::Off, 0));
-        assert_eq!(EcnMode::Eecn.on_syn_ack(TcpFlags(TcpFlags::SYN | TcpFlags::ACK | TcpFlags::ECE)), (EcnMode::Eecn, 1));
+        assert_eq!(
+            EcnMode::Eecn.on_syn_ack(TcpFlags(TcpFlags::SYN | TcpFlags::ACK | TcpFlags::ECE)),
+            (EcnMode::Eecn, 1)
+        );
     }
 }

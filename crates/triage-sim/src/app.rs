@@ -77,7 +77,9 @@ impl AppSpec {
     pub fn messages(&self) -> Vec<MessageSpec> {
         match self {
             AppSpec::Sink => Vec::new(),
-            AppSpec::Bulk { bytes } => vec![MessageSpec { name: "bulk".into(), bytes: *bytes, priority: None, at_ns: None }],
+            AppSpec::Bulk { bytes } => {
+                vec![MessageSpec { name: "bulk".into(), bytes: *bytes, priority: None, at_ns: None }]
+            }
             AppSpec::Messages(m) => m.clone(),
             // Requests and responses are written as the page is discovered, not up front;
             // they are listed here (ids = object ids) so every one is recorded.

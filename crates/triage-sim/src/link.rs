@@ -80,7 +80,18 @@ impl Link {
         loss: LossProcess,
         queue: Box<dyn QueueDiscipline>,
     ) -> Self {
-        Self { name, from, to, rate, delay_ns, loss, queue, tx: None, pipe: VecDeque::new(), stats: LinkStats::default() }
+        Self {
+            name,
+            from,
+            to,
+            rate,
+            delay_ns,
+            loss,
+            queue,
+            tx: None,
+            pipe: VecDeque::new(),
+            stats: LinkStats::default(),
+        }
     }
 
     /// Constant rate, if the link has one.

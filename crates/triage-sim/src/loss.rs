@@ -46,12 +46,7 @@ pub enum LossModelError {
 /// `"gilbert_elliott"`) and exactly that variant's fields; unknown fields are errors, and every
 /// probability is checked to lie in `[0, 1]` (the error names the field).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(
-    tag = "kind",
-    rename_all = "snake_case",
-    deny_unknown_fields,
-    try_from = "LossModelSpec"
-)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields, try_from = "LossModelSpec")]
 pub enum LossModel {
     /// No random loss.
     #[default]
@@ -84,15 +79,8 @@ enum LossModelSpec {
     // A struct variant, not a unit one: serde ignores `deny_unknown_fields` for unit
     // variants of internally tagged enums, and `kind = "none"` with stray fields must fail.
     None {},
-    Bernoulli {
-        loss_prob: f64,
-    },
-    GilbertElliott {
-        p_good_to_bad: f64,
-        p_bad_to_good: f64,
-        loss_good: f64,
-        loss_bad: f64,
-    },
+    Bernoulli { loss_prob: f64 },
+    GilbertElliott { p_good_to_bad: f64, p_bad_to_good: f64, loss_good: f64, loss_bad: f64 },
 }
 
 impl TryFrom<LossModelSpec> for LossModel {
@@ -102,17 +90,9 @@ impl TryFrom<LossModelSpec> for LossModel {
         let model = match spec {
             LossModelSpec::None {} => LossModel::None,
             LossModelSpec::Bernoulli { loss_prob } => LossModel::Bernoulli { loss_prob },
-            LossModelSpec::GilbertElliott {
-                p_good_to_bad,
-                p_bad_to_good,
-                loss_good,
-                loss_bad,
-            } => LossModel::GilbertElliott {
-                p_good_to_bad,
-                p_bad_to_good,
-                loss_good,
-                loss_bad,
-            },
+            LossModelSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+                LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad }
+            }
         };
         model.validate()?;
         Ok(model)
@@ -123,11 +103,7 @@ fn check(model: &'static str, field: &'static str, value: f64) -> Result<(), Los
     if (0.0..=1.0).contains(&value) {
         Ok(())
     } else {
-        Err(LossModelError::NotAProbability {
-            model,
-            field,
-            value,
-        })
+        Err(LossModelError::NotAProbability { model, field, value })
     }
 }
 
@@ -152,12 +128,7 @@ impl LossModel {
         match *self {
             LossModel::None => Ok(()),
             LossModel::Bernoulli { loss_prob } => check("bernoulli", "loss_prob", loss_prob),
-            LossModel::GilbertElliott {
-                p_good_to_bad,
-                p_bad_to_good,
-                loss_good,
-                loss_bad,
-            } => {
+            LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
                 const GE: &str = "gilbert_elliott";
                 check(GE, "p_good_to_bad", p_good_to_bad)?;
                 check(GE, "p_bad_to_good", p_bad_to_good)?;
@@ -177,12 +148,7 @@ impl LossModel {
         match self.clamped() {
             LossModel::None => 0.0,
             LossModel::Bernoulli { loss_prob } => loss_prob,
-            LossModel::GilbertElliott {
-                p_good_to_bad,
-                p_bad_to_good,
-                loss_good,
-                loss_bad,
-            } => {
+            LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
                 let total = p_good_to_bad + p_bad_to_good;
                 if total == 0.0 {
                     loss_good
@@ -198,20 +164,15 @@ impl LossModel {
     fn clamped(&self) -> LossModel {
         match *self {
             LossModel::None => LossModel::None,
-            LossModel::Bernoulli { loss_prob } => LossModel::Bernoulli {
-                loss_prob: clamp_prob(loss_prob),
-            },
-            LossModel::GilbertElliott {
-                p_good_to_bad,
-                p_bad_to_good,
-                loss_good,
-                loss_bad,
-            } => LossModel::GilbertElliott {
-                p_good_to_bad: clamp_prob(p_good_to_bad),
-                p_bad_to_good: clamp_prob(p_bad_to_good),
-                loss_good: clamp_prob(loss_good),
-                loss_bad: clamp_prob(loss_bad),
-            },
+            LossModel::Bernoulli { loss_prob } => LossModel::Bernoulli { loss_prob: clamp_prob(loss_prob) },
+            LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+                LossModel::GilbertElliott {
+                    p_good_to_bad: clamp_prob(p_good_to_bad),
+                    p_bad_to_good: clamp_prob(p_bad_to_good),
+                    loss_good: clamp_prob(loss_good),
+                    loss_bad: clamp_prob(loss_bad),
+                }
+            }
         }
     }
 }
@@ -268,12 +229,7 @@ impl LossProcess {
     /// otherwise probabilities outside `[0, 1]` are clamped into it and NaN counts as 0, so
     /// this never panics.
     pub fn new(model: LossModel, rng: ChaCha8Rng) -> Self {
-        LossProcess {
-            model: model.clamped(),
-            rng,
-            bad: false,
-            stats: LossStats::default(),
-        }
+        LossProcess { model: model.clamped(), rng, bad: false, stats: LossStats::default() }
     }
 
     /// Decides whether the next packet is dropped, and counts it.
@@ -286,17 +242,8 @@ impl LossProcess {
         let drop = match self.model {
             LossModel::None => false,
             LossModel::Bernoulli { loss_prob } => chance(&mut self.rng, loss_prob),
-            LossModel::GilbertElliott {
-                p_good_to_bad,
-                p_bad_to_good,
-                loss_good,
-                loss_bad,
-            } => {
-                let p_move = if self.bad {
-                    p_bad_to_good
-                } else {
-                    p_good_to_bad
-                };
+            LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+                let p_move = if self.bad { p_bad_to_good } else { p_good_to_bad };
                 if chance(&mut self.rng, p_move) {
                     self.bad = !self.bad;
                 }
@@ -361,20 +308,13 @@ mod tests {
         .unwrap();
         assert_eq!(
             ge.loss,
-            LossModel::GilbertElliott {
-                p_good_to_bad: 0.01,
-                p_bad_to_good: 0.25,
-                loss_good: 0.0,
-                loss_bad: 1.0
-            }
+            LossModel::GilbertElliott { p_good_to_bad: 0.01, p_bad_to_good: 0.25, loss_good: 0.0, loss_bad: 1.0 }
         );
     }
 
     #[test]
     fn out_of_range_probabilities_name_the_field() {
-        let err = toml::from_str::<Link>("[loss]\nkind = \"bernoulli\"\nloss_prob = 1.5\n")
-            .unwrap_err()
-            .to_string();
+        let err = toml::from_str::<Link>("[loss]\nkind = \"bernoulli\"\nloss_prob = 1.5\n").unwrap_err().to_string();
         assert!(err.contains("`loss_prob`") && err.contains("1.5"), "{err}");
 
         let err = toml::from_str::<Link>(
@@ -385,9 +325,7 @@ mod tests {
         .to_string();
         assert!(err.contains("`loss_good`") && err.contains("-0.1"), "{err}");
 
-        let err = toml::from_str::<Link>("[loss]\nkind = \"bernoulli\"\nloss_prob = nan\n")
-            .unwrap_err()
-            .to_string();
+        let err = toml::from_str::<Link>("[loss]\nkind = \"bernoulli\"\nloss_prob = nan\n").unwrap_err().to_string();
         assert!(err.contains("`loss_prob`"), "{err}");
 
         let err = serde_json::from_str::<LossModel>(
@@ -400,21 +338,15 @@ mod tests {
 
     #[test]
     fn unknown_fields_and_kinds_are_rejected() {
-        let err = toml::from_str::<Link>(
-            "[loss]\nkind = \"bernoulli\"\nloss_prob = 0.1\nloss_rate = 0.1\n",
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(err.contains("unknown field"), "{err}");
-
-        let err = toml::from_str::<Link>("[loss]\nkind = \"none\"\nloss_prob = 0.1\n")
+        let err = toml::from_str::<Link>("[loss]\nkind = \"bernoulli\"\nloss_prob = 0.1\nloss_rate = 0.1\n")
             .unwrap_err()
             .to_string();
         assert!(err.contains("unknown field"), "{err}");
 
-        let err = toml::from_str::<Link>("[loss]\nkind = \"gilbert\"\n")
-            .unwrap_err()
-            .to_string();
+        let err = toml::from_str::<Link>("[loss]\nkind = \"none\"\nloss_prob = 0.1\n").unwrap_err().to_string();
+        assert!(err.contains("unknown field"), "{err}");
+
+        let err = toml::from_str::<Link>("[loss]\nkind = \"gilbert\"\n").unwrap_err().to_string();
         assert!(err.contains("unknown variant"), "{err}");
 
         assert!(toml::from_str::<Link>("[loss]\nloss_prob = 0.1\n").is_err());
@@ -423,12 +355,8 @@ mod tests {
 
     #[test]
     fn serializes_with_the_kind_tag_and_reads_back() {
-        let model = LossModel::GilbertElliott {
-            p_good_to_bad: 0.01,
-            p_bad_to_good: 0.25,
-            loss_good: 0.0,
-            loss_bad: 1.0,
-        };
+        let model =
+            LossModel::GilbertElliott { p_good_to_bad: 0.01, p_bad_to_good: 0.25, loss_good: 0.0, loss_bad: 1.0 };
         let json = serde_json::to_string(&model).unwrap();
         assert!(json.contains(r#""kind":"gilbert_elliott""#), "{json}");
         assert_eq!(serde_json::from_str::<LossModel>(&json).unwrap(), model);
@@ -440,29 +368,12 @@ mod tests {
         assert!(LossModel::Bernoulli { loss_prob: 0.0 }.validate().is_ok());
         assert!(LossModel::Bernoulli { loss_prob: 1.0 }.validate().is_ok());
         assert_eq!(
-            LossModel::Bernoulli {
-                loss_prob: f64::INFINITY
-            }
-            .validate(),
-            Err(LossModelError::NotAProbability {
-                model: "bernoulli",
-                field: "loss_prob",
-                value: f64::INFINITY
-            })
+            LossModel::Bernoulli { loss_prob: f64::INFINITY }.validate(),
+            Err(LossModelError::NotAProbability { model: "bernoulli", field: "loss_prob", value: f64::INFINITY })
         );
-        let bad = LossModel::GilbertElliott {
-            p_good_to_bad: 0.1,
-            p_bad_to_good: f64::NAN,
-            loss_good: 0.0,
-            loss_bad: 1.0,
-        };
-        assert!(matches!(
-            bad.validate(),
-            Err(LossModelError::NotAProbability {
-                field: "p_bad_to_good",
-                ..
-            })
-        ));
+        let bad =
+            LossModel::GilbertElliott { p_good_to_bad: 0.1, p_bad_to_good: f64::NAN, loss_good: 0.0, loss_bad: 1.0 };
+        assert!(matches!(bad.validate(), Err(LossModelError::NotAProbability { field: "p_bad_to_good", .. })));
     }
 
     #[test]
@@ -478,13 +389,7 @@ mod tests {
     fn none_never_drops() {
         let mut process = LossProcess::new(LossModel::None, rng(1));
         assert!((0..10_000).all(|_| !process.should_drop()));
-        assert_eq!(
-            process.stats(),
-            LossStats {
-                packets_seen: 10_000,
-                packets_dropped: 0
-            }
-        );
+        assert_eq!(process.stats(), LossStats { packets_seen: 10_000, packets_dropped: 0 });
     }
 
     #[test]
@@ -511,12 +416,7 @@ mod tests {
     #[test]
     fn gilbert_elliott_long_run_loss_matches_the_stationary_formula() {
         let (p_gb, p_bg, loss_good, loss_bad) = (0.02, 0.2, 0.01, 0.6);
-        let model = LossModel::GilbertElliott {
-            p_good_to_bad: p_gb,
-            p_bad_to_good: p_bg,
-            loss_good,
-            loss_bad,
-        };
+        let model = LossModel::GilbertElliott { p_good_to_bad: p_gb, p_bad_to_good: p_bg, loss_good, loss_bad };
         let pi_bad: f64 = p_gb / (p_gb + p_bg);
         let expected = pi_bad * loss_bad + (1.0 - pi_bad) * loss_good;
         assert!((model.mean_loss_prob() - expected).abs() < 1e-12);
@@ -532,21 +432,14 @@ mod tests {
         // expected ≈ 0.0636; bursts make the variance larger than Bernoulli's, so allow ±0.005.
         assert!((rate - expected).abs() < 0.005, "loss {rate} vs {expected}");
         let bad_share = bad_packets as f64 / n as f64;
-        assert!(
-            (bad_share - pi_bad).abs() < 0.005,
-            "π_B {bad_share} vs {pi_bad}"
-        );
+        assert!((bad_share - pi_bad).abs() < 0.005, "π_B {bad_share} vs {pi_bad}");
     }
 
     #[test]
     fn gilbert_elliott_mean_burst_length_is_one_over_p_bad_to_good() {
         let p_bg = 0.25;
-        let model = LossModel::GilbertElliott {
-            p_good_to_bad: 0.02,
-            p_bad_to_good: p_bg,
-            loss_good: 0.0,
-            loss_bad: 1.0,
-        };
+        let model =
+            LossModel::GilbertElliott { p_good_to_bad: 0.02, p_bad_to_good: p_bg, loss_good: 0.0, loss_bad: 1.0 };
         let mut process = LossProcess::new(model, rng(5));
         let (mut bursts, mut burst_packets, mut in_burst) = (0u64, 0u64, false);
         for _ in 0..1_000_000 {
@@ -564,34 +457,23 @@ mod tests {
         assert!(bursts > 10_000, "only {bursts} bursts");
         let mean = burst_packets as f64 / bursts as f64;
         let expected = 1.0 / p_bg;
-        assert!(
-            (mean - expected).abs() / expected < 0.03,
-            "mean burst {mean} vs {expected}"
-        );
+        assert!((mean - expected).abs() / expected < 0.03, "mean burst {mean} vs {expected}");
     }
 
     #[test]
     fn fixed_seed_is_deterministic() {
-        let model = LossModel::GilbertElliott {
-            p_good_to_bad: 0.05,
-            p_bad_to_good: 0.3,
-            loss_good: 0.01,
-            loss_bad: 0.5,
-        };
+        let model =
+            LossModel::GilbertElliott { p_good_to_bad: 0.05, p_bad_to_good: 0.3, loss_good: 0.01, loss_bad: 0.5 };
         let run = |seed| {
             let mut process = LossProcess::new(model.clone(), rng(seed));
-            (0..10_000)
-                .map(|_| process.should_drop())
-                .collect::<Vec<_>>()
+            (0..10_000).map(|_| process.should_drop()).collect::<Vec<_>>()
         };
         assert_eq!(run(9), run(9));
         assert_ne!(run(9), run(10));
 
         let bernoulli = |seed| {
             let mut process = LossProcess::new(LossModel::Bernoulli { loss_prob: 0.1 }, rng(seed));
-            (0..10_000)
-                .map(|_| process.should_drop())
-                .collect::<Vec<_>>()
+            (0..10_000).map(|_| process.should_drop()).collect::<Vec<_>>()
         };
         assert_eq!(bernoulli(9), bernoulli(9));
     }
@@ -599,12 +481,7 @@ mod tests {
     #[test]
     fn gilbert_elliott_draws_exactly_two_numbers_per_packet() {
         // Even with degenerate probabilities the stream advances by two f64 draws per packet.
-        let model = LossModel::GilbertElliott {
-            p_good_to_bad: 0.0,
-            p_bad_to_good: 0.0,
-            loss_good: 0.0,
-            loss_bad: 1.0,
-        };
+        let model = LossModel::GilbertElliott { p_good_to_bad: 0.0, p_bad_to_good: 0.0, loss_good: 0.0, loss_bad: 1.0 };
         let mut process = LossProcess::new(model, rng(2));
         for _ in 0..10 {
             assert!(!process.should_drop());

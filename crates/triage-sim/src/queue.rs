@@ -122,8 +122,12 @@ impl QueueKind {
             QueueKind::DropTail => Box::new(DropTail::new(limit)),
             QueueKind::Red(c) => Box::new(Red::new(RedConfig { limit_packets: packets, ..c.clone() }, rng)),
             QueueKind::Eecn(c) => Box::new(EecnMarker::new(EecnMarkerConfig { limit_packets: packets, ..c.clone() })),
-            QueueKind::Vcp(c) => Box::new(VcpRouter::new(VcpRouterConfig { limit_packets: packets, ..c.clone() }, rate_bps)),
-            QueueKind::WithDeviceRing(k, ring) => Box::new(device::DeviceRing::new(k.build(limit, rate_bps, rng), *ring)),
+            QueueKind::Vcp(c) => {
+                Box::new(VcpRouter::new(VcpRouterConfig { limit_packets: packets, ..c.clone() }, rate_bps))
+            }
+            QueueKind::WithDeviceRing(k, ring) => {
+                Box::new(device::DeviceRing::new(k.build(limit, rate_bps, rng), *ring))
+            }
         }
     }
 

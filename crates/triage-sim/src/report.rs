@@ -144,7 +144,9 @@ impl RunReport {
                     completed_ms: f.completed_ns.map(ms),
                     fct_ms: fct.map(ms),
                     bytes: f.bytes,
-                    goodput_mbps: fct.filter(|&d| d > 0).map(|d| ((f.bytes as f64 * 8.0 / (d as f64 / 1e9)) / 1e3).round() / 1e3),
+                    goodput_mbps: fct
+                        .filter(|&d| d > 0)
+                        .map(|d| ((f.bytes as f64 * 8.0 / (d as f64 / 1e9)) / 1e3).round() / 1e3),
                     retransmissions: f.retransmitted_segments,
                     rtos: f.rto_count,
                     fast_recoveries: f.fast_recoveries,

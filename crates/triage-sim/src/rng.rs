@@ -28,9 +28,7 @@ const SPLITMIX_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// FNV-1a, 64-bit.
 fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(FNV_OFFSET_BASIS, |hash, &b| {
-        (hash ^ u64::from(b)).wrapping_mul(FNV_PRIME)
-    })
+    bytes.iter().fold(FNV_OFFSET_BASIS, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(FNV_PRIME))
 }
 
 /// SplitMix64's output function (Steele, Lea & Flood 2014; constants from Vigna's
@@ -43,8 +41,7 @@ fn splitmix64_mix(mut z: u64) -> u64 {
 
 /// The ChaCha8 key for `(seed, component)`; see the [module docs](self).
 fn component_key(seed: u64, component: &str) -> [u8; 32] {
-    let mut state =
-        splitmix64_mix(seed.wrapping_add(SPLITMIX_GAMMA)) ^ fnv1a64(component.as_bytes());
+    let mut state = splitmix64_mix(seed.wrapping_add(SPLITMIX_GAMMA)) ^ fnv1a64(component.as_bytes());
     let mut key = [0u8; 32];
     for chunk in key.chunks_exact_mut(8) {
         state = state.wrapping_add(SPLITMIX_GAMMA);
@@ -83,10 +80,7 @@ mod tests {
     #[test]
     fn splitmix64_matches_reference_output() {
         // First output of Vigna's splitmix64.c seeded with 1234567.
-        assert_eq!(
-            splitmix64_mix(1_234_567u64.wrapping_add(SPLITMIX_GAMMA)),
-            6_457_827_717_110_365_317
-        );
+        assert_eq!(splitmix64_mix(1_234_567u64.wrapping_add(SPLITMIX_GAMMA)), 6_457_827_717_110_365_317);
     }
 
     #[test]
@@ -97,13 +91,7 @@ mod tests {
     #[test]
     fn different_names_or_seeds_give_different_streams() {
         let base = first_outputs(1, "link0");
-        for (seed, name) in [
-            (1, "link1"),
-            (1, "link0 "),
-            (1, ""),
-            (2, "link0"),
-            (0, "link0"),
-        ] {
+        for (seed, name) in [(1, "link1"), (1, "link0 "), (1, ""), (2, "link0"), (0, "link0")] {
             let other = first_outputs(seed, name);
             assert_ne!(base, other, "({seed}, {name:?})");
             assert!(
@@ -115,9 +103,8 @@ mod tests {
 
     #[test]
     fn many_components_get_distinct_keys() {
-        let mut keys: Vec<[u8; 32]> = (0..1000u64)
-            .flat_map(|seed| (0..10).map(move |i| component_key(seed, &format!("link{i}"))))
-            .collect();
+        let mut keys: Vec<[u8; 32]> =
+            (0..1000u64).flat_map(|seed| (0..10).map(move |i| component_key(seed, &format!("link{i}")))).collect();
         let n = keys.len();
         keys.sort_unstable();
         keys.dedup();

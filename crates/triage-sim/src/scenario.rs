@@ -15,8 +15,8 @@ use crate::app::{AppSpec, MessageSpec, PageLoad};
 use crate::link::{Link, RateModel};
 use crate::loss::{LossModel, LossProcess};
 use crate::queue::{Limit, QueueKind};
-pub use crate::scenario_ecn::{EecnToml, QueueToml, VcpToml};
 use crate::rng::component_rng;
+pub use crate::scenario_ecn::{EecnToml, QueueToml, VcpToml};
 use crate::sim::{FlowSpec, Network, NodeKind, Simulator};
 use crate::trace::{MahimahiTrace, TraceCursor};
 use crate::units::{Duration, Rate, Size};
@@ -97,7 +97,13 @@ pub struct VariantToml {
 /// A network profile users know (../shared/data/README.md): downlink, uplink, RTT.
 pub const PROFILES: &[(&str, u64, u64, u64, &str)] = &[
     // (name, down bps, up bps, rtt ms, source)
-    ("lighthouse-mobile-slow-4g", 1_638_400, 1_638_400, 150, "Lighthouse mobileSlow4G (Lantern: 150 ms RTT, 1638.4 kbps)"),
+    (
+        "lighthouse-mobile-slow-4g",
+        1_638_400,
+        1_638_400,
+        150,
+        "Lighthouse mobileSlow4G (Lantern: 150 ms RTT, 1638.4 kbps)",
+    ),
     ("lighthouse-mobile-regular-3g", 700_000, 700_000, 300, "Lighthouse mobileRegular3G"),
     ("lighthouse-desktop-dense-4g", 10_240_000, 10_240_000, 40, "Lighthouse desktopDense4G"),
     ("devtools-3g", 400_000, 400_000, 2000, "Chrome DevTools 3G (latency as RTT)"),
@@ -247,7 +253,10 @@ impl TransportToml {
         };
         for (name, v) in [("default_priority", self.default_priority), ("save_data", self.save_data)] {
             if v.is_some_and(|p| p > 4) {
-                return Err((format!("transport.{name}"), "expected a priority from 0 (critical) to 4 (background)".into()));
+                return Err((
+                    format!("transport.{name}"),
+                    "expected a priority from 0 (critical) to 4 (background)".into(),
+                ));
             }
         }
         if self.dscp.is_some_and(|m| m.iter().any(|&x| x > 63)) {
@@ -259,7 +268,10 @@ impl TransportToml {
                 let dft = LoadShedding::default();
                 let rate = l.loss_rate.unwrap_or(dft.loss_rate_permille as f64 / 1000.0);
                 if !(0.0..=1.0).contains(&rate) || rate.is_nan() {
-                    return Err(("transport.load_shedding.loss_rate".into(), format!("expected a fraction in [0, 1], got {rate}")));
+                    return Err((
+                        "transport.load_shedding.loss_rate".into(),
+                        format!("expected a fraction in [0, 1], got {rate}"),
+                    ));
                 }
                 if l.min_priority.is_some_and(|p| p > 4) {
                     return Err(("transport.load_shedding.min_priority".into(), "expected 0..4".into()));
@@ -321,7 +333,6 @@ impl Default for MeasureToml {
         Self { interval: default_interval(), packet_trace: false }
     }
 }
-
 
 /// One link's properties, used in both directions unless a `reverse_*` field says otherwise.
 #[derive(Clone, Debug, Deserialize)]
@@ -501,7 +512,8 @@ pub struct Built {
 impl Scenario {
     /// Parses scenario text; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<Self, ScenarioError> {
-        toml::from_str(text).map_err(|e| ScenarioError::Parse { file: file.to_string(), message: e.to_string().trim_end().to_string() })
+        toml::from_str(text)
+            .map_err(|e| ScenarioError::Parse { file: file.to_string(), message: e.to_string().trim_end().to_string() })
     }
 
     /// Reads and parses a scenario file.
@@ -539,8 +551,14 @@ impl Scenario {
     }
 
     /// Builds the simulator with a variant's transport laid over every flow's.
-    fn build_variant(&self, file: &str, base_dir: Option<&Path>, variant: Option<(usize, &TransportToml)>) -> Result<Built, ScenarioError> {
-        let invalid = |field: String, message: String| ScenarioError::Invalid { file: file.to_string(), field, message };
+    fn build_variant(
+        &self,
+        file: &str,
+        base_dir: Option<&Path>,
+        variant: Option<(usize, &TransportToml)>,
+    ) -> Result<Built, ScenarioError> {
+        let invalid =
+            |field: String, message: String| ScenarioError::Invalid { file: file.to_string(), field, message };
         let mut net = Network::default();
         let seed = self.seed;
         let add = |net: &mut Network, a: u32, b: u32, l: &LinkToml, field: &str| -> Result<(), ScenarioError> {
@@ -556,7 +574,10 @@ impl Scenario {
                     (Some(t), _) => {
                         let path = resolve(t, base_dir);
                         let tr = MahimahiTrace::from_file(&path).map_err(|e| {
-                            invalid(format!("{field}.{}", if dir == 0 { "trace" } else { "reverse_trace" }), e.to_string())
+                            invalid(
+                                format!("{field}.{}", if dir == 0 { "trace" } else { "reverse_trace" }),
+                                e.to_string(),
+                            )
                         })?;
                         RateModel::Trace { cursor: Box::new(TraceCursor::new(tr)), credit_bytes: 0, credit_at_ns: 0 }
                     }
@@ -582,7 +603,10 @@ impl Scenario {
                 }
                 for (f, l) in [("topology.bottleneck", bottleneck), ("topology.access", access)] {
                     if l.between.is_some() {
-                        return Err(invalid(format!("{f}.between"), "a dumbbell names its own nodes; remove `between`".into()));
+                        return Err(invalid(
+                            format!("{f}.between"),
+                            "a dumbbell names its own nodes; remove `between`".into(),
+                        ));
                     }
                 }
                 let senders: Vec<u32> = (0..*pairs).map(|i| net.add_node(&format!("s{i}"), NodeKind::Host)).collect();
@@ -598,14 +622,21 @@ impl Scenario {
             TopologyToml::Profile { name, queue, loss } => {
                 let Some(&(_, down, up, rtt_ms, _)) = PROFILES.iter().find(|p| p.0 == name) else {
                     let names: Vec<&str> = PROFILES.iter().map(|p| p.0).collect();
-                    return Err(invalid("topology.name".into(), format!("no profile \"{name}\" (profiles: {})", names.join(", "))));
+                    return Err(invalid(
+                        "topology.name".into(),
+                        format!("no profile \"{name}\" (profiles: {})", names.join(", ")),
+                    ));
                 };
                 let bdp_packets = down * rtt_ms / 8 / 1000 / 1500;
                 let bottleneck = LinkToml {
                     between: None,
                     rate: Some(Rate(down)),
                     delay: Duration(rtt_ms * 1_000_000 / 2),
-                    queue: Some(queue.clone().unwrap_or(QueueToml { packets: Some(100.max(2 * bdp_packets)), ..Default::default() })),
+                    queue: Some(
+                        queue
+                            .clone()
+                            .unwrap_or(QueueToml { packets: Some(100.max(2 * bdp_packets)), ..Default::default() }),
+                    ),
                     loss: loss.clone(),
                     trace: None,
                     reverse_trace: None,
@@ -646,12 +677,18 @@ impl Scenario {
                 for (i, l) in links.iter().enumerate() {
                     let field = format!("topology.links[{i}]");
                     let Some([a, b]) = &l.between else {
-                        return Err(invalid(format!("{field}.between"), "expected the two nodes it joins, like [\"a\", \"r1\"]".into()));
+                        return Err(invalid(
+                            format!("{field}.between"),
+                            "expected the two nodes it joins, like [\"a\", \"r1\"]".into(),
+                        ));
                     };
                     let find = |n: &str| {
                         net.node(n).ok_or_else(|| {
                             let known: Vec<&str> = net.nodes.iter().map(|x| x.name.as_str()).collect();
-                            invalid(format!("{field}.between"), format!("no node named \"{n}\" (nodes: {})", known.join(", ")))
+                            invalid(
+                                format!("{field}.between"),
+                                format!("no node named \"{n}\" (nodes: {})", known.join(", ")),
+                            )
                         })
                     };
                     let (a, b) = (find(a)?, find(b)?);
@@ -669,7 +706,10 @@ impl Scenario {
                     _ => {
                         let hosts: Vec<&str> =
                             net.nodes.iter().filter(|x| x.kind == NodeKind::Host).map(|x| x.name.as_str()).collect();
-                        Err(invalid(format!("{field}.{what}"), format!("no host named \"{n}\" (hosts: {})", hosts.join(", "))))
+                        Err(invalid(
+                            format!("{field}.{what}"),
+                            format!("no host named \"{n}\" (hosts: {})", hosts.join(", ")),
+                        ))
                     }
                 }
             };
@@ -703,12 +743,23 @@ impl Scenario {
                         let mut out = Vec::new();
                         for (j, m) in messages.iter().enumerate() {
                             if m.priority.is_some_and(|p| p > 4) {
-                                return Err(invalid(format!("{field}.{what}.messages[{j}].priority"), "expected 0 (critical) to 4 (background)".into()));
+                                return Err(invalid(
+                                    format!("{field}.{what}.messages[{j}].priority"),
+                                    "expected 0 (critical) to 4 (background)".into(),
+                                ));
                             }
                             if m.size.0 == 0 || m.size.0 > u32::MAX as u64 {
-                                return Err(invalid(format!("{field}.{what}.messages[{j}].size"), "expected 1 byte to 4 GiB".into()));
+                                return Err(invalid(
+                                    format!("{field}.{what}.messages[{j}].size"),
+                                    "expected 1 byte to 4 GiB".into(),
+                                ));
                             }
-                            out.push(MessageSpec { name: m.name.clone(), bytes: m.size.0, priority: m.priority, at_ns: m.at.map(|d| d.0) });
+                            out.push(MessageSpec {
+                                name: m.name.clone(),
+                                bytes: m.size.0,
+                                priority: m.priority,
+                                at_ns: m.at.map(|d| d.0),
+                            });
                         }
                         AppSpec::Messages(out)
                     }
@@ -718,14 +769,23 @@ impl Scenario {
                 None => (app(&f.client_app, "client_app")?, app(&f.server_app, "server_app")?),
                 Some(src) => {
                     if f.client_app.is_some() || f.server_app.is_some() {
-                        return Err(invalid(format!("{field}.page"), "a page load replaces client_app and server_app; remove them".into()));
+                        return Err(invalid(
+                            format!("{field}.page"),
+                            "a page load replaces client_app and server_app; remove them".into(),
+                        ));
                     }
-                    let page = load_page(src, f.page_id.as_deref(), base_dir).map_err(|m| invalid(format!("{field}.page"), m))?;
+                    let page = load_page(src, f.page_id.as_deref(), base_dir)
+                        .map_err(|m| invalid(format!("{field}.page"), m))?;
                     let d = f.discovery.clone().unwrap_or_default();
                     let load = Arc::new(PageLoad {
                         page,
                         request_bytes: f.request_size.map_or(300, |s| s.0.max(1)),
-                        discovery: triage_web::DiscoveryConfig { html_ns: d.html.0, css_ns: d.css.0, js_ns: d.js.0, other_ns: d.other.0 },
+                        discovery: triage_web::DiscoveryConfig {
+                            html_ns: d.html.0,
+                            css_ns: d.css.0,
+                            js_ns: d.js.0,
+                            other_ns: d.other.0,
+                        },
                     });
                     (AppSpec::PageClient(load.clone()), AppSpec::PageServer(load))
                 }
@@ -749,7 +809,10 @@ impl Scenario {
         for s in specs {
             let (client, server) = (s.client, s.server);
             if sim.network().route(client, server).is_none() || sim.network().route(server, client).is_none() {
-                return Err(invalid(format!("flows[\"{}\"]", s.name), "client and server are not connected by links".into()));
+                return Err(invalid(
+                    format!("flows[\"{}\"]", s.name),
+                    "client and server are not connected by links".into(),
+                ));
             }
             sim.add_flow(s);
         }
@@ -761,7 +824,8 @@ impl Scenario {
 /// entries are available through `triage page analyze`).
 fn load_page(src: &str, page_id: Option<&str>, base_dir: Option<&Path>) -> Result<triage_web::Page, String> {
     if let Some(name) = src.strip_prefix("builtin:") {
-        return triage_web::builtin::builtin(name).ok_or_else(|| format!("no built-in page \"{name}\" (cats, bing, youtube, news)"));
+        return triage_web::builtin::builtin(name)
+            .ok_or_else(|| format!("no built-in page \"{name}\" (cats, bing, youtube, news)"));
     }
     let path = resolve(Path::new(src), base_dir);
     let opts = triage_web::ImportOptions { page: page_id.map(String::from), ..Default::default() };

@@ -109,11 +109,20 @@ impl QueueToml {
             ("rate_window", self.rate_window.is_some()),
             ("rate_buckets", self.rate_buckets.is_some()),
         ];
-        let vcp = [("t_rho", self.t_rho.is_some()), ("target_utilization", self.target_utilization.is_some()), ("kappa_q", self.kappa_q.is_some())];
-        for (owner, fields) in [(QueueKindName::Red, &red[..]), (QueueKindName::Eecn, &eecn[..]), (QueueKindName::Vcp, &vcp[..])] {
+        let vcp = [
+            ("t_rho", self.t_rho.is_some()),
+            ("target_utilization", self.target_utilization.is_some()),
+            ("kappa_q", self.kappa_q.is_some()),
+        ];
+        for (owner, fields) in
+            [(QueueKindName::Red, &red[..]), (QueueKindName::Eecn, &eecn[..]), (QueueKindName::Vcp, &vcp[..])]
+        {
             if owner != kind {
                 if let Some((f, _)) = fields.iter().find(|(_, set)| *set) {
-                    return Err((format!(".{f}"), format!("only applies to kind = \"{}\"", format!("{owner:?}").to_lowercase())));
+                    return Err((
+                        format!(".{f}"),
+                        format!("only applies to kind = \"{}\"", format!("{owner:?}").to_lowercase()),
+                    ));
                 }
             }
         }

@@ -307,7 +307,14 @@ impl Simulator {
         let server_addr = Addr { node: spec.server, port: SERVER_PORT + id as u16 };
         self.listeners.insert(server_addr, id);
         self.events.push(spec.start_ns, Ev::FlowStart(id));
-        self.flows.push(FlowState { spec, client_conn: None, server_conn: None, apps, completed_ns: None, remaining_messages: remaining });
+        self.flows.push(FlowState {
+            spec,
+            client_conn: None,
+            server_conn: None,
+            apps,
+            completed_ns: None,
+            remaining_messages: remaining,
+        });
         id
     }
 
@@ -668,7 +675,6 @@ impl Simulator {
             self.recorder.messages[rec].written_ns = Some(self.now_ns);
             let conn = &mut self.conns[c as usize].conn;
             conn.write(self.now_ns, id, len, prio);
-
         }
         self.maybe_close(f, side, c);
     }

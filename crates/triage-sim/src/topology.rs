@@ -24,7 +24,13 @@ pub struct LinkParams {
 impl LinkParams {
     /// A lossless link with a DropTail queue of `queue_packets`.
     pub fn new(rate_bps: u64, delay_ns: u64, queue_packets: u64) -> Self {
-        Self { rate_bps, delay_ns, queue: Limit::Packets(queue_packets), loss: LossModel::None, kind: QueueKind::DropTail }
+        Self {
+            rate_bps,
+            delay_ns,
+            queue: Limit::Packets(queue_packets),
+            loss: LossModel::None,
+            kind: QueueKind::DropTail,
+        }
     }
 
     /// The same link with another queue discipline.

@@ -169,27 +169,15 @@ impl MahimahiTrace {
                 return Err(TraceError::BlankLine { line: blank });
             }
             if !content.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(TraceError::NotANumber {
-                    line,
-                    got: quote(raw),
-                });
+                return Err(TraceError::NotANumber { line, got: quote(raw) });
             }
             let ts: u64 = match content.parse() {
                 Ok(ts) if ts <= MAX_TIMESTAMP_MS => ts,
-                _ => {
-                    return Err(TraceError::TooLarge {
-                        line,
-                        got: quote(content),
-                    })
-                }
+                _ => return Err(TraceError::TooLarge { line, got: quote(content) }),
             };
             if let Some(&previous_ms) = opportunities.last() {
                 if ts < previous_ms {
-                    return Err(TraceError::Decreasing {
-                        line,
-                        previous_ms,
-                        got_ms: ts,
-                    });
+                    return Err(TraceError::Decreasing { line, previous_ms, got_ms: ts });
                 }
             }
             opportunities.push(ts);
@@ -198,9 +186,7 @@ impl MahimahiTrace {
         match opportunities.last() {
             None => Err(TraceError::Empty),
             Some(0) => Err(TraceError::ZeroPeriod { line: last_line }),
-            Some(_) => Ok(MahimahiTrace {
-                opportunities_ms: opportunities.into(),
-            }),
+            Some(_) => Ok(MahimahiTrace { opportunities_ms: opportunities.into() }),
         }
     }
 
@@ -211,14 +197,8 @@ impl MahimahiTrace {
     /// [`TraceError::Io`] if the file cannot be read as UTF-8 text, [`TraceError::InFile`]
     /// wrapping a [`parse`](Self::parse) error otherwise; both name the file.
     pub fn from_file(path: &Path) -> Result<Self, TraceError> {
-        let text = std::fs::read_to_string(path).map_err(|error| TraceError::Io {
-            path: path.to_owned(),
-            error,
-        })?;
-        Self::parse(&text).map_err(|error| TraceError::InFile {
-            path: path.to_owned(),
-            error: Box::new(error),
-        })
+        let text = std::fs::read_to_string(path).map_err(|error| TraceError::Io { path: path.to_owned(), error })?;
+        Self::parse(&text).map_err(|error| TraceError::InFile { path: path.to_owned(), error: Box::new(error) })
     }
 
     /// The delivery opportunities of one loop, in milliseconds, non-decreasing.
@@ -265,11 +245,7 @@ impl TraceCursor {
     /// A cursor at time 0, before the first opportunity of `trace` (clone the trace to
     /// keep it: cloning is cheap, the opportunities are shared).
     pub fn new(trace: MahimahiTrace) -> Self {
-        TraceCursor {
-            opportunities_ms: trace.opportunities_ms,
-            index: 0,
-            base_ms: 0,
-        }
+        TraceCursor { opportunities_ms: trace.opportunities_ms, index: 0, base_ms: 0 }
     }
 
     fn period_ms(&self) -> u64 {
@@ -430,19 +406,10 @@ mod tests {
     #[test]
     fn cursor_matches_the_naive_scan() {
         // A deterministic pseudo-random walk of request times over a few traces.
-        for text in [
-            "1\n1\n3\n5\n",
-            "0\n0\n2\n4\n4\n",
-            "7\n",
-            "0\n1\n",
-            "3\n3\n3\n9\n20\n",
-        ] {
+        for text in ["1\n1\n3\n5\n", "0\n0\n2\n4\n4\n", "7\n", "0\n1\n", "3\n3\n3\n9\n20\n"] {
             let t = trace(text);
             let mut fast = t.cursor();
-            let mut naive = NaiveCursor {
-                ops: t.opportunities_ms().to_vec(),
-                consumed: 0,
-            };
+            let mut naive = NaiveCursor { ops: t.opportunities_ms().to_vec(), consumed: 0 };
             let mut now = 0u64;
             let mut x = 0x2545_f491_4f6c_dd1du64;
             for _ in 0..5000 {
@@ -474,10 +441,7 @@ mod tests {
         assert_eq!(err.line(), Some(3));
         assert!(matches!(err, TraceError::NotANumber { .. }));
         let msg = err.to_string();
-        assert!(
-            msg.contains("line 3") && msg.contains("\"abc\"") && msg.contains("integer"),
-            "{msg}"
-        );
+        assert!(msg.contains("line 3") && msg.contains("\"abc\"") && msg.contains("integer"), "{msg}");
         for bad in ["-1\n", "1.5\n", "1 2\n", "0x10\n", "+3\n", "١\n"] {
             assert_eq!(parse_err(bad).line(), Some(1), "{bad:?}");
         }
@@ -488,10 +452,7 @@ mod tests {
         let err = parse_err("1\n5\n5\n4\n9\n");
         assert_eq!(err.line(), Some(4));
         let msg = err.to_string();
-        assert!(
-            msg.contains("line 4") && msg.contains("at least 5") && msg.contains("got 4"),
-            "{msg}"
-        );
+        assert!(msg.contains("line 4") && msg.contains("at least 5") && msg.contains("got 4"), "{msg}");
     }
 
     #[test]
@@ -518,15 +479,9 @@ mod tests {
     #[test]
     fn too_large_timestamps_are_errors() {
         let err = parse_err(&format!("1\n{}\n", MAX_TIMESTAMP_MS + 1));
-        assert!(
-            matches!(err, TraceError::TooLarge { line: 2, .. }),
-            "{err:?}"
-        );
+        assert!(matches!(err, TraceError::TooLarge { line: 2, .. }), "{err:?}");
         let err = parse_err("1\n99999999999999999999999999\n");
-        assert!(
-            matches!(err, TraceError::TooLarge { line: 2, .. }),
-            "{err:?}"
-        );
+        assert!(matches!(err, TraceError::TooLarge { line: 2, .. }), "{err:?}");
     }
 
     #[test]
@@ -561,23 +516,14 @@ mod tests {
     fn real_traces_parse_and_match_the_readme_rates() {
         let dir = shared_traces_dir();
         // Mean downlink rates from shared/data/README.md.
-        for (name, readme_mbps) in [
-            ("TMobile-LTE-short.down", 16.7),
-            ("Verizon-LTE-short.down", 5.0),
-            ("ATT-LTE-driving-2016.down", 4.6),
-        ] {
+        for (name, readme_mbps) in
+            [("TMobile-LTE-short.down", 16.7), ("Verizon-LTE-short.down", 5.0), ("ATT-LTE-driving-2016.down", 4.6)]
+        {
             let t = MahimahiTrace::from_file(&dir.join(name)).unwrap();
             let mbps = t.mean_rate_bps() as f64 / 1e6;
-            assert!(
-                (mbps - readme_mbps).abs() / readme_mbps <= 0.03,
-                "{name}: {mbps} Mbps, README says {readme_mbps}"
-            );
+            assert!((mbps - readme_mbps).abs() / readme_mbps <= 0.03, "{name}: {mbps} Mbps, README says {readme_mbps}");
         }
-        for name in [
-            "TMobile-LTE-short.up",
-            "Verizon-LTE-short.up",
-            "ATT-LTE-driving-2016.up",
-        ] {
+        for name in ["TMobile-LTE-short.up", "Verizon-LTE-short.up", "ATT-LTE-driving-2016.up"] {
             let t = MahimahiTrace::from_file(&dir.join(name)).unwrap();
             assert!(t.mean_rate_bps() > 0, "{name}");
         }

@@ -130,13 +130,7 @@ const DURATION: Spec = Spec {
         ("s", NS_PER_S),
         ("min", NS_PER_MIN),
     ],
-    display_units: &[
-        ("min", NS_PER_MIN),
-        ("s", NS_PER_S),
-        ("ms", NS_PER_MS),
-        ("us", NS_PER_US),
-        ("ns", 1),
-    ],
+    display_units: &[("min", NS_PER_MIN), ("s", NS_PER_S), ("ms", NS_PER_MS), ("us", NS_PER_US), ("ns", 1)],
     zero: "0s",
 };
 
@@ -148,8 +142,7 @@ const RATE: Spec = Spec {
     quantity: "rate",
     base_unit: "bits per second",
     expected: r#"a rate like "10Mbps" or "1638.4kbps""#,
-    units_help:
-        "units: bps, kbps, Mbps, Gbps; the prefix may be either case, \"bps\" is lower case",
+    units_help: "units: bps, kbps, Mbps, Gbps; the prefix may be either case, \"bps\" is lower case",
     units: &[
         ("bps", 1),
         ("kbps", BPS_PER_KBPS),
@@ -159,12 +152,7 @@ const RATE: Spec = Spec {
         ("gbps", BPS_PER_GBPS),
         ("Gbps", BPS_PER_GBPS),
     ],
-    display_units: &[
-        ("Gbps", BPS_PER_GBPS),
-        ("Mbps", BPS_PER_MBPS),
-        ("kbps", BPS_PER_KBPS),
-        ("bps", 1),
-    ],
+    display_units: &[("Gbps", BPS_PER_GBPS), ("Mbps", BPS_PER_MBPS), ("kbps", BPS_PER_KBPS), ("bps", 1)],
     zero: "0bps",
 };
 
@@ -180,25 +168,8 @@ const SIZE: Spec = Spec {
     base_unit: "bytes",
     expected: r#"a size like "1500B", "64KiB" or "1.5MB""#,
     units_help: "units: B, KB, MB, GB (powers of 1000), KiB, MiB, GiB (powers of 1024)",
-    units: &[
-        ("B", 1),
-        ("KB", KB),
-        ("kB", KB),
-        ("MB", MB),
-        ("GB", GB),
-        ("KiB", KIB),
-        ("MiB", MIB),
-        ("GiB", GIB),
-    ],
-    display_units: &[
-        ("GiB", GIB),
-        ("GB", GB),
-        ("MiB", MIB),
-        ("MB", MB),
-        ("KiB", KIB),
-        ("KB", KB),
-        ("B", 1),
-    ],
+    units: &[("B", 1), ("KB", KB), ("kB", KB), ("MB", MB), ("GB", GB), ("KiB", KIB), ("MiB", MIB), ("GiB", GIB)],
+    display_units: &[("GiB", GIB), ("GB", GB), ("MiB", MIB), ("MB", MB), ("KiB", KIB), ("KB", KB), ("B", 1)],
     zero: "0B",
 };
 
@@ -218,20 +189,11 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
 
 impl Spec {
     fn malformed(&self, text: &str) -> UnitError {
-        UnitError::Malformed {
-            expected: self.expected,
-            units: self.units_help,
-            got: quote(text),
-        }
+        UnitError::Malformed { expected: self.expected, units: self.units_help, got: quote(text) }
     }
 
     fn overflow(&self, text: &str) -> UnitError {
-        UnitError::Overflow {
-            quantity: self.quantity,
-            base_unit: self.base_unit,
-            max: u64::MAX,
-            got: quote(text),
-        }
+        UnitError::Overflow { quantity: self.quantity, base_unit: self.base_unit, max: u64::MAX, got: quote(text) }
     }
 
     /// Parses `text` into a whole number of the base unit.
@@ -240,27 +202,17 @@ impl Spec {
     fn parse(&self, text: &str) -> Result<u64, UnitError> {
         let trimmed = text.trim();
         // The number: ASCII digits with at most one '.', which must have digits on both sides.
-        let number_len = trimmed
-            .bytes()
-            .take_while(|b| b.is_ascii_digit() || *b == b'.')
-            .count();
+        let number_len = trimmed.bytes().take_while(|b| b.is_ascii_digit() || *b == b'.').count();
         // `number_len` counts ASCII bytes only, so it is a character boundary.
         let (number, rest) = trimmed.split_at(number_len);
         let unit = rest.trim_start();
-        let multiplier = self
-            .units
-            .iter()
-            .find(|(name, _)| *name == unit)
-            .map(|(_, m)| *m)
-            .ok_or_else(|| self.malformed(text))?;
+        let multiplier =
+            self.units.iter().find(|(name, _)| *name == unit).map(|(_, m)| *m).ok_or_else(|| self.malformed(text))?;
         let (int_digits, frac_digits) = match number.split_once('.') {
             Some((i, f)) => (i, f),
             None => (number, ""),
         };
-        if int_digits.is_empty()
-            || (number.contains('.') && frac_digits.is_empty())
-            || frac_digits.contains('.')
-        {
+        if int_digits.is_empty() || (number.contains('.') && frac_digits.is_empty()) || frac_digits.contains('.') {
             return Err(self.malformed(text));
         }
         let multiplier = u128::from(multiplier);
@@ -273,9 +225,7 @@ impl Spec {
                 .and_then(|v| v.checked_add(u128::from(b - b'0')))
                 .ok_or_else(|| self.overflow(text))?;
         }
-        let int_part = int_value
-            .checked_mul(multiplier)
-            .ok_or_else(|| self.overflow(text))?;
+        let int_part = int_value.checked_mul(multiplier).ok_or_else(|| self.overflow(text))?;
 
         // Fraction F / 10^k times the multiplier m must be a whole number. With
         // g = gcd(10^k, m) and d = 10^k / g, that holds iff d divides F, and then the
@@ -284,11 +234,8 @@ impl Spec {
         let frac_part = if significant.is_empty() {
             0
         } else {
-            let inexact = || UnitError::Inexact {
-                quantity: self.quantity,
-                base_unit: self.base_unit,
-                got: quote(text),
-            };
+            let inexact =
+                || UnitError::Inexact { quantity: self.quantity, base_unit: self.base_unit, got: quote(text) };
             if significant.len() > MAX_SIGNIFICANT_FRACTION_DIGITS {
                 return Err(inexact());
             }
@@ -307,10 +254,7 @@ impl Spec {
             (frac / d) * (multiplier / g)
         };
 
-        int_part
-            .checked_add(frac_part)
-            .and_then(|v| u64::try_from(v).ok())
-            .ok_or_else(|| self.overflow(text))
+        int_part.checked_add(frac_part).and_then(|v| u64::try_from(v).ok()).ok_or_else(|| self.overflow(text))
     }
 
     /// Writes `value` (in the base unit) in canonical form.
@@ -352,12 +296,7 @@ impl<'de> Visitor<'de> for QuantityVisitor {
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
-        u64::try_from(v).map_err(|_| {
-            E::custom(UnitError::Negative {
-                quantity: self.0.quantity,
-                got: v,
-            })
-        })
+        u64::try_from(v).map_err(|_| E::custom(UnitError::Negative { quantity: self.0.quantity, got: v }))
     }
 }
 
@@ -556,11 +495,7 @@ mod tests {
             ("18446744073.709551615s", u64::MAX),
         ];
         for &(text, ns) in table {
-            assert_eq!(
-                text.parse::<Duration>(),
-                Ok(Duration(ns)),
-                "parsing {text:?}"
-            );
+            assert_eq!(text.parse::<Duration>(), Ok(Duration(ns)), "parsing {text:?}");
         }
     }
 
@@ -615,18 +550,15 @@ mod tests {
     fn duration_error_names_the_text_and_what_was_expected() {
         let err = "25 parsecs".parse::<Duration>().unwrap_err();
         let msg = err.to_string();
-        assert!(
-            msg.contains(r#"expected a duration like "25ms" or "1.5s", got "25 parsecs""#),
-            "{msg}"
-        );
+        assert!(msg.contains(r#"expected a duration like "25ms" or "1.5s", got "25 parsecs""#), "{msg}");
         assert!(msg.contains("ms"), "{msg}");
     }
 
     #[test]
     fn malformed_strings_are_rejected() {
         for text in [
-            "", " ", "ms", "25", "25 ", "-25ms", "+25ms", "25msx", "25 m s", "1.5.0s", ".5s",
-            "5.s", "1e3ms", "25MS", "25 sec", "0x10ns", "25ms 3", "２５ms", "1,5s", "NaN s",
+            "", " ", "ms", "25", "25 ", "-25ms", "+25ms", "25msx", "25 m s", "1.5.0s", ".5s", "5.s", "1e3ms", "25MS",
+            "25 sec", "0x10ns", "25ms 3", "２５ms", "1,5s", "NaN s",
         ] {
             assert!(
                 matches!(text.parse::<Duration>(), Err(UnitError::Malformed { .. })),
@@ -634,28 +566,11 @@ mod tests {
                 text.parse::<Duration>()
             );
         }
-        for text in [
-            "",
-            "10",
-            "10Mb",
-            "10MBps",
-            "10 Mbit/s",
-            "10BPS",
-            "10Mbps/s",
-            "10 Tbps",
-        ] {
-            assert!(
-                matches!(text.parse::<Rate>(), Err(UnitError::Malformed { .. })),
-                "{text:?} should be malformed"
-            );
+        for text in ["", "10", "10Mb", "10MBps", "10 Mbit/s", "10BPS", "10Mbps/s", "10 Tbps"] {
+            assert!(matches!(text.parse::<Rate>(), Err(UnitError::Malformed { .. })), "{text:?} should be malformed");
         }
-        for text in [
-            "", "10", "10b", "10kb", "10KIB", "10kiB", "10 TB", "10 bytes",
-        ] {
-            assert!(
-                matches!(text.parse::<Size>(), Err(UnitError::Malformed { .. })),
-                "{text:?} should be malformed"
-            );
+        for text in ["", "10", "10b", "10kb", "10KIB", "10kiB", "10 TB", "10 bytes"] {
+            assert!(matches!(text.parse::<Size>(), Err(UnitError::Malformed { .. })), "{text:?} should be malformed");
         }
     }
 
@@ -663,29 +578,14 @@ mod tests {
     fn inexact_decimals_are_rejected() {
         for text in ["0.5ns", "0.001ns", "1.0000000001s", "0.0000000001s"] {
             let err = text.parse::<Duration>().unwrap_err();
-            assert!(
-                matches!(err, UnitError::Inexact { .. }),
-                "{text:?}: {err:?}"
-            );
+            assert!(matches!(err, UnitError::Inexact { .. }), "{text:?}: {err:?}");
             assert!(err.to_string().contains("nanoseconds"), "{err}");
         }
-        assert!(matches!(
-            "0.5bps".parse::<Rate>(),
-            Err(UnitError::Inexact { .. })
-        ));
-        assert!(matches!(
-            "1.0001KB".parse::<Size>(),
-            Err(UnitError::Inexact { .. })
-        ));
-        assert!(matches!(
-            "1.5B".parse::<Size>(),
-            Err(UnitError::Inexact { .. })
-        ));
+        assert!(matches!("0.5bps".parse::<Rate>(), Err(UnitError::Inexact { .. })));
+        assert!(matches!("1.0001KB".parse::<Size>(), Err(UnitError::Inexact { .. })));
+        assert!(matches!("1.5B".parse::<Size>(), Err(UnitError::Inexact { .. })));
         let long = format!("1.{}1GiB", "0".repeat(100));
-        assert!(matches!(
-            long.parse::<Size>(),
-            Err(UnitError::Inexact { .. })
-        ));
+        assert!(matches!(long.parse::<Size>(), Err(UnitError::Inexact { .. })));
         // Trailing zeros are not significant, however many.
         let zeros = format!("1.{}s", "0".repeat(100));
         assert_eq!(zeros.parse::<Duration>(), Ok(Duration::from_secs(1)));
@@ -702,30 +602,15 @@ mod tests {
         ] {
             let err = text.parse::<Duration>();
             assert!(
-                matches!(
-                    err,
-                    Err(UnitError::Overflow { .. }) | Err(UnitError::Inexact { .. })
-                ),
+                matches!(err, Err(UnitError::Overflow { .. }) | Err(UnitError::Inexact { .. })),
                 "{text:?}: {err:?}"
             );
         }
-        assert!(matches!(
-            "18446744073709551616ns".parse::<Duration>(),
-            Err(UnitError::Overflow { .. })
-        ));
-        assert!(matches!(
-            "18446744074Gbps".parse::<Rate>(),
-            Err(UnitError::Overflow { .. })
-        ));
-        assert!(matches!(
-            "17179869184GiB".parse::<Size>(),
-            Err(UnitError::Overflow { .. })
-        ));
+        assert!(matches!("18446744073709551616ns".parse::<Duration>(), Err(UnitError::Overflow { .. })));
+        assert!(matches!("18446744074Gbps".parse::<Rate>(), Err(UnitError::Overflow { .. })));
+        assert!(matches!("17179869184GiB".parse::<Size>(), Err(UnitError::Overflow { .. })));
         let msg = "18446744074s".parse::<Duration>().unwrap_err().to_string();
-        assert!(
-            msg.contains("too large") && msg.contains("18446744074s"),
-            "{msg}"
-        );
+        assert!(msg.contains("too large") && msg.contains("18446744074s"), "{msg}");
     }
 
     #[test]
@@ -803,18 +688,10 @@ mod tests {
             "#,
         )
         .unwrap();
-        assert_eq!(
-            spec,
-            LinkSpec {
-                delay: Duration::from_ms(25),
-                rate: Rate(1_638_400),
-                buffer: Size(65_536),
-            }
-        );
+        assert_eq!(spec, LinkSpec { delay: Duration::from_ms(25), rate: Rate(1_638_400), buffer: Size(65_536) });
 
         // Bare integers are the base unit.
-        let spec: LinkSpec =
-            toml::from_str("delay = 25000000\nrate = 1000000\nbuffer = 1500\n").unwrap();
+        let spec: LinkSpec = toml::from_str("delay = 25000000\nrate = 1000000\nbuffer = 1500\n").unwrap();
         assert_eq!(spec.delay, Duration::from_ms(25));
         assert_eq!(spec.rate, Rate::from_mbps(1));
         assert_eq!(spec.buffer, Size(1500));
@@ -827,31 +704,22 @@ mod tests {
 
     #[test]
     fn toml_errors_are_helpful() {
-        let err = toml::from_str::<LinkSpec>(
-            "delay = \"25 parsecs\"\nrate = \"1Mbps\"\nbuffer = \"1B\"\n",
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(
-            err.contains(r#"expected a duration like "25ms" or "1.5s", got "25 parsecs""#),
-            "{err}"
-        );
-
-        let err = toml::from_str::<LinkSpec>("delay = -5\nrate = \"1Mbps\"\nbuffer = \"1B\"\n")
+        let err = toml::from_str::<LinkSpec>("delay = \"25 parsecs\"\nrate = \"1Mbps\"\nbuffer = \"1B\"\n")
             .unwrap_err()
             .to_string();
+        assert!(err.contains(r#"expected a duration like "25ms" or "1.5s", got "25 parsecs""#), "{err}");
+
+        let err =
+            toml::from_str::<LinkSpec>("delay = -5\nrate = \"1Mbps\"\nbuffer = \"1B\"\n").unwrap_err().to_string();
         assert!(err.contains("must not be negative"), "{err}");
 
-        let err = toml::from_str::<LinkSpec>("delay = 1.5\nrate = \"1Mbps\"\nbuffer = \"1B\"\n")
-            .unwrap_err()
-            .to_string();
+        let err =
+            toml::from_str::<LinkSpec>("delay = 1.5\nrate = \"1Mbps\"\nbuffer = \"1B\"\n").unwrap_err().to_string();
         assert!(err.contains("nanoseconds"), "{err}");
 
-        let err = toml::from_str::<LinkSpec>(
-            "delay = \"1ms\"\nrate = \"1Mbps\"\nbuffer = \"1B\"\nlatency = \"1ms\"\n",
-        )
-        .unwrap_err()
-        .to_string();
+        let err = toml::from_str::<LinkSpec>("delay = \"1ms\"\nrate = \"1Mbps\"\nbuffer = \"1B\"\nlatency = \"1ms\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("unknown field"), "{err}");
     }
 

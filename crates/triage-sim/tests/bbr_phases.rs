@@ -29,7 +29,11 @@ fn startup_drain_probe_bw_cycle_and_probe_rtt() {
     let rate_at = |i: usize| -> f64 {
         let j = samples.iter().position(|x| x.t_ns + RTT >= samples[i].t_ns).unwrap();
         let (a, b) = (&samples[j], &samples[i]);
-        if b.t_ns == a.t_ns { 0.0 } else { (b.delivered_bytes - a.delivered_bytes) as f64 * 8e9 / (b.t_ns - a.t_ns) as f64 }
+        if b.t_ns == a.t_ns {
+            0.0
+        } else {
+            (b.delivered_bytes - a.delivered_bytes) as f64 * 8e9 / (b.t_ns - a.t_ns) as f64
+        }
     };
     let fill = (0..samples.len()).find(|&i| rate_at(i) >= 0.95 * PAYLOAD_RATE_BPS).map(|i| samples[i].t_ns).unwrap();
     let startup_end = states[1].0;
@@ -40,7 +44,10 @@ fn startup_drain_probe_bw_cycle_and_probe_rtt() {
         .filter(|w| w[0].t_ns >= fill && w[1].t_ns <= startup_end && w[0].rtt_ns > 0)
         .map(|w| (w[1].t_ns - w[0].t_ns) as f64 / w[0].rtt_ns as f64)
         .sum();
-    assert!((2.0..=4.0).contains(&rounds), "STARTUP ended {rounds:.2} round trips after the pipe filled ({fill} ns, {startup_end} ns)");
+    assert!(
+        (2.0..=4.0).contains(&rounds),
+        "STARTUP ended {rounds:.2} round trips after the pipe filled ({fill} ns, {startup_end} ns)"
+    );
 
     // DRAIN is short: it empties the queue STARTUP built in about one round.
     let drain_len = states[2].0 - states[1].0;
@@ -51,7 +58,9 @@ fn startup_drain_probe_bw_cycle_and_probe_rtt() {
     let probe_bw_start = states[2].0;
     let paced: Vec<f64> = samples
         .iter()
-        .filter(|x| x.t_ns > probe_bw_start + 2_000 * MS && x.t_ns < probe_bw_start + 8_000 * MS && x.cc_state == "probe_bw")
+        .filter(|x| {
+            x.t_ns > probe_bw_start + 2_000 * MS && x.t_ns < probe_bw_start + 8_000 * MS && x.cc_state == "probe_bw"
+        })
         .map(|x| x.pacing_rate_bps as f64)
         .collect();
     let base = {

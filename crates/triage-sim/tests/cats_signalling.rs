@@ -28,7 +28,12 @@ fn dscp_follows_priority_and_shows_in_the_packet_trace() {
         assert_eq!(p.wire_bytes, p.payload_bytes + 56);
     }
     // ACKs carry neither.
-    assert!(sim.recorder().packets.iter().filter(|p| p.payload_bytes == 0).all(|p| p.dscp == 0 && p.priority_option.is_none()));
+    assert!(sim
+        .recorder()
+        .packets
+        .iter()
+        .filter(|p| p.payload_bytes == 0)
+        .all(|p| p.dscp == 0 && p.priority_option.is_none()));
 }
 
 #[test]

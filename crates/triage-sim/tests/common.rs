@@ -21,7 +21,12 @@ pub fn repo() -> PathBuf {
 pub fn cats_page() -> Vec<MessageSpec> {
     [("P4", 150u64), ("P3", 60), ("P2", 40), ("P1", 25), ("P0", 8)]
         .iter()
-        .map(|(n, k)| MessageSpec { name: n.to_string(), bytes: k * 1024, priority: Some(n[1..].parse().unwrap()), at_ns: None })
+        .map(|(n, k)| MessageSpec {
+            name: n.to_string(),
+            bytes: k * 1024,
+            priority: Some(n[1..].parse().unwrap()),
+            at_ns: None,
+        })
         .collect()
 }
 

@@ -42,7 +42,8 @@ fn bottleneck_stats(sim: &Simulator) -> triage_sim::queue::QueueStats {
 
 #[test]
 fn eecn_sender_facing_a_plain_receiver_falls_back() {
-    let sim = run(cfg(ControllerKind::Eecn), cfg(ControllerKind::NewReno), QueueKind::Eecn(EecnMarkerConfig::default()));
+    let sim =
+        run(cfg(ControllerKind::Eecn), cfg(ControllerKind::NewReno), QueueKind::Eecn(EecnMarkerConfig::default()));
     let c = sim.connection(0, false).unwrap();
     assert_eq!(c.ecn_mode(), EcnMode::Off);
     let q = bottleneck_stats(&sim);
@@ -65,12 +66,17 @@ fn classic_ecn_router_on_an_eecn_path_reads_as_cl2() {
 
 #[test]
 fn classic_ecn_flow_through_an_eecn_router_still_works() {
-    let sim = run(cfg(ControllerKind::NewRenoEcn), cfg(ControllerKind::NewRenoEcn), QueueKind::Eecn(EecnMarkerConfig::default()));
+    let sim = run(
+        cfg(ControllerKind::NewRenoEcn),
+        cfg(ControllerKind::NewRenoEcn),
+        QueueKind::Eecn(EecnMarkerConfig::default()),
+    );
     let q = bottleneck_stats(&sim);
     assert!(q.marked_packets > 0, "ECT(0) reads as CL(1) and is raised to CE at Th2");
     let c = sim.connection(0, false).unwrap();
     assert_eq!(c.ecn_mode(), EcnMode::Classic);
     assert!(c.stats().ecn_responses[1] > 0, "the classic sender reduces on ECE");
-    let d = run(cfg(ControllerKind::NewReno), cfg(ControllerKind::NewReno), QueueKind::Eecn(EecnMarkerConfig::default()));
+    let d =
+        run(cfg(ControllerKind::NewReno), cfg(ControllerKind::NewReno), QueueKind::Eecn(EecnMarkerConfig::default()));
     assert!(q.dropped_packets < bottleneck_stats(&d).dropped_packets, "ECN keeps drops below plain NewReno's");
 }

@@ -69,7 +69,9 @@ fn bad_queue_and_transport_input_names_the_field() {
         let e = build_err(&BASE.replace("QUEUE", q));
         assert!(e.contains(field), "{q}: {e}");
     }
-    let e = build_err(&BASE.replace("QUEUE", "{ packets = 10 }").replace("cc = \"eecn\"", "cc = \"eecn\"\neecn = { d = 1 }"));
+    let e = build_err(
+        &BASE.replace("QUEUE", "{ packets = 10 }").replace("cc = \"eecn\"", "cc = \"eecn\"\neecn = { d = 1 }"),
+    );
     assert!(e.contains("transport.eecn") && e.contains("d:"), "{e}");
     let e = build_err(&BASE.replace("QUEUE", "{ packets = 10 }").replace("cc = \"eecn\"", "ecn = \"l4s\""));
     assert!(e.contains("ecn"), "{e}");

@@ -13,7 +13,12 @@ use triage_sim::Simulator;
 const BULK: u64 = 2_000_000;
 
 fn newreno() -> ConnectionConfig {
-    ConnectionConfig { controller: ControllerKind::NewReno, trace_prr: true, min_rto_ns: 200 * MS, ..Default::default() }
+    ConnectionConfig {
+        controller: ControllerKind::NewReno,
+        trace_prr: true,
+        min_rto_ns: 200 * MS,
+        ..Default::default()
+    }
 }
 
 /// Every message byte arrives exactly once, and PRR's per-ACK budget stays within
@@ -38,7 +43,8 @@ fn check_delivery_and_prr(sim: &Simulator, bytes: u64) -> (u64, u64) {
         if !d.reduction_bound {
             // Proportional part: prr_out ≤ ceil(prr_delivered·ssthresh/RecoverFS), except
             // the one fast retransmit at the start of an episode.
-            let bound = (d.prr_delivered_bytes as u128 * d.ssthresh_bytes as u128).div_ceil(d.recover_fs_bytes as u128) as u64;
+            let bound =
+                (d.prr_delivered_bytes as u128 * d.ssthresh_bytes as u128).div_ceil(d.recover_fs_bytes as u128) as u64;
             assert!(d.prr_out_bytes + sent <= bound.max(mss), "{d:?} sent {sent} bound {bound}");
         } else {
             // Slow-start reduction bound: never beyond ssthresh, and at most one MSS more

@@ -39,7 +39,12 @@ fn ferguson_on_mobile_slow_4g_cats_paints_no_later_than_fifo() {
         }
         assert!(p.fcp_ms <= p.lcp_ms && p.lcp_ms <= p.plt_ms);
     }
-    assert!(page(1).fcp_ms.unwrap() <= page(0).fcp_ms.unwrap(), "CATS FCP {:?} vs FIFO {:?}", page(1).fcp_ms, page(0).fcp_ms);
+    assert!(
+        page(1).fcp_ms.unwrap() <= page(0).fcp_ms.unwrap(),
+        "CATS FCP {:?} vs FIFO {:?}",
+        page(1).fcp_ms,
+        page(0).fcp_ms
+    );
     // Same bytes either way: the page load differs by scheduling only.
     let plt = (page(1).plt_ms.unwrap() - page(0).plt_ms.unwrap()).abs() / page(0).plt_ms.unwrap();
     assert!(plt < 0.05, "PLT {:?} vs {:?}", page(1).plt_ms, page(0).plt_ms);
@@ -87,7 +92,12 @@ discovery = { html = "50ms", css = "10ms", js = "30ms" }
         if let Some(p) = o.parent {
             let parent = page.page.get(p);
             let delay = page.discovery.discovery_delay_ns(parent.kind);
-            assert!(d[&o.id].request_ns >= d[&p].complete_ns + delay, "{} requested before {} arrived", o.url, parent.url);
+            assert!(
+                d[&o.id].request_ns >= d[&p].complete_ns + delay,
+                "{} requested before {} arrived",
+                o.url,
+                parent.url
+            );
             assert_eq!(d[&o.id].request_ns, d[&p].complete_ns + delay, "requested as soon as discovered");
         }
     }
@@ -108,8 +118,16 @@ page = "no/such/page.har"
 "#;
     let e = Scenario::parse(text, "bad.toml").unwrap().build("bad.toml", None).unwrap_err().to_string();
     assert!(e.contains("flows[0].page") && e.contains("no/such/page.har"), "{e}");
-    let e = Scenario::parse(&text.replace("no/such/page.har", "builtin:nope"), "bad.toml").unwrap().build("bad.toml", None).unwrap_err().to_string();
+    let e = Scenario::parse(&text.replace("no/such/page.har", "builtin:nope"), "bad.toml")
+        .unwrap()
+        .build("bad.toml", None)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("built-in page") && e.contains("cats"), "{e}");
-    let e = Scenario::parse(&text.replace("wpt-3g", "wpt-9g"), "bad.toml").unwrap().build("bad.toml", None).unwrap_err().to_string();
+    let e = Scenario::parse(&text.replace("wpt-3g", "wpt-9g"), "bad.toml")
+        .unwrap()
+        .build("bad.toml", None)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("topology.name") && e.contains("lighthouse-mobile-slow-4g"), "{e}");
 }

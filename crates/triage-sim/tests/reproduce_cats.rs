@@ -9,7 +9,13 @@ fn check(net: &CatsNetwork) -> triage_sim::experiments::cats::CatsReproduction {
     let by_p = |p: u8| r.groups.iter().find(|g| g.priority == p).unwrap();
     // P0 before P1 before ... P4.
     for p in 0..4u8 {
-        assert!(by_p(p).cats_ms < by_p(p + 1).cats_ms, "{net:?}: P{p} {} !< P{} {}", by_p(p).cats_ms, p + 1, by_p(p + 1).cats_ms);
+        assert!(
+            by_p(p).cats_ms < by_p(p + 1).cats_ms,
+            "{net:?}: P{p} {} !< P{} {}",
+            by_p(p).cats_ms,
+            p + 1,
+            by_p(p + 1).cats_ms
+        );
     }
     // Page load within 2% of FIFO.
     let plt = (r.plt.cats_ms - r.plt.fifo_ms).abs() / r.plt.fifo_ms;
@@ -20,7 +26,12 @@ fn check(net: &CatsNetwork) -> triage_sim::experiments::cats::CatsReproduction {
     for g in &r.groups {
         assert!(g.oracle_ms <= g.cats_ms * 1.005, "{net:?}: {} oracle {} > CATS {}", g.name, g.oracle_ms, g.cats_ms);
     }
-    assert!((by_p(0).cats_ms - by_p(0).oracle_ms).abs() < 0.01, "{net:?}: P0 {} vs oracle {}", by_p(0).cats_ms, by_p(0).oracle_ms);
+    assert!(
+        (by_p(0).cats_ms - by_p(0).oracle_ms).abs() < 0.01,
+        "{net:?}: P0 {} vs oracle {}",
+        by_p(0).cats_ms,
+        by_p(0).oracle_ms
+    );
     assert_eq!(r.retransmissions, [0, 0]);
     r
 }

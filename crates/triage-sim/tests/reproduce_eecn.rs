@@ -8,7 +8,10 @@ fn eecn_beats_ecn_and_newreno_on_both_topologies() {
     let r = reproduce(&EecnSettings { sample_ns: 0, ..Default::default() });
     for t in [Topology::Dumbbell, Topology::Multihop] {
         let (nr, ecn, eecn) = (r.get(t, Scheme::NewReno), r.get(t, Scheme::Ecn), r.get(t, Scheme::Eecn));
-        let ctx = format!("{t:?}: newreno {} drops, ecn {} drops {} marks, eecn {} drops {} marks", nr.drops, ecn.drops, ecn.marks, eecn.drops, eecn.marks);
+        let ctx = format!(
+            "{t:?}: newreno {} drops, ecn {} drops {} marks, eecn {} drops {} marks",
+            nr.drops, ecn.drops, ecn.marks, eecn.drops, eecn.marks
+        );
         assert!(eecn.drops < ecn.drops, "fewer drops than NewReno+ECN; {ctx}");
         assert!(eecn.drops < nr.drops, "fewer drops than NewReno; {ctx}");
         assert!(eecn.marks < ecn.marks, "fewer marks than NewReno+ECN; {ctx}");

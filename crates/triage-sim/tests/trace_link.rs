@@ -49,7 +49,11 @@ fn each_opportunity_carries_one_mtu_and_small_packets_share_one() {
         l.enqueue(0, pkt(1448));
     }
     let ms = 1_000_000;
-    assert_eq!(departures(&mut l, first), vec![ms, ms, 3 * ms, 7 * ms, 8 * ms], "full packets: one per opportunity, looping");
+    assert_eq!(
+        departures(&mut l, first),
+        vec![ms, ms, 3 * ms, 7 * ms, 8 * ms],
+        "full packets: one per opportunity, looping"
+    );
     // Thirty 52-byte ACKs: 1500 / 52 = 28 fit in one opportunity, the rest take the next.
     let mut l = trace_link("1\n1\n3\n7\n");
     let first = l.enqueue(0, pkt(0));

@@ -18,7 +18,10 @@ const KB: u64 = 1000;
 
 /// Names and one-line descriptions of the built-in pages.
 pub const BUILTIN_PAGES: &[(&str, &str)] = &[
-    ("cats", "CATS §III-A page: P0 8 KiB HTML/CSS, P1 25 KiB CSS, P2 40 KiB JS, P3 60 KiB images, P4 150 KiB analytics"),
+    (
+        "cats",
+        "CATS §III-A page: P0 8 KiB HTML/CSS, P1 25 KiB CSS, P2 40 KiB JS, P3 60 KiB images, P4 150 KiB analytics",
+    ),
     ("bing", "PriorityBucket §5.1 Bing: 1 HTML (assumed 60 KiB), 1 image (assumed 150 KiB)"),
     ("youtube", "PriorityBucket §5.1 YouTube: 1 HTML, 2 CSS, 2 JS, 20 images (assumed sizes)"),
     ("news", "thesis Table 4 averages: 129 objects in the eight content categories"),
@@ -162,15 +165,16 @@ pub fn youtube_page() -> Page {
 /// 24 scripts, the 16 JSON requests and the 9 ads/analytics objects.
 pub fn news_page() -> Page {
     let mut rows: Vec<Row> = Vec::new();
-    let add = |rows: &mut Vec<_>, n: u64, total_kb: u64, f: &dyn Fn(u64) -> (Option<u32>, String, ContentType, Option<P>)| {
-        for i in 0..n {
-            let (parent, url, kind, prio) = f(i);
-            // Split the total exactly: the first (total % n) objects get one byte more.
-            let total = total_kb * KB;
-            let size = total / n + u64::from(i < total % n);
-            rows.push((parent, url, kind, size, prio));
-        }
-    };
+    let add =
+        |rows: &mut Vec<_>, n: u64, total_kb: u64, f: &dyn Fn(u64) -> (Option<u32>, String, ContentType, Option<P>)| {
+            for i in 0..n {
+                let (parent, url, kind, prio) = f(i);
+                // Split the total exactly: the first (total % n) objects get one byte more.
+                let total = total_kb * KB;
+                let size = total / n + u64::from(i < total % n);
+                rows.push((parent, url, kind, size, prio));
+            }
+        };
     add(&mut rows, 5, 238, &|i| {
         if i == 0 {
             (None, "https://news.example/".into(), T::Html, Some(P::VeryHigh))
@@ -181,7 +185,9 @@ pub fn news_page() -> Page {
     add(&mut rows, 4, 30, &|i| {
         (Some(0), format!("https://news.example/css/{i}.css"), T::Css, Some(if i < 2 { P::VeryHigh } else { P::Low }))
     }); // ids 5-8
-    add(&mut rows, 12, 338, &|i| (Some(5), format!("https://fonts.news.example/f{i}.woff2"), T::Font, Some(P::VeryHigh))); // 9-20
+    add(&mut rows, 12, 338, &|i| {
+        (Some(5), format!("https://fonts.news.example/f{i}.woff2"), T::Font, Some(P::VeryHigh))
+    }); // 9-20
     add(&mut rows, 29, 733, &|i| {
         if i < 5 {
             (Some(0), format!("https://news.example/js/head{i}.js"), T::Js, Some(if i == 0 { P::High } else { P::Low }))
@@ -189,7 +195,9 @@ pub fn news_page() -> Page {
             (Some(21), format!("https://news.example/js/chunk{i}.js"), T::Js, Some(P::Low))
         }
     }); // 21-49 (733.5 KB rounded down)
-    add(&mut rows, 16, 120, &|i| (Some(21), format!("https://api.news.example/v1/feed{i}.json"), T::Json, Some(P::High))); // 50-65
+    add(&mut rows, 16, 120, &|i| {
+        (Some(21), format!("https://api.news.example/v1/feed{i}.json"), T::Json, Some(P::High))
+    }); // 50-65
     const ADS: [&str; 9] = [
         "https://securepubads.g.doubleclick.net/tag/js/gpt.js",
         "https://pagead2.googlesyndication.com/pagead/js/adsbygoogle.js",
@@ -207,15 +215,23 @@ pub fn news_page() -> Page {
         (Some(21), url, kind, Some(P::Low))
     }); // 66-74
     add(&mut rows, 40, 815, &|i| {
-        (Some(0), format!("https://static.news.example/images/{i}.jpg"), T::Image, Some(if i < 3 { P::High } else { P::Low }))
+        (
+            Some(0),
+            format!("https://static.news.example/images/{i}.jpg"),
+            T::Image,
+            Some(if i < 3 { P::High } else { P::Low }),
+        )
     }); // 75-114
     add(&mut rows, 14, 1130, &|i| (Some(0), format!("https://video.news.example/clip{i}.mp4"), T::Media, Some(P::Low))); // 115-128
     let mut page = build("news", rows);
     // The first stylesheets are render-blocking, the others not (their priority says so).
     for o in page.objects_mut() {
         if o.kind == T::Css {
-            o.render_blocking =
-                Some(if o.browser_priority == Some(P::VeryHigh) { RenderBlocking::Blocking } else { RenderBlocking::NonBlocking });
+            o.render_blocking = Some(if o.browser_priority == Some(P::VeryHigh) {
+                RenderBlocking::Blocking
+            } else {
+                RenderBlocking::NonBlocking
+            });
             o.cats_level = classify::cats_level(o);
         }
     }

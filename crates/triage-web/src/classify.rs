@@ -189,7 +189,9 @@ pub fn infer_render_blocking(o: &WebObject) -> RenderBlocking {
         (ContentType::Css, Some(BrowserPriority::High | BrowserPriority::VeryHigh) | None) if from_root => {
             RenderBlocking::Blocking
         }
-        (ContentType::Js, Some(BrowserPriority::High | BrowserPriority::VeryHigh)) if from_root => RenderBlocking::Blocking,
+        (ContentType::Js, Some(BrowserPriority::High | BrowserPriority::VeryHigh)) if from_root => {
+            RenderBlocking::Blocking
+        }
         (ContentType::Js, Some(BrowserPriority::Medium)) if from_root => RenderBlocking::InBodyParserBlocking,
         _ => RenderBlocking::NonBlocking,
     }
@@ -255,7 +257,10 @@ mod tests {
         assert_eq!(img.cats_level, 2);
         let mut ga = object(5, Some(3), "https://www.google-analytics.com/analytics.js", ContentType::Js, 1000);
         classify(&mut ga);
-        assert_eq!((ga.cats_level, ga.category, ga.essential), (4, ContentCategory::AdsAnalytics, Essentialness::NonEssential));
+        assert_eq!(
+            (ga.cats_level, ga.category, ga.essential),
+            (4, ContentCategory::AdsAnalytics, Essentialness::NonEssential)
+        );
         assert_eq!(ga.parent, Some(ObjectId(3)));
         // A render-blocking tracker or script is on the critical rendering path.
         let mut tag = object(6, Some(0), "https://www.googletagmanager.com/gtm.js", ContentType::Js, 1000);

@@ -12,13 +12,22 @@ pub fn from_mime(mime: &str) -> Option<ContentType> {
         "" | "application/octet-stream" | "text/plain" | "binary/octet-stream" => return None,
         "text/html" | "application/xhtml+xml" => ContentType::Html,
         "text/css" => ContentType::Css,
-        "application/javascript" | "text/javascript" | "application/x-javascript" | "application/ecmascript"
-        | "text/ecmascript" | "module" | "application/wasm" => ContentType::Js,
+        "application/javascript"
+        | "text/javascript"
+        | "application/x-javascript"
+        | "application/ecmascript"
+        | "text/ecmascript"
+        | "module"
+        | "application/wasm" => ContentType::Js,
         "application/json" | "text/json" | "application/ld+json" | "application/manifest+json" => ContentType::Json,
         "text/xml" | "application/xml" => ContentType::Other,
         _ if m.starts_with("image/") => ContentType::Image,
-        _ if m.starts_with("font/") || m.contains("font-") || m.ends_with("font") || m.contains("woff") => ContentType::Font,
-        _ if m.starts_with("video/") || m.starts_with("audio/") || m == "application/vnd.apple.mpegurl" => ContentType::Media,
+        _ if m.starts_with("font/") || m.contains("font-") || m.ends_with("font") || m.contains("woff") => {
+            ContentType::Font
+        }
+        _ if m.starts_with("video/") || m.starts_with("audio/") || m == "application/vnd.apple.mpegurl" => {
+            ContentType::Media
+        }
         _ if m.ends_with("+json") => ContentType::Json,
         _ if m.contains("javascript") => ContentType::Js,
         _ => ContentType::Other,

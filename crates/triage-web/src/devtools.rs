@@ -126,9 +126,11 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                     let r = &mut reqs[prev];
                     if !r.finished {
                         if let Some(resp) = opt_obj(params, "redirectResponse", &ppath)? {
-                            r.entry.status = opt_num(resp, "status", &format!("{ppath}.redirectResponse"))?.unwrap_or(302.0) as i64;
+                            r.entry.status =
+                                opt_num(resp, "status", &format!("{ppath}.redirectResponse"))?.unwrap_or(302.0) as i64;
                             r.entry.wire_bytes =
-                                opt_bytes(resp, "encodedDataLength", &format!("{ppath}.redirectResponse"))?.filter(|b| *b > 0);
+                                opt_bytes(resp, "encodedDataLength", &format!("{ppath}.redirectResponse"))?
+                                    .filter(|b| *b > 0);
                         }
                         r.entry.redirect_to = Some(url.clone());
                         r.entry.duration_ms = ((ts - r.entry.start_ms / 1000.0) * 1000.0).max(0.0);
@@ -145,13 +147,20 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                 let top_level = frame == main_frame || frame.as_ref().is_some_and(|f| !child_frames.contains(f));
                 if is_doc && top_level && loader.is_some() && loader != current_loader {
                     current_loader = loader.clone();
-                    pages.push(RawPage { id: format!("page_{}", pages.len() + 1), title: url.clone(), entries: Vec::new() });
+                    pages.push(RawPage {
+                        id: format!("page_{}", pages.len() + 1),
+                        title: url.clone(),
+                        entries: Vec::new(),
+                    });
                 }
                 let initiator = opt_obj(params, "initiator", &ppath)?;
                 let preflight = initiator.and_then(|o| o.get("type")).and_then(Value::as_str) == Some("preflight");
                 let headers = opt_obj(request, "headers", &rpath)?;
                 let referer = headers.and_then(|h| {
-                    h.iter().find(|(k, _)| k.eq_ignore_ascii_case("referer")).and_then(|(_, v)| v.as_str()).map(str::to_string)
+                    h.iter()
+                        .find(|(k, _)| k.eq_ignore_ascii_case("referer"))
+                        .and_then(|(_, v)| v.as_str())
+                        .map(str::to_string)
                 });
                 let entry = RawEntry {
                     url,
@@ -187,7 +196,8 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
             "Network.dataReceived" => {
                 let Some(r) = by_id.get(&id()?).map(|&k| &mut reqs[k]) else { continue };
                 r.data_bytes = r.data_bytes.saturating_add(opt_bytes(params, "dataLength", &ppath)?.unwrap_or(0));
-                r.data_encoded = r.data_encoded.saturating_add(opt_bytes(params, "encodedDataLength", &ppath)?.unwrap_or(0));
+                r.data_encoded =
+                    r.data_encoded.saturating_add(opt_bytes(params, "encodedDataLength", &ppath)?.unwrap_or(0));
             }
             "Network.resourceChangedPriority" => {
                 let Some(r) = by_id.get(&id()?).map(|&k| &mut reqs[k]) else { continue };

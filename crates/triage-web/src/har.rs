@@ -13,7 +13,8 @@ use serde_json::{Map, Value};
 use crate::error::WebError;
 use crate::import::{resolve_url, RawEntry, RawPage, SkipReason};
 use crate::json::{
-    initiator_object_url, opt_arr, opt_bool, opt_bytes, opt_num, opt_obj, opt_str, parse_iso_ms, req_obj, req_str, wrong,
+    initiator_object_url, opt_arr, opt_bool, opt_bytes, opt_num, opt_obj, opt_str, parse_iso_ms, req_obj, req_str,
+    wrong,
 };
 use crate::model::{BrowserPriority, RenderBlocking};
 
@@ -24,7 +25,10 @@ pub fn parse(value: &Value) -> Result<(Vec<RawPage>, usize), WebError> {
     let log = req_obj(root, "log", "")?;
     let entries = match log.get("entries") {
         None | Some(Value::Null) => {
-            return Err(WebError::Field { path: "log.entries".into(), problem: "missing (expected an array of entries)".into() })
+            return Err(WebError::Field {
+                path: "log.entries".into(),
+                problem: "missing (expected an array of entries)".into(),
+            })
         }
         Some(Value::Array(a)) => a,
         Some(v) => return Err(wrong("log.entries", "an array", v)),
@@ -95,8 +99,8 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
         || opt_bool(e, "_fromCache", path)?.unwrap_or(false)
         || opt_bool(e, "_was_cached", path)?.unwrap_or(false);
     // DevTools writes cache hits as a 2xx with nothing transferred.
-    let nothing_on_wire =
-        transfer == Some(0) || (transfer.is_none() && bytes_in.is_none() && body_size == Some(0) && content_size.unwrap_or(0) > 0);
+    let nothing_on_wire = transfer == Some(0)
+        || (transfer.is_none() && bytes_in.is_none() && body_size == Some(0) && content_size.unwrap_or(0) > 0);
     let cache_hit = (200..300).contains(&status) && status != 204 && (from_cache || nothing_on_wire);
 
     let redirect = opt_str(response, "redirectURL", &resp_path)?.filter(|s| !s.is_empty()).map(str::to_string);
@@ -108,9 +112,10 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
     .filter(|_| (300..400).contains(&status) && status != 304)
     .map(|r| resolve_url(&url, &r));
 
-    let priority = opt_str(e, "_priority", path)?
-        .and_then(BrowserPriority::parse)
-        .or(opt_str(e, "_initialPriority", path)?.and_then(BrowserPriority::parse));
+    let priority =
+        opt_str(e, "_priority", path)?
+            .and_then(BrowserPriority::parse)
+            .or(opt_str(e, "_initialPriority", path)?.and_then(BrowserPriority::parse));
     let render_blocking = opt_str(e, "_renderBlocking", path)?.and_then(RenderBlocking::parse);
     let resource_type = opt_str(e, "_resourceType", path)?.map(str::to_string);
 

@@ -182,7 +182,13 @@ impl Import {
             .objects()
             .iter()
             .map(|o| {
-                (o.id, Delivery { request_ns: o.recorded_start_ns, complete_ns: o.recorded_start_ns.saturating_add(o.recorded_duration_ns) })
+                (
+                    o.id,
+                    Delivery {
+                        request_ns: o.recorded_start_ns,
+                        complete_ns: o.recorded_start_ns.saturating_add(o.recorded_duration_ns),
+                    },
+                )
             })
             .collect()
     }
@@ -235,8 +241,10 @@ fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &Import
             _ => "no requests: the log has no `Network.requestWillBeSent` event".into(),
         }));
     }
-    let summaries: Vec<PageSummary> =
-        pages.iter().map(|p| PageSummary { id: p.id.clone(), title: p.title.clone(), entries: p.entries.len() }).collect();
+    let summaries: Vec<PageSummary> = pages
+        .iter()
+        .map(|p| PageSummary { id: p.id.clone(), title: p.title.clone(), entries: p.entries.len() })
+        .collect();
     let index = match &opts.page {
         Some(wanted) => pages.iter().position(|p| &p.id == wanted).ok_or_else(|| WebError::NoSuchPage {
             wanted: wanted.clone(),
@@ -389,7 +397,8 @@ pub fn build_page(
         let parent = if objects.is_empty() {
             None
         } else {
-            let by_initiator = e.initiator_url.as_deref().filter(|u| *u != e.url).and_then(|u| resolve(u, &placed, &standin));
+            let by_initiator =
+                e.initiator_url.as_deref().filter(|u| *u != e.url).and_then(|u| resolve(u, &placed, &standin));
             let by_referer = e.referer.as_deref().filter(|u| *u != e.url).and_then(|u| resolve(u, &placed, &standin));
             Some(by_initiator.or(by_referer).unwrap_or(ObjectId(0)))
         };

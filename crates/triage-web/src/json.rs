@@ -29,7 +29,11 @@ fn get<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     obj.get(key).filter(|v| !v.is_null())
 }
 
-pub(crate) fn opt_obj<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<Option<&'a Map<String, Value>>, WebError> {
+pub(crate) fn opt_obj<'a>(
+    obj: &'a Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Option<&'a Map<String, Value>>, WebError> {
     match get(obj, key) {
         None => Ok(None),
         Some(Value::Object(o)) => Ok(Some(o)),
@@ -37,11 +41,19 @@ pub(crate) fn opt_obj<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) ->
     }
 }
 
-pub(crate) fn req_obj<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a Map<String, Value>, WebError> {
+pub(crate) fn req_obj<'a>(
+    obj: &'a Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<&'a Map<String, Value>, WebError> {
     opt_obj(obj, key, path)?.ok_or_else(|| missing(&format!("{path}.{key}"), "an object"))
 }
 
-pub(crate) fn opt_arr<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<Option<&'a Vec<Value>>, WebError> {
+pub(crate) fn opt_arr<'a>(
+    obj: &'a Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Option<&'a Vec<Value>>, WebError> {
     match get(obj, key) {
         None => Ok(None),
         Some(Value::Array(a)) => Ok(Some(a)),
@@ -119,7 +131,13 @@ pub(crate) fn initiator_object_url(o: &Map<String, Value>) -> Option<String> {
 pub(crate) fn parse_iso_ms(s: &str) -> Option<f64> {
     let s = s.trim();
     let b = s.as_bytes();
-    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !(b[10] == b'T' || b[10] == b' ') || b[13] != b':' || b[16] != b':' {
+    if b.len() < 19
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !(b[10] == b'T' || b[10] == b' ')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
         return None;
     }
     let num = |r: std::ops::Range<usize>| -> Option<i64> {

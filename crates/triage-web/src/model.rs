@@ -325,7 +325,9 @@ impl Page {
             match (i, o.parent) {
                 (0, None) => {}
                 (0, Some(_)) => return Err(WebError::Invalid("the root (object 0) cannot have a parent".into())),
-                (_, None) => return Err(WebError::Invalid(format!("object {} has no parent; only the root may", o.id))),
+                (_, None) => {
+                    return Err(WebError::Invalid(format!("object {} has no parent; only the root may", o.id)))
+                }
                 (_, Some(p)) if p.index() >= i => {
                     return Err(WebError::Invalid(format!("object {} has parent {p}, which is not before it", o.id)))
                 }

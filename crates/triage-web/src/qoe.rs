@@ -177,12 +177,13 @@ pub fn estimate(page: &Page, deliveries: &Deliveries, cfg: &QoeConfig) -> Qoe {
         .max();
 
     // LCP: largest candidate image by decoded bytes (ties: lower id).
-    let largest = delivered()
-        .filter(|(o, _)| is_visual_image(o) && o.body_bytes >= cfg.lcp_min_image_bytes)
-        .fold(None::<(&WebObject, Delivery)>, |best, (o, d)| match best {
+    let largest = delivered().filter(|(o, _)| is_visual_image(o) && o.body_bytes >= cfg.lcp_min_image_bytes).fold(
+        None::<(&WebObject, Delivery)>,
+        |best, (o, d)| match best {
             Some((b, _)) if b.body_bytes >= o.body_bytes => best,
             _ => Some((o, d)),
-        });
+        },
+    );
     let (lcp, lcp_element, largest_image) = match largest {
         Some((o, d)) => (d.complete_ns.max(fcp), LcpElement::Image(o.id), Some(d.complete_ns)),
         None => (fcp, LcpElement::Text, None),
@@ -208,11 +209,8 @@ pub fn estimate(page: &Page, deliveries: &Deliveries, cfg: &QoeConfig) -> Qoe {
 
     let page_load = delivered().map(|(_, d)| d.complete_ns).max();
 
-    let layout_stable = delivered()
-        .filter(|(o, _)| o.kind == ContentType::Css)
-        .map(|(_, d)| d.complete_ns)
-        .max()
-        .unwrap_or(fcp);
+    let layout_stable =
+        delivered().filter(|(o, _)| o.kind == ContentType::Css).map(|(_, d)| d.complete_ns).max().unwrap_or(fcp);
     let images: Vec<u64> = delivered().filter(|(o, _)| is_visual_image(o)).map(|(_, d)| d.complete_ns).collect();
     let late = images.iter().filter(|&&t| t > layout_stable.saturating_add(cfg.cls_grace_ns)).count();
     let last_image = images.iter().copied().max();
@@ -290,7 +288,10 @@ mod tests {
         // (33 * 282 + 60 * 815) / 93 = 625.87... ms.
         assert_eq!(q.speed_index_ns, Some(((33u128 * 282 + 60 * 815) * MS as u128 / 93) as u64));
         let cls = q.cls.unwrap();
-        assert_eq!((cls.layout_stable_ns, cls.delta_ns, cls.late_images, cls.rating), (282 * MS, 533 * MS, 1, ClsRating::Poor));
+        assert_eq!(
+            (cls.layout_stable_ns, cls.delta_ns, cls.late_images, cls.rating),
+            (282 * MS, 533 * MS, 1, ClsRating::Poor)
+        );
         assert!(q.undelivered.is_empty());
     }
 

@@ -53,9 +53,9 @@ struct TypeName(ContentType);
 impl TryFrom<String> for TypeName {
     type Error = String;
     fn try_from(s: String) -> Result<Self, String> {
-        ContentType::from_name(&s)
-            .map(TypeName)
-            .ok_or_else(|| format!("unknown type {s:?}, expected one of html, css, js, font, image, media, json, other"))
+        ContentType::from_name(&s).map(TypeName).ok_or_else(|| {
+            format!("unknown type {s:?}, expected one of html, css, js, font, image, media, json, other")
+        })
     }
 }
 
@@ -66,7 +66,11 @@ struct Level(u8);
 impl TryFrom<i64> for Level {
     type Error = String;
     fn try_from(v: i64) -> Result<Self, String> {
-        u8::try_from(v).ok().filter(|l| *l <= 4).map(Level).ok_or_else(|| format!("CATS level {v} out of range, expected 0 to 4"))
+        u8::try_from(v)
+            .ok()
+            .filter(|l| *l <= 4)
+            .map(Level)
+            .ok_or_else(|| format!("CATS level {v} out of range, expected 0 to 4"))
     }
 }
 

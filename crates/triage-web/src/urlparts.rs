@@ -77,14 +77,34 @@ pub fn extension(url: &str) -> Option<String> {
     let last = p.rsplit('/').next().unwrap_or("");
     let dot = last.rfind('.')?;
     let ext = &last[dot + 1..];
-    (!ext.is_empty() && ext.len() <= 8 && ext.bytes().all(|b| b.is_ascii_alphanumeric())).then(|| ext.to_ascii_lowercase())
+    (!ext.is_empty() && ext.len() <= 8 && ext.bytes().all(|b| b.is_ascii_alphanumeric()))
+        .then(|| ext.to_ascii_lowercase())
 }
 
 /// Second-level labels under which registrations happen (`example.co.uk`). A short list, not
 /// the Public Suffix List: enough to tell first from third party on common sites.
 const MULTI_LABEL_SUFFIXES: &[&str] = &[
-    "co.uk", "org.uk", "ac.uk", "gov.uk", "co.jp", "ne.jp", "or.jp", "com.au", "net.au", "org.au", "co.nz",
-    "com.br", "com.cn", "com.mx", "co.in", "co.kr", "com.tr", "com.sg", "com.hk", "co.za", "public.lu",
+    "co.uk",
+    "org.uk",
+    "ac.uk",
+    "gov.uk",
+    "co.jp",
+    "ne.jp",
+    "or.jp",
+    "com.au",
+    "net.au",
+    "org.au",
+    "co.nz",
+    "com.br",
+    "com.cn",
+    "com.mx",
+    "co.in",
+    "co.kr",
+    "com.tr",
+    "com.sg",
+    "com.hk",
+    "co.za",
+    "public.lu",
 ];
 
 /// Registrable domain ("site") of a host: the last two labels, or three under a known
@@ -109,7 +129,9 @@ pub fn host_matches(host: &str, domain: &str) -> bool {
     let (h, d) = (host.as_bytes(), domain.as_bytes());
     !d.is_empty()
         && (h.eq_ignore_ascii_case(d)
-            || (h.len() > d.len() && h[h.len() - d.len() - 1] == b'.' && h[h.len() - d.len()..].eq_ignore_ascii_case(d)))
+            || (h.len() > d.len()
+                && h[h.len() - d.len() - 1] == b'.'
+                && h[h.len() - d.len()..].eq_ignore_ascii_case(d)))
 }
 
 #[cfg(test)]

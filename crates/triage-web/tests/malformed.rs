@@ -43,7 +43,8 @@ fn no_entries() {
     assert!(err("42").contains("neither a HAR"));
     assert!(err(r#"{"log": {}}"#).contains("log.entries"));
     // Only unusable entries: say which.
-    let e = err(r#"{"log": {"entries": [{"request": {"url": "data:image/png;base64,AA"}, "response": {"status": 200}}]}}"#);
+    let e =
+        err(r#"{"log": {"entries": [{"request": {"url": "data:image/png;base64,AA"}, "response": {"status": 200}}]}}"#);
     assert!(e.contains("no usable entry") && e.contains("1 data_url"), "{e}");
 }
 

@@ -31,15 +31,57 @@ type Expect = (&'static str, usize, usize, &'static [(&'static str, usize)], &'s
 
 /// (file, entries, objects, objects per type, skipped per reason).
 const EXPECTED: &[Expect] = &[
-    ("bbc.com.devtools.har", 120, 29, &[("html", 1), ("image", 18), ("js", 7), ("json", 2), ("other", 1)], &[("cache_hit", 85), ("cors_preflight", 1), ("not_modified", 1), ("redirect", 4)]),
+    (
+        "bbc.com.devtools.har",
+        120,
+        29,
+        &[("html", 1), ("image", 18), ("js", 7), ("json", 2), ("other", 1)],
+        &[("cache_hit", 85), ("cors_preflight", 1), ("not_modified", 1), ("redirect", 4)],
+    ),
     ("etat.lu.har", 22, 20, &[("css", 1), ("font", 4), ("html", 1), ("image", 12), ("js", 2)], &[("redirect", 2)]),
-    ("ferguson.com.har", 174, 166, &[("css", 16), ("font", 10), ("html", 7), ("image", 67), ("js", 49), ("json", 11), ("other", 6)], &[("redirect", 8)]),
-    ("github.com.devtools.har", 20, 16, &[("css", 3), ("html", 1), ("image", 9), ("js", 2), ("json", 1)], &[("cache_hit", 3), ("cors_preflight", 1)]),
-    ("google.com.perflog.json", 26, 13, &[("html", 3), ("image", 6), ("js", 4)], &[("data_url", 6), ("failed", 1), ("other_page", 5), ("redirect", 1)]),
-    ("paulirish.com.devtoolslog.json", 27, 24, &[("css", 1), ("font", 6), ("html", 1), ("image", 5), ("js", 7), ("json", 2), ("other", 2)], &[("cors_preflight", 2), ("data_url", 1)]),
-    ("squoosh.app.devtoolslog.json", 25, 23, &[("html", 1), ("image", 14), ("js", 6), ("json", 1), ("other", 1)], &[("data_url", 2)]),
+    (
+        "ferguson.com.har",
+        174,
+        166,
+        &[("css", 16), ("font", 10), ("html", 7), ("image", 67), ("js", 49), ("json", 11), ("other", 6)],
+        &[("redirect", 8)],
+    ),
+    (
+        "github.com.devtools.har",
+        20,
+        16,
+        &[("css", 3), ("html", 1), ("image", 9), ("js", 2), ("json", 1)],
+        &[("cache_hit", 3), ("cors_preflight", 1)],
+    ),
+    (
+        "google.com.perflog.json",
+        26,
+        13,
+        &[("html", 3), ("image", 6), ("js", 4)],
+        &[("data_url", 6), ("failed", 1), ("other_page", 5), ("redirect", 1)],
+    ),
+    (
+        "paulirish.com.devtoolslog.json",
+        27,
+        24,
+        &[("css", 1), ("font", 6), ("html", 1), ("image", 5), ("js", 7), ("json", 2), ("other", 2)],
+        &[("cors_preflight", 2), ("data_url", 1)],
+    ),
+    (
+        "squoosh.app.devtoolslog.json",
+        25,
+        23,
+        &[("html", 1), ("image", 14), ("js", 6), ("json", 1), ("other", 1)],
+        &[("data_url", 2)],
+    ),
     ("wikipedia.org.browsertime.har", 7, 6, &[("html", 1), ("image", 3), ("js", 2)], &[("redirect", 1)]),
-    ("wikipedia.org.perflog.json", 30, 10, &[("html", 3), ("image", 5), ("js", 2)], &[("failed", 2), ("other_page", 15), ("redirect", 3)]),
+    (
+        "wikipedia.org.perflog.json",
+        30,
+        10,
+        &[("html", 3), ("image", 5), ("js", 2)],
+        &[("failed", 2), ("other_page", 15), ("redirect", 3)],
+    ),
 ];
 
 #[test]
@@ -115,7 +157,8 @@ fn several_pages_one_file() {
     let first = load("wikipedia.org.perflog.json");
     assert_eq!(first.pages.len(), 2);
     assert_eq!(first.page_id, "page_1");
-    let second = load_with("wikipedia.org.perflog.json", &ImportOptions { page: Some("page_2".into()), ..Default::default() });
+    let second =
+        load_with("wikipedia.org.perflog.json", &ImportOptions { page: Some("page_2".into()), ..Default::default() });
     assert_eq!(second.page_id, "page_2");
     assert_eq!(second.skipped.get(&triage_web::SkipReason::OtherPage), Some(&15));
     // google.com: the first navigation failed (name not resolved); the default is the first
@@ -128,7 +171,10 @@ fn several_pages_one_file() {
     )
     .unwrap_err()
     .to_string();
-    assert!(err.contains("google.com.perflog.json") && err.contains("page_9") && err.contains("page_1, page_2"), "{err}");
+    assert!(
+        err.contains("google.com.perflog.json") && err.contains("page_9") && err.contains("page_1, page_2"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -6,18 +6,37 @@
 use proptest::collection::vec;
 use proptest::prelude::*;
 
-use super::{AckSample, CongestionController, CongestionSignal, Eecn, EecnConfig, HandshakeFeedback, NewRenoEcn, Vcp, VcpConfig};
+use super::{
+    AckSample, CongestionController, CongestionSignal, Eecn, EecnConfig, HandshakeFeedback, NewRenoEcn, Vcp, VcpConfig,
+};
 
 const MSS: u64 = 1448;
 
 #[derive(Clone, Debug)]
 enum Op {
-    Ack { segments: u64, rtt_ns: Option<u64>, srtt_ns: Option<u64>, echo: u8, in_recovery: bool, app_limited: bool, dt_ns: u64 },
-    Loss { flight_segments: u64 },
-    Timeout { flight_segments: u64 },
+    Ack {
+        segments: u64,
+        rtt_ns: Option<u64>,
+        srtt_ns: Option<u64>,
+        echo: u8,
+        in_recovery: bool,
+        app_limited: bool,
+        dt_ns: u64,
+    },
+    Loss {
+        flight_segments: u64,
+    },
+    Timeout {
+        flight_segments: u64,
+    },
     RecoveryExit,
-    Ecn { level: u8, flight_segments: u64 },
-    Handshake { level: u8 },
+    Ecn {
+        level: u8,
+        flight_segments: u64,
+    },
+    Handshake {
+        level: u8,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -58,11 +77,20 @@ fn run(c: &mut dyn CongestionController, ops: &[Op]) {
             Op::Loss { flight_segments } => c.on_congestion(now, CongestionSignal::Loss, flight_segments * MSS),
             Op::Timeout { flight_segments } => c.on_congestion(now, CongestionSignal::Timeout, flight_segments * MSS),
             Op::RecoveryExit => c.on_recovery_exit(now),
-            Op::Ecn { level, flight_segments } => c.on_congestion(now, CongestionSignal::Ecn { level }, flight_segments * MSS),
-            Op::Handshake { level } => c.on_handshake_feedback(HandshakeFeedback { congestion_level: level, rtt_ns: Some(1_000_000) }),
+            Op::Ecn { level, flight_segments } => {
+                c.on_congestion(now, CongestionSignal::Ecn { level }, flight_segments * MSS)
+            }
+            Op::Handshake { level } => {
+                c.on_handshake_feedback(HandshakeFeedback { congestion_level: level, rtt_ns: Some(1_000_000) })
+            }
         }
         assert!(c.window_bytes() >= MSS, "{}: cwnd {} below one segment after {o:?}", c.name(), c.window_bytes());
-        assert!(c.ssthresh_bytes() >= 2 * MSS, "{}: ssthresh {} below two segments after {o:?}", c.name(), c.ssthresh_bytes());
+        assert!(
+            c.ssthresh_bytes() >= 2 * MSS,
+            "{}: ssthresh {} below two segments after {o:?}",
+            c.name(),
+            c.ssthresh_bytes()
+        );
         let _ = c.state();
     }
 }

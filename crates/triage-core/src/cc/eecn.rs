@@ -75,7 +75,10 @@ impl EecnConfig {
         if self.d < 2 {
             return Err(format!("d: expected at least 2, got {}", self.d));
         }
-        for (n, v) in [("sigma_slow_start", self.sigma_slow_start), ("sigma_congestion_avoidance", self.sigma_congestion_avoidance)] {
+        for (n, v) in [
+            ("sigma_slow_start", self.sigma_slow_start),
+            ("sigma_congestion_avoidance", self.sigma_congestion_avoidance),
+        ] {
             if !(v > 0.0 && v <= 1.0) {
                 return Err(format!("{n}: expected 0 < σ ≤ 1, got {v}"));
             }

@@ -13,12 +13,12 @@
 //! lets a controller pick its initial window from what the handshake saw.
 
 pub mod bbr;
+#[cfg(test)]
+mod ecn_prop_tests;
 pub mod eecn;
 pub mod newreno;
 pub mod newreno_ecn;
 pub mod vcp;
-#[cfg(test)]
-mod ecn_prop_tests;
 
 use serde::{Deserialize, Serialize};
 
@@ -202,7 +202,12 @@ impl ControllerKind {
 
 /// Builds a controller for a path.
 /// `seed` feeds controllers that randomize (BBR's gain-cycle start phase).
-pub fn build(kind: &ControllerKind, mss_bytes: u64, initial_window_segments: u64, seed: u64) -> Box<dyn CongestionController> {
+pub fn build(
+    kind: &ControllerKind,
+    mss_bytes: u64,
+    initial_window_segments: u64,
+    seed: u64,
+) -> Box<dyn CongestionController> {
     match kind {
         ControllerKind::NewReno => Box::new(NewReno::new(mss_bytes, initial_window_segments)),
         ControllerKind::Bbr => Box::new(Bbr::new(BbrConfig::new(mss_bytes, initial_window_segments).with_seed(seed))),
@@ -219,7 +224,9 @@ pub fn build_for(cfg: &crate::ConnectionConfig) -> Box<dyn CongestionController>
         ControllerKind::Eecn => Box::new(Eecn::new(mss, iw, cfg.eecn.clone())),
         ControllerKind::Vcp => Box::new(Vcp::new(mss, iw, cfg.vcp.clone())),
         ControllerKind::NewReno => Box::new(NewReno::new(mss, iw).with_growth(cfg.newreno_growth)),
-        ControllerKind::NewRenoEcn => Box::new(NewRenoEcn::with_inner(NewReno::new(mss, iw).with_growth(cfg.newreno_growth))),
+        ControllerKind::NewRenoEcn => {
+            Box::new(NewRenoEcn::with_inner(NewReno::new(mss, iw).with_growth(cfg.newreno_growth)))
+        }
         k => build(k, mss, iw, cfg.seed),
     }
 }

@@ -27,7 +27,13 @@ fn ece_cwr(p: &Packet) -> (bool, bool) {
 
 /// Runs a handshake with the SYN and SYN-ACK marked as given; returns the two ends, the
 /// client's first flight (after it writes `client_bytes`) and the time.
-fn handshake(a_cfg: ConnectionConfig, b_cfg: ConnectionConfig, syn_mark: Option<Ecn>, synack_mark: Option<Ecn>, client_bytes: u64) -> (Connection, Connection, Vec<Packet>, u64) {
+fn handshake(
+    a_cfg: ConnectionConfig,
+    b_cfg: ConnectionConfig,
+    syn_mark: Option<Ecn>,
+    synack_mark: Option<Ecn>,
+    client_bytes: u64,
+) -> (Connection, Connection, Vec<Packet>, u64) {
     let mut a = Connection::connect(a_cfg, A, B);
     let mut syn = drain(&mut a, 0).remove(0);
     if let Some(m) = syn_mark {
@@ -89,7 +95,11 @@ fn scenario_1_receiver_opens_cl2_on_data() {
     }
     assert_eq!(acks.len(), 10);
     for (i, ack) in acks.iter().enumerate() {
-        assert_eq!(ece_cwr(ack), if i >= 7 { (true, true) } else { (false, false) }, "ACK {i}: CL(2) echoed from the marked segment on");
+        assert_eq!(
+            ece_cwr(ack),
+            if i >= 7 { (true, true) } else { (false, false) },
+            "ACK {i}: CL(2) echoed from the marked segment on"
+        );
     }
     let mut out = Vec::new();
     for (i, ack) in acks.iter().enumerate() {
@@ -131,7 +141,8 @@ fn scenario_1_receiver_opens_cl2_on_data() {
 /// (`1 0`) and B starts with 5 segments.
 #[test]
 fn scenario_2_sender_opens_syn_cl1_initial_window_5() {
-    let (a, _b, flight, _) = handshake(cfg(ControllerKind::Eecn), cfg(ControllerKind::Eecn), Some(Ecn::Ect0), None, 100_000);
+    let (a, _b, flight, _) =
+        handshake(cfg(ControllerKind::Eecn), cfg(ControllerKind::Eecn), Some(Ecn::Ect0), None, 100_000);
     assert_eq!(a.ecn_mode(), EcnMode::Eecn);
     assert_eq!(a.handshake_congestion_level(), 1);
     assert_eq!(data_segments(&flight), 5, "initial window 5 after CL(1)");
@@ -142,7 +153,8 @@ fn scenario_2_sender_opens_syn_cl1_initial_window_5() {
 /// opener starts with 5 segments, echoes CL(2) on its ACK, and the other end starts with 1.
 #[test]
 fn scenario_3_both_marked_bidirectional() {
-    let (a, mut b, flight, t) = handshake(cfg(ControllerKind::Eecn), cfg(ControllerKind::Eecn), Some(Ecn::Ect0), Some(Ecn::Ce), 100_000);
+    let (a, mut b, flight, t) =
+        handshake(cfg(ControllerKind::Eecn), cfg(ControllerKind::Eecn), Some(Ecn::Ect0), Some(Ecn::Ce), 100_000);
     assert_eq!(a.handshake_congestion_level(), 1);
     assert_eq!(data_segments(&flight), 5);
     assert_eq!(ece_cwr(&flight[0]), (true, true), "A echoes the SYN-ACK's CL(2)");
@@ -178,7 +190,9 @@ fn eecn_sender_falls_back_with_a_plain_receiver() {
         assert_eq!(a.ecn_mode(), EcnMode::Off, "peer {other:?} is not EECN-capable");
         assert_eq!(b.ecn_mode(), EcnMode::Off);
         assert_eq!(data_segments(&flight), 10);
-        assert!(flight.iter().all(|p| p.ecn == Ecn::NotEct && !p.flags.has(TcpFlags::ECE) && !p.flags.has(TcpFlags::CWR)));
+        assert!(flight
+            .iter()
+            .all(|p| p.ecn == Ecn::NotEct && !p.flags.has(TcpFlags::ECE) && !p.flags.has(TcpFlags::CWR)));
     }
 }
 
@@ -192,7 +206,8 @@ fn classic_client_with_eecn_server_negotiates_classic() {
 
 #[test]
 fn classic_ecn_echo_until_cwr_and_one_reduction_per_window() {
-    let (mut a, mut b, flight, t) = handshake(cfg(ControllerKind::NewRenoEcn), cfg(ControllerKind::NewRenoEcn), None, None, 0);
+    let (mut a, mut b, flight, t) =
+        handshake(cfg(ControllerKind::NewRenoEcn), cfg(ControllerKind::NewRenoEcn), None, None, 0);
     let syn_flags = TcpFlags(TcpFlags::SYN | EcnMode::Classic.syn_flags());
     assert_eq!(ece_cwr(&Packet { flags: syn_flags, ..Default::default() }), (true, true));
     b.handle_packet(t + MS, &flight[0]);

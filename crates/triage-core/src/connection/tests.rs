@@ -290,7 +290,8 @@ fn rto_recovers_a_blackout_and_backs_off() {
     assert!(s.stats().rto_count >= 2, "{:?}", s.stats());
     // Backoff: the retransmissions of the first lost segment are spaced 1x, 2x, 4x the RTO.
     let first_lost = h.log.iter().find(|(t, c2s, p)| !*c2s && *t >= 40 * MS && p.payload_bytes > 0).unwrap().2.seq;
-    let tx: Vec<u64> = h.log.iter().filter(|(_, c2s, p)| !*c2s && p.seq == first_lost && p.payload_bytes > 0).map(|x| x.0).collect();
+    let tx: Vec<u64> =
+        h.log.iter().filter(|(_, c2s, p)| !*c2s && p.seq == first_lost && p.payload_bytes > 0).map(|x| x.0).collect();
     assert!(tx.len() >= 4, "{tx:?}");
     let (g1, g2) = (tx[3] - tx[2], tx[2] - tx[1]);
     assert!(g1 >= 2 * g2 - MS && g1 <= 2 * g2 + MS, "backoff doubles: {tx:?}");
@@ -318,7 +319,6 @@ fn bbr_and_newreno_both_finish_the_page() {
         assert_eq!(h.completions().len(), 5, "{cc:?}");
     }
 }
-
 
 // ---------------------------------------------------------------- CATS (issue 3)
 
@@ -353,14 +353,18 @@ fn late_high_priority_message_overtakes_queued_data_at_the_next_segment() {
     let logged = h2.log.len();
     h2.server.as_mut().unwrap().write_message(t_late, MessageMeta { id: 0, len_bytes: 4000, priority: 0 });
     h2.run(20_000 * MS, |_, _, _, _| {});
-    let after: Vec<(u64, Packet)> =
-        h2.log[logged..].iter().filter(|(_, c2s, p)| !*c2s && p.payload_bytes > 0).map(|(t, _, p)| (*t, p.clone())).collect();
+    let after: Vec<(u64, Packet)> = h2.log[logged..]
+        .iter()
+        .filter(|(_, c2s, p)| !*c2s && p.payload_bytes > 0)
+        .map(|(t, _, p)| (*t, p.clone()))
+        .collect();
     let first_after: Vec<&(u64, Packet)> = after.iter().collect();
     assert!(data_packets(&h2).iter().filter(|(t, _)| *t < t_late).count() > 10, "P4 was flowing before");
     // The very next data segment sent after the write carries the urgent message.
     assert_eq!(first_after[0].1.chunks[0].msg_id, 0, "next segment after the write");
     assert_eq!(first_after[0].1.priority_option, Some(0));
-    let urgent: Vec<usize> = first_after.iter().enumerate().filter(|(_, (_, p))| p.chunks[0].msg_id == 0).map(|(i, _)| i).collect();
+    let urgent: Vec<usize> =
+        first_after.iter().enumerate().filter(|(_, (_, p))| p.chunks[0].msg_id == 0).map(|(i, _)| i).collect();
     assert_eq!(urgent, vec![0, 1, 2], "4000 bytes in three consecutive segments");
     // Under FIFO (the first run had no late message) P4 alone went out in order.
     assert!(data_packets(&h).iter().all(|(_, p)| p.chunks[0].msg_id == 4));
@@ -434,7 +438,9 @@ fn save_data_discards_are_reported_per_message() {
         .server_events
         .iter()
         .filter_map(|(_, e)| match e {
-            Event::MessageDiscarded { msg_id, bytes, reason: DiscardReason::SaveData, partially_sent: false } => Some((*msg_id, *bytes)),
+            Event::MessageDiscarded { msg_id, bytes, reason: DiscardReason::SaveData, partially_sent: false } => {
+                Some((*msg_id, *bytes))
+            }
             _ => None,
         })
         .collect();
@@ -465,13 +471,22 @@ fn save_data_switched_on_mid_transfer_discards_queued_data() {
     assert!(d.iter().all(|(id, _)| *id >= 2), "P0 and P1 are kept: {d:?}");
     let s = h.server.as_ref().unwrap();
     assert!(s.stats().save_data_discarded_bytes > 0);
-    assert_eq!(s.stats().data_bytes_sent + s.stats().save_data_discarded_bytes, 283 * 1024, "every byte sent or reported");
+    assert_eq!(
+        s.stats().data_bytes_sent + s.stats().save_data_discarded_bytes,
+        283 * 1024,
+        "every byte sent or reported"
+    );
 }
 
 #[test]
 fn load_shedding_under_persistent_loss_is_reported() {
     let cfg = ConnectionConfig {
-        load_shedding: Some(crate::LoadShedding { consecutive_rtos: 2, loss_window_packets: 20, loss_rate_permille: 200, min_priority: 3 }),
+        load_shedding: Some(crate::LoadShedding {
+            consecutive_rtos: 2,
+            loss_window_packets: 20,
+            loss_rate_permille: 200,
+            min_priority: 3,
+        }),
         min_rto_ns: 200 * MS,
         ..cats_cfg()
     };
@@ -502,7 +517,8 @@ fn load_shedding_under_persistent_loss_is_reported() {
 fn receive_window_bounds_the_data_in_flight() {
     // A 10-segment receive buffer on a 100 Mbps / 100 ms RTT path: at most 14480 bytes per
     // round trip, so the 283 KiB page takes about 20 round trips instead of a handful.
-    let cfg = ConnectionConfig { receive_buffer_bytes: 14_480, controller: ControllerKind::NewReno, ..Default::default() };
+    let cfg =
+        ConnectionConfig { receive_buffer_bytes: 14_480, controller: ControllerKind::NewReno, ..Default::default() };
     let mut h = Harness::new(cfg, 100_000_000, 50 * MS);
     h.run(60_000 * MS, serve_page(cats_page()));
     let mut max_outstanding = 0u64;
@@ -518,7 +534,11 @@ fn receive_window_bounds_the_data_in_flight() {
     let done = h.completions().last().unwrap().0;
     assert!(done >= 20 * 100 * MS, "page took {} ms", done / MS);
     let unlimited = {
-        let mut h = Harness::new(ConnectionConfig { controller: ControllerKind::NewReno, ..Default::default() }, 100_000_000, 50 * MS);
+        let mut h = Harness::new(
+            ConnectionConfig { controller: ControllerKind::NewReno, ..Default::default() },
+            100_000_000,
+            50 * MS,
+        );
         h.run(60_000 * MS, serve_page(cats_page()));
         h.completions().last().unwrap().0
     };

@@ -54,7 +54,8 @@ impl Prr {
             let target = num.div_ceil(self.recover_fs_bytes as u128) as u64;
             target.saturating_sub(self.prr_out_bytes)
         } else {
-            let limit = (self.prr_delivered_bytes.saturating_sub(self.prr_out_bytes)).max(delivered_bytes) + self.mss_bytes;
+            let limit =
+                (self.prr_delivered_bytes.saturating_sub(self.prr_out_bytes)).max(delivered_bytes) + self.mss_bytes;
             (ssthresh_bytes - pipe_bytes).min(limit)
         };
         if self.prr_out_bytes == 0 && delivered_bytes > 0 {

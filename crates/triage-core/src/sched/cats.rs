@@ -53,7 +53,11 @@ fn default_multipliers() -> [u64; LEVELS] {
 
 impl Default for CatsConfig {
     fn default() -> Self {
-        Self { high_watermark_bytes: default_high(), low_watermark_bytes: default_low(), payback_multiplier: default_multipliers() }
+        Self {
+            high_watermark_bytes: default_high(),
+            low_watermark_bytes: default_low(),
+            payback_multiplier: default_multipliers(),
+        }
     }
 }
 
@@ -185,7 +189,8 @@ impl Conductor {
     /// `D_i = trunc(D_i × M_i / M_total)` with `M_total` the sum of their multipliers; a
     /// queue whose debt falls below its low watermark becomes Eligible.
     pub fn resolve_deadlock(&mut self) {
-        let ne: Vec<usize> = (0..LEVELS).filter(|&i| !self.queues[i].is_empty() && self.state[i] == QueueState::InDebt).collect();
+        let ne: Vec<usize> =
+            (0..LEVELS).filter(|&i| !self.queues[i].is_empty() && self.state[i] == QueueState::InDebt).collect();
         let m_total: u64 = ne.iter().map(|&i| self.cfg.payback_multiplier[i]).sum();
         if m_total == 0 {
             return;
@@ -211,7 +216,8 @@ impl Conductor {
         if nonempty >= 2 {
             // Each round multiplies every debt by at most (M_total - 1) / M_total; 64·M_total
             // rounds take any u64 debt to 0.
-            let m_total: u64 = (0..LEVELS).filter(|&i| !self.queues[i].is_empty()).map(|i| self.cfg.payback_multiplier[i]).sum();
+            let m_total: u64 =
+                (0..LEVELS).filter(|&i| !self.queues[i].is_empty()).map(|i| self.cfg.payback_multiplier[i]).sum();
             for _ in 0..64 * m_total.max(1) {
                 self.resolve_deadlock();
                 if let Some(i) = eligible(self) {
@@ -337,7 +343,8 @@ mod tests {
         c.enqueue(0, msg(3, 10_000, 4));
         // Put queues 1, 3, 4 in debt directly.
         c.debt = [0, 1001, 0, 1999, 3333];
-        c.state = [QueueState::Eligible, QueueState::InDebt, QueueState::Eligible, QueueState::InDebt, QueueState::InDebt];
+        c.state =
+            [QueueState::Eligible, QueueState::InDebt, QueueState::Eligible, QueueState::InDebt, QueueState::InDebt];
         c.resolve_deadlock();
         // M_total = 2 + 4 + 5 = 11.
         // D_1 = trunc(1001*2/11) = trunc(182.0) = 182; D_3 = trunc(1999*4/11) = trunc(726.9) = 726;

@@ -7,4 +7,6 @@
 
 pub mod packet;
 
-pub use packet::{Addr, Ecn, Packet, SackBlock, TcpFlags, IP_HEADER_BYTES, TCP_BASE_HEADER_BYTES, TCP_TIMESTAMP_OPTION_BYTES};
+pub use packet::{
+    Addr, Ecn, Packet, SackBlock, TcpFlags, IP_HEADER_BYTES, TCP_BASE_HEADER_BYTES, TCP_TIMESTAMP_OPTION_BYTES,
+};

@@ -22,10 +22,12 @@ pub const PAGE: [(&str, u8, u64); 5] =
     [("P4", 4, 150 * 1024), ("P3", 3, 60 * 1024), ("P2", 2, 40 * 1024), ("P1", 1, 25 * 1024), ("P0", 0, 8 * 1024)];
 
 /// Table I of the paper, (baseline, CATS) in ms, in the order of [`PAGE`].
-pub const PAPER_TABLE_I: [(f64, f64); 5] = [(764.0, 1327.0), (1018.0, 815.0), (1187.0, 523.0), (1293.0, 282.0), (1327.0, 130.0)];
+pub const PAPER_TABLE_I: [(f64, f64); 5] =
+    [(764.0, 1327.0), (1018.0, 815.0), (1187.0, 523.0), (1293.0, 282.0), (1327.0, 130.0)];
 
 /// What the group is in the paper's page model (Table I).
-pub const GROUP_LABELS: [&str; 5] = ["Analytics/Tracking", "Images/Media", "Application JS", "CSS Framework", "Critical HTML/CSS"];
+pub const GROUP_LABELS: [&str; 5] =
+    ["Analytics/Tracking", "Images/Media", "Application JS", "CSS Framework", "Critical HTML/CSS"];
 
 /// The network of one reproduction.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -161,7 +163,8 @@ pub fn run_page(net: &CatsNetwork, cfg: ConnectionConfig, order: &[usize]) -> (V
     let owd = net.rtt_ns / 2;
     let bdp_packets = (net.rate_bps as u128 * net.rtt_ns as u128 / 8 / 1_000_000_000 / 1500) as u64;
     let queue = 100.max(2 * bdp_packets);
-    let (topo, s, c) = dumbbell(1, 1, &LinkParams::new(100_000_000, 0, 1000), &LinkParams::new(net.rate_bps, owd, queue));
+    let (topo, s, c) =
+        dumbbell(1, 1, &LinkParams::new(100_000_000, 0, 1000), &LinkParams::new(net.rate_bps, owd, queue));
     let mut sim = Simulator::new(topo, 0);
     let msgs = order
         .iter()

@@ -264,20 +264,26 @@ pub fn transport(scheme: Scheme, seed: u64) -> ConnectionConfig {
 }
 
 /// Builds the network: (network, senders, receivers, bottleneck link, second router link).
-pub fn network(topology: Topology, scheme: Scheme, s: &EecnSettings) -> (Network, Vec<u32>, Vec<u32>, u32, Option<u32>) {
+pub fn network(
+    topology: Topology,
+    scheme: Scheme,
+    s: &EecnSettings,
+) -> (Network, Vec<u32>, Vec<u32>, u32, Option<u32>) {
     let mut net = Network::default();
     let senders: Vec<u32> = (0..3).map(|i| net.add_node(&format!("s{i}"), NodeKind::Host)).collect();
     let r1 = net.add_node("r1", NodeKind::Router);
     let r2 = net.add_node("r2", NodeKind::Router);
     let r3 = (topology == Topology::Multihop).then(|| net.add_node("r3", NodeKind::Router));
     let receivers: Vec<u32> = (0..3).map(|i| net.add_node(&format!("c{i}"), NodeKind::Host)).collect();
-    let bottleneck = LinkParams::new(100_000_000, 1_000_000, s.queue_packets).with_queue(scheme.router(s.queue_packets));
+    let bottleneck =
+        LinkParams::new(100_000_000, 1_000_000, s.queue_packets).with_queue(scheme.router(s.queue_packets));
     let access = LinkParams::new(1_000_000_000, 100_000, 100);
     let (b, _) = add_duplex(&mut net, s.seed, r1, r2, &bottleneck);
     let mut second = None;
     let last = match r3 {
         Some(r3) => {
-            let hop = LinkParams::new(100_000_000, 1_000_000, s.queue_packets).with_queue(scheme.second_router(s.queue_packets));
+            let hop = LinkParams::new(100_000_000, 1_000_000, s.queue_packets)
+                .with_queue(scheme.second_router(s.queue_packets));
             second = Some(add_duplex(&mut net, s.seed, r2, r3, &hop).0);
             r3
         }
@@ -295,8 +301,10 @@ pub fn run(topology: Topology, scheme: Scheme, s: &EecnSettings) -> EecnRun {
     let (net, snd, rcv, b, second) = network(topology, scheme, s);
     let mut sim = Simulator::new(net, s.sample_ns);
     let cfg = transport(scheme, s.seed);
-    let mut flows: Vec<(String, &'static str, u32, u32, u64, u64)> =
-        vec![("EF1".into(), "elephant", snd[0], rcv[0], s.elephant_bytes, 0), ("EF2".into(), "elephant", snd[1], rcv[1], s.elephant_bytes, 0)];
+    let mut flows: Vec<(String, &'static str, u32, u32, u64, u64)> = vec![
+        ("EF1".into(), "elephant", snd[0], rcv[0], s.elephant_bytes, 0),
+        ("EF2".into(), "elephant", snd[1], rcv[1], s.elephant_bytes, 0),
+    ];
     for (n, bytes, start) in SHORT_FLOWS {
         flows.push((n.into(), "short", snd[2], rcv[2], bytes, start));
     }
@@ -400,7 +408,12 @@ impl EecnReproduction {
     }
 
     /// Our reduction of EECN against a baseline, percent, for a metric.
-    pub fn reduction_pct(&self, t: Topology, baseline: Scheme, metric: impl Fn(&EecnRun) -> Option<f64>) -> Option<f64> {
+    pub fn reduction_pct(
+        &self,
+        t: Topology,
+        baseline: Scheme,
+        metric: impl Fn(&EecnRun) -> Option<f64>,
+    ) -> Option<f64> {
         let b = metric(self.get(t, baseline))?;
         let e = metric(self.get(t, Scheme::Eecn))?;
         (b > 0.0).then(|| (b - e) / b * 100.0)

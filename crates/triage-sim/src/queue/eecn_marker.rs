@@ -49,7 +49,14 @@ pub struct EecnMarkerConfig {
 
 impl Default for EecnMarkerConfig {
     fn default() -> Self {
-        Self { limit_packets: 100, th1: 0.3, th2: 0.5, horizon_ns: 100_000_000, rate_window_ns: 100_000_000, rate_buckets: 10 }
+        Self {
+            limit_packets: 100,
+            th1: 0.3,
+            th2: 0.5,
+            horizon_ns: 100_000_000,
+            rate_window_ns: 100_000_000,
+            rate_buckets: 10,
+        }
     }
 }
 
@@ -162,7 +169,15 @@ impl EecnMarker {
     pub fn new(cfg: EecnMarkerConfig) -> Self {
         let arrivals = WindowCounter::new(cfg.rate_window_ns, cfg.rate_buckets);
         let departures = arrivals.clone();
-        Self { cfg, q: VecDeque::new(), bytes: 0, arrivals, departures, marks: EecnMarks::default(), stats: QueueStats::default() }
+        Self {
+            cfg,
+            q: VecDeque::new(),
+            bytes: 0,
+            arrivals,
+            departures,
+            marks: EecnMarks::default(),
+            stats: QueueStats::default(),
+        }
     }
 
     /// Marks per level.

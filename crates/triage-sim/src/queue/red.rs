@@ -75,7 +75,10 @@ impl RedConfig {
             return Err("packets: expected a positive queue size".into());
         }
         if !(self.min_th >= 0.0 && self.min_th < self.max_th) {
-            return Err(format!("min_th/max_th: expected 0 <= min_th < max_th, got {} and {}", self.min_th, self.max_th));
+            return Err(format!(
+                "min_th/max_th: expected 0 <= min_th < max_th, got {} and {}",
+                self.min_th, self.max_th
+            ));
         }
         if !(self.max_p > 0.0 && self.max_p <= 1.0) {
             return Err(format!("max_p: expected 0 < max_p <= 1, got {}", self.max_p));
@@ -134,7 +137,18 @@ pub struct Red {
 impl Red {
     /// A RED queue drawing its early decisions from `rng`.
     pub fn new(cfg: RedConfig, rng: ChaCha8Rng) -> Self {
-        Self { cfg, q: VecDeque::new(), bytes: 0, avg: 0.0, count: 0, old: false, idle: true, idle_since_ns: 0, rng, stats: QueueStats::default() }
+        Self {
+            cfg,
+            q: VecDeque::new(),
+            bytes: 0,
+            avg: 0.0,
+            count: 0,
+            old: false,
+            idle: true,
+            idle_since_ns: 0,
+            rng,
+            stats: QueueStats::default(),
+        }
     }
 
     /// The average queue length.

@@ -45,7 +45,14 @@ pub struct VcpRouterConfig {
 
 impl Default for VcpRouterConfig {
     fn default() -> Self {
-        Self { limit_packets: 100, t_rho_ns: 200_000_000, target_utilization: 0.98, kappa_q: 0.5, high_load: 0.8, overload: 1.0 }
+        Self {
+            limit_packets: 100,
+            t_rho_ns: 200_000_000,
+            target_utilization: 0.98,
+            kappa_q: 0.5,
+            high_load: 0.8,
+            overload: 1.0,
+        }
     }
 }
 
