@@ -253,13 +253,11 @@ fn throughput(bytes: u64, ms: f64) -> f64 {
 const FIFO_COLOR: RGBColor = RGBColor(90, 110, 140);
 const CATS_COLOR: RGBColor = RGBColor(220, 120, 40);
 
+/// One group of the bar charts: label, FIFO value, CATS value, the paper's (FIFO, CATS).
+type Bar = (String, f64, f64, Option<(f64, f64)>);
+
 /// Grouped bars, one pair per group in priority order, like the paper's Fig. 2.
-fn grouped_bars(
-    path: &Path,
-    title: &str,
-    y_desc: &str,
-    values: &[(String, f64, f64, Option<(f64, f64)>)],
-) -> Result<(), Box<dyn std::error::Error>> {
+fn grouped_bars(path: &Path, title: &str, y_desc: &str, values: &[Bar]) -> Result<(), Box<dyn std::error::Error>> {
     let root = SVGBackend::new(path, (900, 520)).into_drawing_area();
     root.fill(&WHITE)?;
     let ymax = values.iter().flat_map(|v| [v.1, v.2, v.3.map_or(0.0, |p| p.0.max(p.1))]).fold(0.0, f64::max) * 1.35;

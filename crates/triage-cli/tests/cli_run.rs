@@ -97,7 +97,7 @@ fn a_bad_scenario_fails_with_one_clear_error() {
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.starts_with("error: ") && err.contains("bad.toml"), "{err}");
-    assert_eq!(err.trim_end().lines().count() >= 1, true);
+    assert_eq!(err.trim_end().lines().count(), 1, "one error line: {err}");
     assert!(!err.contains("panicked"));
     let out = triage().args(["run", "no-such-scenario"]).output().unwrap();
     assert!(!out.status.success());

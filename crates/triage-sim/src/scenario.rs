@@ -369,6 +369,7 @@ pub struct LinkToml {
 /// The network.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[allow(clippy::large_enum_variant)] // parsed once per run
 pub enum TopologyToml {
     /// Senders `s0..`, routers `r1`, `r2`, receivers `c0..`.
     Dumbbell {

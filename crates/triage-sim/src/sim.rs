@@ -354,7 +354,7 @@ impl Simulator {
             self.stats.events += 1;
             self.dispatch(ev);
             ticks = ticks.wrapping_add(1);
-            if ticks % 65536 == 0 {
+            if ticks & 0xFFFF == 0 {
                 progress(self.now_ns);
             }
             if matches!(ev, Ev::Sample) && self.all_done() {

@@ -30,12 +30,12 @@ fn ferguson_on_mobile_slow_4g_cats_paints_no_later_than_fifo() {
     let runs = run_variants("ferguson-slow4g.toml");
     assert_eq!(runs.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(), ["fifo", "cats"]);
     let page = |i: usize| runs[i].1.flows[0].page.clone().unwrap();
-    for i in 0..2 {
+    for (i, run) in runs.iter().enumerate() {
         let p = page(i);
-        assert_eq!(p.delivered, p.objects, "{}: every object arrives", runs[i].0);
+        assert_eq!(p.delivered, p.objects, "{}: every object arrives", run.0);
         assert_eq!(p.objects, 166);
         for (name, v) in [("fcp", p.fcp_ms), ("lcp", p.lcp_ms), ("tti", p.tti_ms), ("plt", p.plt_ms)] {
-            assert!(v.is_some_and(|x| x > 0.0), "{} {name}", runs[i].0);
+            assert!(v.is_some_and(|x| x > 0.0), "{} {name}", run.0);
         }
         assert!(p.fcp_ms <= p.lcp_ms && p.lcp_ms <= p.plt_ms);
     }

@@ -42,7 +42,8 @@ fn scenario_file_matches_ns3_linux_and_paper_within_5_percent() {
 /// NewReno differs from Linux at 5 and 20 Mbps by up to 12%; see that document).
 #[test]
 fn other_rates_and_delays_match_the_references() {
-    let grid: [((u64, u64), [f64; 5], [f64; 5]); 4] = [
+    type Setting = ((u64, u64), [f64; 5], [f64; 5]);
+    let grid: [Setting; 4] = [
         ((5, 50), [612.0, 713.0, 780.0, 823.0, 835.0], [618.0, 723.0, 793.0, 838.0, 851.0]),
         ((10, 10), [178.0, 228.0, 262.0, 284.0, 290.0], [187.0, 241.0, 277.0, 301.0, 307.0]),
         ((1, 150), [2171.0, 2676.0, 3012.0, 3229.0, 3291.0], [2165.0, 2675.0, 3015.0, 3234.0, 3297.0]),

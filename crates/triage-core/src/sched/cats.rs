@@ -467,11 +467,11 @@ mod tests {
                     continue;
                 }
                 let served = Conductor::level(s[0].priority);
-                for i in 0..LEVELS {
-                    if i == served || c.queues[i].is_empty() { waited[i] = 0; } else { waited[i] += 1; }
+                for (i, w) in waited.iter_mut().enumerate() {
+                    if i == served || c.queues[i].is_empty() { *w = 0; } else { *w += 1; }
                     // A queue never waits longer than it takes every other queue to send
                     // its high watermark times the slowest payback, plus the redistribution.
-                    prop_assert!(waited[i] < wait_bound, "queue {} starved", i);
+                    prop_assert!(*w < wait_bound, "queue {} starved", i);
                 }
                 prop_assert_eq!(s[0].msg_offset_bytes, got[s[0].msg_id as usize]);
                 got[s[0].msg_id as usize] += s[0].len_bytes as u64;
