@@ -1,17 +1,18 @@
 //! Router queue disciplines: DropTail (here), RED with optional ECN marking
 //! ([`red`]), the EECN marker ([`eecn_marker`], EECN §4.3) and the VCP load-factor router
-//! ([`vcp_router`]). [`QueueKind`] names one in a topology and builds it.
+//! ([`vcp_router`]). [`QueueKind`] names one in a topology and builds it. Each keeps its
+//! packets and counters in a [`Backlog`] and only decides what happens to an arrival.
 
+pub mod backlog;
 pub mod device;
 pub mod eecn_marker;
 pub mod red;
 pub mod vcp_router;
 
+pub use backlog::Backlog;
 pub use eecn_marker::{EecnMarker, EecnMarkerConfig};
 pub use red::{Red, RedConfig};
 pub use vcp_router::{VcpRouter, VcpRouterConfig};
-
-use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 use triage_core::wire::Packet;
@@ -148,57 +149,44 @@ impl QueueKind {
 #[derive(Debug)]
 pub struct DropTail {
     limit: Limit,
-    q: VecDeque<SimPacket>,
-    bytes: u64,
-    stats: QueueStats,
+    backlog: Backlog,
 }
 
 impl DropTail {
     /// A DropTail queue with the given limit.
     pub fn new(limit: Limit) -> Self {
-        Self { limit, q: VecDeque::new(), bytes: 0, stats: QueueStats::default() }
+        Self { limit, backlog: Backlog::new() }
     }
 }
 
 impl QueueDiscipline for DropTail {
-    fn enqueue(&mut self, now_ns: u64, mut pkt: SimPacket) -> Verdict {
+    fn enqueue(&mut self, now_ns: u64, pkt: SimPacket) -> Verdict {
         let size = pkt.pkt.wire_bytes() as u64;
         let full = match self.limit {
-            Limit::Packets(n) => self.q.len() as u64 >= n,
-            Limit::Bytes(b) => self.bytes + size > b,
+            Limit::Packets(n) => self.backlog.len_packets() >= n,
+            Limit::Bytes(b) => self.backlog.len_bytes() + size > b,
         };
         if full {
-            self.stats.dropped_packets += 1;
-            self.stats.dropped_bytes += size;
-            return Verdict::Dropped;
+            return self.backlog.record_drop(size);
         }
-        pkt.enqueued_ns = now_ns;
-        self.bytes += size;
-        self.q.push_back(pkt);
-        self.stats.enqueued_packets += 1;
-        self.stats.max_len_packets = self.stats.max_len_packets.max(self.q.len() as u64);
-        self.stats.max_len_bytes = self.stats.max_len_bytes.max(self.bytes);
+        self.backlog.push(now_ns, pkt);
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, now_ns: u64) -> Option<SimPacket> {
-        let p = self.q.pop_front()?;
-        self.bytes -= p.pkt.wire_bytes() as u64;
-        self.stats.dequeued_packets += 1;
-        self.stats.sojourn_total_ns += now_ns - p.enqueued_ns;
-        Some(p)
+        self.backlog.pop(now_ns)
     }
 
     fn len_packets(&self) -> u64 {
-        self.q.len() as u64
+        self.backlog.len_packets()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.backlog.len_bytes()
     }
 
     fn stats(&self) -> &QueueStats {
-        &self.stats
+        self.backlog.stats()
     }
 }
 

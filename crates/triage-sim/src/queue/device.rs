@@ -6,7 +6,9 @@
 //! default device queue, such as the EECN reference `eecn_dumbbell`.
 //!
 //! Counters are the discipline's (drops, marks and sojourn in the discipline), as ns-3's
-//! `QueueDisc::GetStats` reports them; the backlog includes the ring.
+//! `QueueDisc::GetStats` reports them; the backlog includes the ring. The ring is therefore
+//! a plain FIFO with a byte count rather than a [`super::Backlog`], which would keep
+//! counters nobody reads.
 
 use std::collections::VecDeque;
 

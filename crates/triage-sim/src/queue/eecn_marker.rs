@@ -22,12 +22,10 @@
 //! which its receiver reads as congestion, so classic ECN keeps working through an EECN
 //! router (§5, Fig. 5).
 
-use std::collections::VecDeque;
-
 use triage_core::ecn::{eecn_codepoint, eecn_level_of};
 use triage_core::wire::Ecn;
 
-use super::{QueueDiscipline, QueueStats, SimPacket, Verdict};
+use super::{Backlog, QueueDiscipline, QueueStats, SimPacket, Verdict};
 
 /// EECN router parameters.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -156,12 +154,10 @@ pub struct EecnMarks {
 #[derive(Debug)]
 pub struct EecnMarker {
     cfg: EecnMarkerConfig,
-    q: VecDeque<SimPacket>,
-    bytes: u64,
+    backlog: Backlog,
     arrivals: WindowCounter,
     departures: WindowCounter,
     marks: EecnMarks,
-    stats: QueueStats,
 }
 
 impl EecnMarker {
@@ -169,15 +165,7 @@ impl EecnMarker {
     pub fn new(cfg: EecnMarkerConfig) -> Self {
         let arrivals = WindowCounter::new(cfg.rate_window_ns, cfg.rate_buckets);
         let departures = arrivals.clone();
-        Self {
-            cfg,
-            q: VecDeque::new(),
-            bytes: 0,
-            arrivals,
-            departures,
-            marks: EecnMarks::default(),
-            stats: QueueStats::default(),
-        }
+        Self { cfg, backlog: Backlog::new(), arrivals, departures, marks: EecnMarks::default() }
     }
 
     /// Marks per level.
@@ -189,7 +177,7 @@ impl EecnMarker {
     pub fn current_cl(&mut self, now_ns: u64) -> f64 {
         let a = self.arrivals.count(now_ns);
         let d = self.departures.count(now_ns);
-        self.cfg.congestion_level(self.q.len() as u64, a, d)
+        self.cfg.congestion_level(self.backlog.len_packets(), a, d)
     }
 }
 
@@ -197,10 +185,8 @@ impl QueueDiscipline for EecnMarker {
     fn enqueue(&mut self, now_ns: u64, mut pkt: SimPacket) -> Verdict {
         let size = pkt.pkt.wire_bytes() as u64;
         self.arrivals.add(now_ns);
-        if self.q.len() as u64 >= self.cfg.limit_packets {
-            self.stats.dropped_packets += 1;
-            self.stats.dropped_bytes += size;
-            return Verdict::Dropped;
+        if self.backlog.len_packets() >= self.cfg.limit_packets {
+            return self.backlog.record_drop(size);
         }
         let mut verdict = Verdict::Enqueued;
         let ecn = pkt.pkt.ecn;
@@ -215,39 +201,30 @@ impl QueueDiscipline for EecnMarker {
                 } else {
                     self.marks.cl1 += 1;
                 }
-                self.stats.marked_packets += 1;
-                self.stats.marked_bytes += size;
+                self.backlog.record_mark(size);
                 verdict = Verdict::Marked;
             }
         }
-        pkt.enqueued_ns = now_ns;
-        self.bytes += size;
-        self.q.push_back(pkt);
-        self.stats.enqueued_packets += 1;
-        self.stats.max_len_packets = self.stats.max_len_packets.max(self.q.len() as u64);
-        self.stats.max_len_bytes = self.stats.max_len_bytes.max(self.bytes);
+        self.backlog.push(now_ns, pkt);
         verdict
     }
 
     fn dequeue(&mut self, now_ns: u64) -> Option<SimPacket> {
-        let p = self.q.pop_front()?;
+        let p = self.backlog.pop(now_ns)?;
         self.departures.add(now_ns);
-        self.bytes -= p.pkt.wire_bytes() as u64;
-        self.stats.dequeued_packets += 1;
-        self.stats.sojourn_total_ns += now_ns - p.enqueued_ns;
         Some(p)
     }
 
     fn len_packets(&self) -> u64 {
-        self.q.len() as u64
+        self.backlog.len_packets()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.backlog.len_bytes()
     }
 
     fn stats(&self) -> &QueueStats {
-        &self.stats
+        self.backlog.stats()
     }
 }
 
@@ -288,10 +265,10 @@ mod tests {
         assert_eq!(q.enqueue(0, pkt(Ecn::Ect1)), Verdict::Enqueued);
         // 2nd: queue 1 + 2 arrivals = 0.3 → CL(1).
         assert_eq!(q.enqueue(0, pkt(Ecn::Ect1)), Verdict::Marked);
-        assert_eq!(q.q.back().unwrap().pkt.ecn, Ecn::Ect0);
+        assert_eq!(q.backlog.back().unwrap().pkt.ecn, Ecn::Ect0);
         // 3rd: 2 + 3 = 0.5 → CL(2); a CL(1) packet is raised.
         assert_eq!(q.enqueue(0, pkt(Ecn::Ect0)), Verdict::Marked);
-        assert_eq!(q.q.back().unwrap().pkt.ecn, Ecn::Ce);
+        assert_eq!(q.backlog.back().unwrap().pkt.ecn, Ecn::Ce);
         // CL(2) packets pass unchanged, Not-ECT is never marked.
         assert_eq!(q.enqueue(0, pkt(Ecn::Ce)), Verdict::Enqueued);
         assert_eq!(q.enqueue(0, pkt(Ecn::NotEct)), Verdict::Enqueued);
@@ -308,7 +285,7 @@ mod tests {
         let mut q = EecnMarker::new(EecnMarkerConfig { limit_packets: 10, ..Default::default() });
         q.enqueue(0, pkt(Ecn::NotEct)); // 0.1
         assert_eq!(q.enqueue(0, pkt(Ecn::Ect0)), Verdict::Enqueued, "0.3: CL(1) stays CL(1)");
-        assert_eq!(q.q.back().unwrap().pkt.ecn, Ecn::Ect0);
+        assert_eq!(q.backlog.back().unwrap().pkt.ecn, Ecn::Ect0);
     }
 
     #[test]

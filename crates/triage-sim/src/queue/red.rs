@@ -20,13 +20,11 @@
 //!    forced one drops (hard drop);
 //! 6. a full queue drops.
 
-use std::collections::VecDeque;
-
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use triage_core::wire::Ecn;
 
-use super::{QueueDiscipline, QueueStats, SimPacket, Verdict};
+use super::{Backlog, QueueDiscipline, QueueStats, SimPacket, Verdict};
 
 /// RED parameters.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -123,43 +121,24 @@ impl RedConfig {
 #[derive(Debug)]
 pub struct Red {
     cfg: RedConfig,
-    q: VecDeque<SimPacket>,
-    bytes: u64,
+    backlog: Backlog,
     avg: f64,
     count: u64,
     old: bool,
     idle: bool,
     idle_since_ns: u64,
     rng: ChaCha8Rng,
-    stats: QueueStats,
 }
 
 impl Red {
     /// A RED queue drawing its early decisions from `rng`.
     pub fn new(cfg: RedConfig, rng: ChaCha8Rng) -> Self {
-        Self {
-            cfg,
-            q: VecDeque::new(),
-            bytes: 0,
-            avg: 0.0,
-            count: 0,
-            old: false,
-            idle: true,
-            idle_since_ns: 0,
-            rng,
-            stats: QueueStats::default(),
-        }
+        Self { cfg, backlog: Backlog::new(), avg: 0.0, count: 0, old: false, idle: true, idle_since_ns: 0, rng }
     }
 
     /// The average queue length.
     pub fn avg(&self) -> f64 {
         self.avg
-    }
-
-    fn drop(&mut self, size: u64) -> Verdict {
-        self.stats.dropped_packets += 1;
-        self.stats.dropped_bytes += size;
-        Verdict::Dropped
     }
 }
 
@@ -173,7 +152,7 @@ enum Hit {
 impl QueueDiscipline for Red {
     fn enqueue(&mut self, now_ns: u64, mut pkt: SimPacket) -> Verdict {
         let size = pkt.pkt.wire_bytes() as u64;
-        let n = self.q.len() as f64;
+        let n = self.backlog.len_packets() as f64;
         let mut m = 0u64;
         if self.idle {
             let ptc = self.cfg.idle_rate_bps as f64 / (8.0 * self.cfg.mean_packet_bytes as f64);
@@ -183,7 +162,7 @@ impl QueueDiscipline for Red {
         self.avg = self.avg * (1.0 - self.cfg.qw).powf((m + 1) as f64) + self.cfg.qw * n;
         self.count += 1;
         let mut hit = Hit::None;
-        if self.avg >= self.cfg.min_th && self.q.len() > 1 {
+        if self.avg >= self.cfg.min_th && self.backlog.len_packets() > 1 {
             let top = if self.cfg.gentle { 2.0 * self.cfg.max_th } else { self.cfg.max_th };
             if self.avg >= top {
                 hit = Hit::Forced;
@@ -201,57 +180,46 @@ impl QueueDiscipline for Red {
         } else {
             self.old = false;
         }
-        if self.q.len() as u64 >= self.cfg.limit_packets {
-            return self.drop(size);
+        if self.backlog.len_packets() >= self.cfg.limit_packets {
+            return self.backlog.record_drop(size);
         }
         let mut verdict = Verdict::Enqueued;
         match hit {
             Hit::None => {}
-            Hit::Forced => return self.drop(size),
+            Hit::Forced => return self.backlog.record_drop(size),
             Hit::Early => {
                 if self.cfg.ecn && pkt.pkt.ecn != Ecn::NotEct {
                     pkt.pkt.ecn = Ecn::Ce;
-                    self.stats.marked_packets += 1;
-                    self.stats.marked_bytes += size;
+                    self.backlog.record_mark(size);
                     verdict = Verdict::Marked;
                 } else {
-                    return self.drop(size);
+                    return self.backlog.record_drop(size);
                 }
             }
         }
-        pkt.enqueued_ns = now_ns;
-        self.bytes += size;
-        self.q.push_back(pkt);
-        self.stats.enqueued_packets += 1;
-        self.stats.max_len_packets = self.stats.max_len_packets.max(self.q.len() as u64);
-        self.stats.max_len_bytes = self.stats.max_len_bytes.max(self.bytes);
+        self.backlog.push(now_ns, pkt);
         verdict
     }
 
     fn dequeue(&mut self, now_ns: u64) -> Option<SimPacket> {
-        let Some(p) = self.q.pop_front() else {
-            if !self.idle {
-                self.idle = true;
-                self.idle_since_ns = now_ns;
-            }
-            return None;
-        };
-        self.bytes -= p.pkt.wire_bytes() as u64;
-        self.stats.dequeued_packets += 1;
-        self.stats.sojourn_total_ns += now_ns - p.enqueued_ns;
-        Some(p)
+        let p = self.backlog.pop(now_ns);
+        if p.is_none() && !self.idle {
+            self.idle = true;
+            self.idle_since_ns = now_ns;
+        }
+        p
     }
 
     fn len_packets(&self) -> u64 {
-        self.q.len() as u64
+        self.backlog.len_packets()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.backlog.len_bytes()
     }
 
     fn stats(&self) -> &QueueStats {
-        &self.stats
+        self.backlog.stats()
     }
 }
 

@@ -19,11 +19,9 @@
 //! that makes senders decrease, VCP's counterpart of CE); raises to high-load are counted
 //! in [`VcpRouter::high_load_packets`].
 
-use std::collections::VecDeque;
-
 use triage_core::wire::Ecn;
 
-use super::{QueueDiscipline, QueueStats, SimPacket, Verdict};
+use super::{Backlog, QueueDiscipline, QueueStats, SimPacket, Verdict};
 
 /// VCP router parameters.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -99,15 +97,13 @@ impl VcpRouterConfig {
 pub struct VcpRouter {
     cfg: VcpRouterConfig,
     rate_bps: u64,
-    q: VecDeque<SimPacket>,
-    bytes: u64,
+    backlog: Backlog,
     interval_end_ns: u64,
     arrived_bytes: u64,
     min_queue_bytes: u64,
     code: u8,
     last_rho: f64,
     high_load_packets: u64,
-    stats: QueueStats,
 }
 
 impl VcpRouter {
@@ -117,15 +113,13 @@ impl VcpRouter {
         Self {
             cfg,
             rate_bps: rate_bps.max(1),
-            q: VecDeque::new(),
-            bytes: 0,
+            backlog: Backlog::new(),
             interval_end_ns: end,
             arrived_bytes: 0,
             min_queue_bytes: 0,
             code: 1,
             last_rho: 0.0,
             high_load_packets: 0,
-            stats: QueueStats::default(),
         }
     }
 
@@ -145,13 +139,13 @@ impl VcpRouter {
             self.last_rho = rho;
             self.code = self.cfg.code(rho);
             self.arrived_bytes = 0;
-            self.min_queue_bytes = self.bytes;
+            self.min_queue_bytes = self.backlog.len_bytes();
             self.interval_end_ns += self.cfg.t_rho_ns;
             if now_ns >= self.interval_end_ns {
                 // Whole idle intervals: nothing arrived.
                 let skip = (now_ns - self.interval_end_ns) / self.cfg.t_rho_ns;
                 self.interval_end_ns += skip * self.cfg.t_rho_ns;
-                let rho = self.cfg.load_factor(0, self.bytes, self.rate_bps);
+                let rho = self.cfg.load_factor(0, self.backlog.len_bytes(), self.rate_bps);
                 self.last_rho = rho;
                 self.code = self.cfg.code(rho);
             }
@@ -164,10 +158,8 @@ impl QueueDiscipline for VcpRouter {
         self.roll(now_ns);
         let size = pkt.pkt.wire_bytes() as u64;
         self.arrived_bytes += size;
-        if self.q.len() as u64 >= self.cfg.limit_packets {
-            self.stats.dropped_packets += 1;
-            self.stats.dropped_bytes += size;
-            return Verdict::Dropped;
+        if self.backlog.len_packets() >= self.cfg.limit_packets {
+            return self.backlog.record_drop(size);
         }
         let mut verdict = Verdict::Enqueued;
         let have = pkt.pkt.ecn as u8;
@@ -179,42 +171,33 @@ impl QueueDiscipline for VcpRouter {
             if self.code == 3 {
                 // Marks count congestion signals (overload, VCP's counterpart of CE);
                 // high-load codes are counted apart.
-                self.stats.marked_packets += 1;
-                self.stats.marked_bytes += size;
+                self.backlog.record_mark(size);
                 verdict = Verdict::Marked;
             } else {
                 self.high_load_packets += 1;
             }
         }
-        pkt.enqueued_ns = now_ns;
-        self.bytes += size;
-        self.q.push_back(pkt);
-        self.stats.enqueued_packets += 1;
-        self.stats.max_len_packets = self.stats.max_len_packets.max(self.q.len() as u64);
-        self.stats.max_len_bytes = self.stats.max_len_bytes.max(self.bytes);
+        self.backlog.push(now_ns, pkt);
         verdict
     }
 
     fn dequeue(&mut self, now_ns: u64) -> Option<SimPacket> {
         self.roll(now_ns);
-        let p = self.q.pop_front()?;
-        self.bytes -= p.pkt.wire_bytes() as u64;
-        self.min_queue_bytes = self.min_queue_bytes.min(self.bytes);
-        self.stats.dequeued_packets += 1;
-        self.stats.sojourn_total_ns += now_ns - p.enqueued_ns;
+        let p = self.backlog.pop(now_ns)?;
+        self.min_queue_bytes = self.min_queue_bytes.min(self.backlog.len_bytes());
         Some(p)
     }
 
     fn len_packets(&self) -> u64 {
-        self.q.len() as u64
+        self.backlog.len_packets()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.backlog.len_bytes()
     }
 
     fn stats(&self) -> &QueueStats {
-        &self.stats
+        self.backlog.stats()
     }
 }
 
@@ -247,7 +230,7 @@ mod tests {
         }
         assert_eq!(q.enqueue(200 * MS, p(Ecn::Ect1)), Verdict::Marked);
         assert_eq!(q.load().0, 3);
-        assert_eq!(q.q.back().unwrap().pkt.ecn, Ecn::Ce);
+        assert_eq!(q.backlog.back().unwrap().pkt.ecn, Ecn::Ce);
         assert_eq!(q.enqueue(200 * MS, p(Ecn::NotEct)), Verdict::Enqueued, "not VCP-capable: untouched");
     }
 }

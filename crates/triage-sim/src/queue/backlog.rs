@@ -1,0 +1,113 @@
+//! The FIFO and counters every queue discipline keeps: packets in arrival order, their
+//! wire bytes, and the [`QueueStats`] a link reports. A discipline decides what to do with
+//! an arrival and calls [`Backlog::record_drop`], [`Backlog::record_mark`] and
+//! [`Backlog::push`] to account for it; [`Backlog::pop`] serves the head and adds its
+//! sojourn time.
+
+use std::collections::VecDeque;
+
+use super::{QueueStats, SimPacket, Verdict};
+
+/// A FIFO of packets with its byte count and queue counters.
+#[derive(Debug, Default)]
+pub struct Backlog {
+    q: VecDeque<SimPacket>,
+    bytes: u64,
+    stats: QueueStats,
+}
+
+impl Backlog {
+    /// An empty backlog.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends an accepted packet at `now_ns` (its sojourn starts here) and counts it,
+    /// tracking the largest backlog.
+    pub fn push(&mut self, now_ns: u64, mut pkt: SimPacket) {
+        pkt.enqueued_ns = now_ns;
+        self.bytes += pkt.pkt.wire_bytes() as u64;
+        self.q.push_back(pkt);
+        self.stats.enqueued_packets += 1;
+        self.stats.max_len_packets = self.stats.max_len_packets.max(self.q.len() as u64);
+        self.stats.max_len_bytes = self.stats.max_len_bytes.max(self.bytes);
+    }
+
+    /// Removes the head at `now_ns`, counting it and its sojourn time.
+    pub fn pop(&mut self, now_ns: u64) -> Option<SimPacket> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.pkt.wire_bytes() as u64;
+        self.stats.dequeued_packets += 1;
+        self.stats.sojourn_total_ns += now_ns - p.enqueued_ns;
+        Some(p)
+    }
+
+    /// Counts an arrival of `size` wire bytes dropped; returns [`Verdict::Dropped`] for the
+    /// discipline to hand back.
+    pub fn record_drop(&mut self, size: u64) -> Verdict {
+        self.stats.dropped_packets += 1;
+        self.stats.dropped_bytes += size;
+        Verdict::Dropped
+    }
+
+    /// Counts an arrival of `size` wire bytes marked (its ECN field changed by the discipline).
+    pub fn record_mark(&mut self, size: u64) {
+        self.stats.marked_packets += 1;
+        self.stats.marked_bytes += size;
+    }
+
+    /// The most recently accepted packet still queued.
+    pub fn back(&self) -> Option<&SimPacket> {
+        self.q.back()
+    }
+
+    /// Backlog in packets.
+    pub fn len_packets(&self) -> u64 {
+        self.q.len() as u64
+    }
+
+    /// Backlog in wire bytes.
+    pub fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &QueueStats {
+        &self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use triage_core::wire::Packet;
+
+    fn pkt(payload: u32) -> SimPacket {
+        SimPacket::new(Packet { payload_bytes: payload, ..Default::default() }, 0)
+    }
+
+    #[test]
+    fn push_pop_drop_and_mark_count() {
+        let mut b = Backlog::new();
+        b.push(5, pkt(1448));
+        b.push(6, pkt(0));
+        assert_eq!((b.len_packets(), b.len_bytes()), (2, 1552));
+        assert_eq!(b.back().unwrap().enqueued_ns, 6);
+        assert_eq!(b.record_drop(1500), Verdict::Dropped);
+        b.record_mark(52);
+        assert_eq!(b.pop(10).unwrap().pkt.payload_bytes, 1448);
+        assert_eq!(b.len_bytes(), 52);
+        let expect = QueueStats {
+            enqueued_packets: 2,
+            dropped_packets: 1,
+            dropped_bytes: 1500,
+            marked_packets: 1,
+            marked_bytes: 52,
+            max_len_packets: 2,
+            max_len_bytes: 1552,
+            sojourn_total_ns: 5,
+            dequeued_packets: 1,
+        };
+        assert_eq!(b.stats(), &expect);
+    }
+}
