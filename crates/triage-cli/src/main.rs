@@ -2,10 +2,12 @@
 
 mod bench;
 mod builtin;
+mod chart;
 mod output;
 mod page;
 mod reproduce;
 mod reproduce_eecn;
+mod table;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

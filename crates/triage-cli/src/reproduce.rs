@@ -9,6 +9,9 @@ use triage_core::sched::CatsConfig;
 use triage_sim::experiments::cats::{reproduce, CatsNetwork, CatsReproduction, GROUP_LABELS};
 use triage_sim::units::{Duration, Rate};
 
+use crate::chart::{self, ChartResult, PALETTE};
+use crate::table::{fixed, or_empty};
+
 /// Arguments of `triage reproduce`.
 #[derive(clap::Args)]
 pub struct ReproduceArgs {
@@ -70,13 +73,26 @@ fn cats(a: CatsArgs) -> Result<(), String> {
         },
     };
     let r = reproduce(&net, &CatsConfig::default());
-    if let Some(dir) = &a.out {
-        write_out(dir, &r).map_err(|e| format!("{}: {e}", dir.display()))?;
+    emit(&r, a.out.as_deref(), a.json, write_out, json, tables)
+}
+
+/// Finishes every reproduction the same way: writes its files into `out` when given, then
+/// prints it as JSON or as text tables.
+pub(crate) fn emit<R>(
+    r: &R,
+    out: Option<&Path>,
+    as_json: bool,
+    write_out: fn(&Path, &R) -> Result<(), String>,
+    json: fn(&R) -> serde_json::Value,
+    tables: fn(&R) -> String,
+) -> Result<(), String> {
+    if let Some(dir) = out {
+        write_out(dir, r).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&json(&r)).map_err(|e| e.to_string())?);
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&json(r)).map_err(|e| e.to_string())?);
     } else {
-        print!("{}", tables(&r));
+        print!("{}", tables(r));
     }
     Ok(())
 }
@@ -100,10 +116,6 @@ fn json(r: &CatsReproduction) -> serde_json::Value {
 
 fn pct(ours: f64, paper: Option<f64>) -> String {
     paper.map_or("".into(), |p| format!("{:+.1}%", (ours - p) / p * 100.0))
-}
-
-fn opt(v: Option<f64>) -> String {
-    v.map_or("-".into(), |x| format!("{x:.0}"))
 }
 
 fn tables(r: &CatsReproduction) -> String {
@@ -138,10 +150,10 @@ fn tables(r: &CatsReproduction) -> String {
             g.priority,
             g.bytes,
             g.fifo_ms,
-            opt(g.paper_fifo_ms),
+            fixed(g.paper_fifo_ms, 0),
             pct(g.fifo_ms, g.paper_fifo_ms),
             g.cats_ms,
-            opt(g.paper_cats_ms),
+            fixed(g.paper_cats_ms, 0),
             pct(g.cats_ms, g.paper_cats_ms),
             g.oracle_ms,
             g.cats_ms - g.oracle_ms
@@ -152,10 +164,10 @@ fn tables(r: &CatsReproduction) -> String {
         "{:<37} | {:>8.1} {:>6} {:>7} | {:>8.1} {:>6} {:>7} |",
         "Total page load",
         r.plt.fifo_ms,
-        opt(r.plt.paper_ms),
+        fixed(r.plt.paper_ms, 0),
         pct(r.plt.fifo_ms, r.plt.paper_ms),
         r.plt.cats_ms,
-        opt(r.plt.paper_ms),
+        fixed(r.plt.paper_ms, 0),
         pct(r.plt.cats_ms, r.plt.paper_ms)
     );
     let _ = writeln!(s);
@@ -175,9 +187,9 @@ fn tables(r: &CatsReproduction) -> String {
             "{:<4} {:>8.1} {:>6} | {:>8.1} {:>6} | {:>7.1}% {:>8}",
             name,
             m.fifo_ms,
-            opt(m.paper_fifo_ms),
+            fixed(m.paper_fifo_ms, 0),
             m.cats_ms,
-            opt(m.paper_cats_ms),
+            fixed(m.paper_cats_ms, 0),
             m.improvement_pct(),
             paper_improv
         );
@@ -216,8 +228,8 @@ fn write_out(dir: &Path, r: &CatsReproduction) -> Result<(), String> {
             g.fifo_ms,
             g.cats_ms,
             g.oracle_ms,
-            g.paper_fifo_ms.map_or(String::new(), |v| v.to_string()),
-            g.paper_cats_ms.map_or(String::new(), |v| v.to_string()),
+            or_empty(g.paper_fifo_ms),
+            or_empty(g.paper_cats_ms),
             throughput(g.bytes, g.fifo_ms - g.written_ms),
             throughput(g.bytes, g.cats_ms - g.written_ms)
         );
@@ -225,16 +237,17 @@ fn write_out(dir: &Path, r: &CatsReproduction) -> Result<(), String> {
     std::fs::write(dir.join("table1.csv"), t1).map_err(|e| e.to_string())?;
     let mut t2 = String::from("metric,fifo_ms,cats_ms,paper_fifo_ms,paper_cats_ms\n");
     for (n, m) in [("fcp", &r.metrics.fcp), ("tti", &r.metrics.tti), ("lcp", &r.metrics.lcp)] {
-        let _ = writeln!(
-            t2,
-            "{n},{},{},{},{}",
-            m.fifo_ms,
-            m.cats_ms,
-            m.paper_fifo_ms.map_or(String::new(), |v| v.to_string()),
-            m.paper_cats_ms.map_or(String::new(), |v| v.to_string())
-        );
+        let _ =
+            writeln!(t2, "{n},{},{},{},{}", m.fifo_ms, m.cats_ms, or_empty(m.paper_fifo_ms), or_empty(m.paper_cats_ms));
     }
-    let _ = writeln!(t2, "plt,{},{},{},{}", r.plt.fifo_ms, r.plt.cats_ms, opt(r.plt.paper_ms), opt(r.plt.paper_ms));
+    let _ = writeln!(
+        t2,
+        "plt,{},{},{},{}",
+        r.plt.fifo_ms,
+        r.plt.cats_ms,
+        fixed(r.plt.paper_ms, 0),
+        fixed(r.plt.paper_ms, 0)
+    );
     std::fs::write(dir.join("table2.csv"), t2).map_err(|e| e.to_string())?;
     fig2(&dir.join("fig2_completion.svg"), r).map_err(|e| format!("fig2: {e}"))?;
     fig3(&dir.join("fig3_throughput.svg"), r).map_err(|e| format!("fig3: {e}"))?;
@@ -250,16 +263,15 @@ fn throughput(bytes: u64, ms: f64) -> f64 {
     }
 }
 
-const FIFO_COLOR: RGBColor = RGBColor(90, 110, 140);
-const CATS_COLOR: RGBColor = RGBColor(220, 120, 40);
+const FIFO_COLOR: RGBColor = PALETTE[0];
+const CATS_COLOR: RGBColor = PALETTE[1];
 
 /// One group of the bar charts: label, FIFO value, CATS value, the paper's (FIFO, CATS).
 type Bar = (String, f64, f64, Option<(f64, f64)>);
 
 /// Grouped bars, one pair per group in priority order, like the paper's Fig. 2.
-fn grouped_bars(path: &Path, title: &str, y_desc: &str, values: &[Bar]) -> Result<(), Box<dyn std::error::Error>> {
-    let root = SVGBackend::new(path, (900, 520)).into_drawing_area();
-    root.fill(&WHITE)?;
+fn grouped_bars(path: &Path, title: &str, y_desc: &str, values: &[Bar]) -> ChartResult {
+    let root = chart::canvas(path, (900, 520))?;
     let ymax = values.iter().flat_map(|v| [v.1, v.2, v.3.map_or(0.0, |p| p.0.max(p.1))]).fold(0.0, f64::max) * 1.35;
     let n = values.len() as u32;
     let mut chart = ChartBuilder::on(&root)
@@ -307,17 +319,12 @@ fn grouped_bars(path: &Path, title: &str, y_desc: &str, values: &[Bar]) -> Resul
             v.3.map(|(_, pc)| Circle::new((SegmentValue::Exact(i as u32 + 1), pc), 4, BLACK.filled()))
         }))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperMiddle)
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.9))
-        .draw()?;
+    chart::legend(&mut chart, SeriesLabelPosition::UpperMiddle)?;
     root.present()?;
     Ok(())
 }
 
-fn fig2(path: &Path, r: &CatsReproduction) -> Result<(), Box<dyn std::error::Error>> {
+fn fig2(path: &Path, r: &CatsReproduction) -> ChartResult {
     let v: Vec<_> = r
         .groups
         .iter()
@@ -327,7 +334,7 @@ fn fig2(path: &Path, r: &CatsReproduction) -> Result<(), Box<dyn std::error::Err
     grouped_bars(path, "Fig. 2: priority group completion time", "completion (ms)", &v)
 }
 
-fn fig3(path: &Path, r: &CatsReproduction) -> Result<(), Box<dyn std::error::Error>> {
+fn fig3(path: &Path, r: &CatsReproduction) -> ChartResult {
     let v: Vec<_> = r
         .groups
         .iter()

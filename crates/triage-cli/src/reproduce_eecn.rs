@@ -3,11 +3,14 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use plotters::prelude::*;
 use triage_sim::experiments::eecn::{
-    reproduce, EecnReproduction, EecnRun, EecnSettings, Scheme, Topology, PAPER_TABLE_4,
+    reproduce, EecnReproduction, EecnRun, EecnSettings, FlowRow, Scheme, Topology, PAPER_TABLE_4,
 };
 use triage_sim::units::{Duration, Size};
+
+use crate::chart::{bars, lines};
+use crate::reproduce::emit;
+use crate::table::{fixed, or_dash, or_empty};
 
 /// Arguments of `triage reproduce eecn`.
 #[derive(clap::Args)]
@@ -41,15 +44,7 @@ pub fn run(a: EecnArgs) -> Result<(), String> {
         ..Default::default()
     };
     let r = reproduce(&s);
-    if let Some(dir) = &a.out {
-        write_out(dir, &r).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&json(&r)).map_err(|e| e.to_string())?);
-    } else {
-        print!("{}", tables(&r));
-    }
-    Ok(())
+    emit(&r, a.out.as_deref(), a.json, write_out, json, tables)
 }
 
 /// `{"runs":[{"topology","scheme","drops","drop_bytes","marks","mark_bytes","drop_pct","jain","flows":[...]}]}`.
@@ -75,10 +70,6 @@ fn json(r: &EecnReproduction) -> serde_json::Value {
 
 const TOPOLOGIES: [Topology; 2] = [Topology::Dumbbell, Topology::Multihop];
 
-fn o(v: Option<f64>, prec: usize) -> String {
-    v.map_or("-".into(), |x| format!("{x:.prec$}"))
-}
-
 fn tables(r: &EecnReproduction) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -87,7 +78,7 @@ fn tables(r: &EecnReproduction) -> String {
         r.settings.elephant_bytes as f64 / 1e6,
         r.settings.seed
     );
-    for t in [Topology::Dumbbell, Topology::Multihop] {
+    for t in TOPOLOGIES {
         let _ = writeln!(s);
         let _ = writeln!(
             s,
@@ -121,9 +112,9 @@ fn tables(r: &EecnReproduction) -> String {
                 run.drop_bytes,
                 p.1,
                 if *sc == Scheme::NewReno { "-".into() } else { run.marks.to_string() },
-                p.2.map_or("-".into(), |x| x.to_string()),
+                or_dash(p.2),
                 if *sc == Scheme::NewReno { "-".into() } else { run.mark_bytes.to_string() },
-                p.3.map_or("-".into(), |x| x.to_string()),
+                or_dash(p.3),
                 run.drop_pct,
                 p.4,
                 run.jain
@@ -155,30 +146,27 @@ fn tables(r: &EecnReproduction) -> String {
             let _ = write!(s, "{:<5}", r.get(t, Scheme::Eecn).flows[i].name);
             for sc in Scheme::ALL {
                 let f = &r.get(t, sc).flows[i];
-                let _ =
-                    write!(s, " | {:>9} {:>8} {:>7}", o(f.fct_ms, 1), o(f.throughput_mbps, 2), o(f.mean_delay_ms, 2));
+                let _ = write!(
+                    s,
+                    " | {:>9} {:>8} {:>7}",
+                    fixed(f.fct_ms, 1),
+                    fixed(f.throughput_mbps, 2),
+                    fixed(f.mean_delay_ms, 2)
+                );
             }
             let _ = writeln!(s);
         }
-        let _ = write!(s, "{:<5}", "SFavg");
-        for sc in Scheme::ALL {
-            let run = r.get(t, sc);
-            let _ =
-                write!(s, " | {:>9} {:>8} {:>7}", o(run.short_fct_mean_ms(), 1), "", o(run.mean_delay_ms("short"), 2));
+        type FctMean = fn(&EecnRun) -> Option<f64>;
+        let averages: [(&str, FctMean, &str); 2] =
+            [("SFavg", EecnRun::short_fct_mean_ms, "short"), ("EFavg", EecnRun::elephant_fct_mean_ms, "elephant")];
+        for (row, fct, kind) in averages {
+            let _ = write!(s, "{row:<5}");
+            for sc in Scheme::ALL {
+                let run = r.get(t, sc);
+                let _ = write!(s, " | {:>9} {:>8} {:>7}", fixed(fct(run), 1), "", fixed(run.mean_delay_ms(kind), 2));
+            }
+            let _ = writeln!(s);
         }
-        let _ = writeln!(s);
-        let _ = write!(s, "{:<5}", "EFavg");
-        for sc in Scheme::ALL {
-            let run = r.get(t, sc);
-            let _ = write!(
-                s,
-                " | {:>9} {:>8} {:>7}",
-                o(run.elephant_fct_mean_ms(), 1),
-                "",
-                o(run.mean_delay_ms("elephant"), 2)
-            );
-        }
-        let _ = writeln!(s);
     }
     let _ = writeln!(
         s,
@@ -221,8 +209,8 @@ fn write_out(dir: &Path, r: &EecnReproduction) -> Result<(), String> {
             run.jain,
             p.0,
             p.1,
-            p.2.map_or(String::new(), |x| x.to_string()),
-            p.3.map_or(String::new(), |x| x.to_string()),
+            or_empty(p.2),
+            or_empty(p.3),
             p.4
         );
         for f in &run.flows {
@@ -233,9 +221,9 @@ fn write_out(dir: &Path, r: &EecnReproduction) -> Result<(), String> {
                 run.scheme.name(),
                 f.name,
                 f.kind,
-                o(f.fct_ms, 3),
-                o(f.throughput_mbps, 4),
-                o(f.mean_delay_ms, 4)
+                fixed(f.fct_ms, 3),
+                fixed(f.throughput_mbps, 4),
+                fixed(f.mean_delay_ms, 4)
             );
         }
     }
@@ -247,40 +235,21 @@ fn write_out(dir: &Path, r: &EecnReproduction) -> Result<(), String> {
         schemes.iter().map(|s| (s.label().to_string(), f(r.get(d, *s)).clone())).collect()
     };
     let all = Scheme::ALL;
-    lines(
-        &dir.join("fig7a_queue.svg"),
-        "Fig. 7a: bottleneck queue size (dumbbell)",
-        "packets",
-        &pick(|r| &r.series.queue_packets, &all),
-    )
-    .map_err(fig)?;
-    lines(
-        &dir.join("fig7b_cwnd.svg"),
-        "Fig. 7b: cwnd of EF1 (dumbbell)",
-        "segments",
-        &pick(|r| &r.series.cwnd_segments, &all),
-    )
-    .map_err(fig)?;
     let three = [Scheme::NewReno, Scheme::Ecn, Scheme::Eecn];
-    lines(&dir.join("fig8a_rtt.svg"), "Fig. 8: RTT of EF1 (dumbbell)", "ms", &pick(|r| &r.series.rtt_ms, &three))
-        .map_err(fig)?;
-    lines(
-        &dir.join("fig8b_jitter.svg"),
-        "Fig. 8: jitter of EF1 (dumbbell)",
-        "ms",
-        &pick(|r| &r.series.jitter_ms, &three),
-    )
-    .map_err(fig)?;
-    lines(
-        &dir.join("fig12a_sojourn.svg"),
-        "Fig. 12a: sojourn time in the bottleneck queue",
-        "ms",
-        &pick(|r| &r.series.sojourn_ms, &all),
-    )
-    .map_err(fig)?;
-    for t in [Topology::Dumbbell, Topology::Multihop] {
+    type Series = fn(&EecnRun) -> &Vec<(f64, f64)>;
+    let line_figs: [(&str, &str, &str, Series, &[Scheme]); 5] = [
+        ("fig7a_queue.svg", "Fig. 7a: bottleneck queue size (dumbbell)", "packets", |r| &r.series.queue_packets, &all),
+        ("fig7b_cwnd.svg", "Fig. 7b: cwnd of EF1 (dumbbell)", "segments", |r| &r.series.cwnd_segments, &all),
+        ("fig8a_rtt.svg", "Fig. 8: RTT of EF1 (dumbbell)", "ms", |r| &r.series.rtt_ms, &three),
+        ("fig8b_jitter.svg", "Fig. 8: jitter of EF1 (dumbbell)", "ms", |r| &r.series.jitter_ms, &three),
+        ("fig12a_sojourn.svg", "Fig. 12a: sojourn time in the bottleneck queue", "ms", |r| &r.series.sojourn_ms, &all),
+    ];
+    for (file, title, y_desc, series, schemes) in line_figs {
+        lines(&dir.join(file), title, y_desc, &pick(series, schemes)).map_err(fig)?;
+    }
+    for t in TOPOLOGIES {
         let flows: Vec<String> = r.get(t, Scheme::Eecn).flows.iter().map(|f| f.name.clone()).collect();
-        let per = |f: fn(&triage_sim::experiments::eecn::FlowRow) -> Option<f64>| -> Vec<(String, Vec<f64>)> {
+        let per = |f: fn(&FlowRow) -> Option<f64>| -> Vec<(String, Vec<f64>)> {
             all.iter()
                 .map(|s| (s.label().to_string(), r.get(t, *s).flows.iter().map(|x| f(x).unwrap_or(0.0)).collect()))
                 .collect()
@@ -294,40 +263,18 @@ fn write_out(dir: &Path, r: &EecnReproduction) -> Result<(), String> {
         };
         let names = |idx: &[usize]| -> Vec<String> { idx.iter().map(|&i| flows[i].clone()).collect() };
         let fct = per(|f| f.fct_ms);
-        bars(
-            &dir.join(format!("fig9{sfx}_fct_elephants_{}.svg", tag(t))),
-            &format!("Fig. 9{sfx}: FCT of elephant flows ({})", tag(t)),
-            "ms",
-            &names(&ef),
-            &sub(&fct, &ef),
-        )
-        .map_err(fig)?;
-        bars(
-            &dir.join(format!("fig9{sfx}_fct_short_{}.svg", tag(t))),
-            &format!("Fig. 9{sfx}: FCT of short flows ({})", tag(t)),
-            "ms",
-            &names(&sf),
-            &sub(&fct, &sf),
-        )
-        .map_err(fig)?;
-        let thr = per(|f| f.throughput_mbps);
-        bars(
-            &dir.join(format!("fig10{sfx}_throughput_{}.svg", tag(t))),
-            &format!("Fig. 10{sfx}: average throughput ({})", tag(t)),
-            "Mbps",
-            &flows,
-            &thr,
-        )
-        .map_err(fig)?;
-        let dly = per(|f| f.mean_delay_ms);
-        bars(
-            &dir.join(format!("fig11{sfx}_delay_{}.svg", tag(t))),
-            &format!("Fig. 11{sfx}: mean end-to-end delay ({})", tag(t)),
-            "ms",
-            &flows,
-            &dly,
-        )
-        .map_err(fig)?;
+        let tg = tag(t);
+        // (figure, file stem, what, unit, categories, one series per scheme)
+        let bar_figs = [
+            (9, "fct_elephants", "FCT of elephant flows", "ms", names(&ef), sub(&fct, &ef)),
+            (9, "fct_short", "FCT of short flows", "ms", names(&sf), sub(&fct, &sf)),
+            (10, "throughput", "average throughput", "Mbps", flows.clone(), per(|f| f.throughput_mbps)),
+            (11, "delay", "mean end-to-end delay", "ms", flows.clone(), per(|f| f.mean_delay_ms)),
+        ];
+        for (n, stem, what, unit, cats, series) in bar_figs {
+            let file = dir.join(format!("fig{n}{sfx}_{stem}_{tg}.svg"));
+            bars(&file, &format!("Fig. {n}{sfx}: {what} ({tg})"), unit, &cats, &series).map_err(fig)?;
+        }
     }
     let jain: Vec<(String, Vec<f64>)> = all
         .iter()
@@ -341,95 +288,5 @@ fn write_out(dir: &Path, r: &EecnReproduction) -> Result<(), String> {
         &jain,
     )
     .map_err(fig)?;
-    Ok(())
-}
-
-const COLORS: [RGBColor; 4] =
-    [RGBColor(90, 110, 140), RGBColor(220, 120, 40), RGBColor(60, 150, 80), RGBColor(200, 40, 60)];
-
-fn lines(
-    path: &Path,
-    title: &str,
-    y_desc: &str,
-    series: &[(String, Vec<(f64, f64)>)],
-) -> Result<(), Box<dyn std::error::Error>> {
-    let root = SVGBackend::new(path, (1000, 480)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let xmax = series.iter().flat_map(|s| s.1.iter().map(|p| p.0)).fold(1.0, f64::max);
-    let ymax = series.iter().flat_map(|s| s.1.iter().map(|p| p.1)).fold(0.0, f64::max) * 1.1;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
-        .margin(12)
-        .x_label_area_size(35)
-        .y_label_area_size(55)
-        .build_cartesian_2d(0f64..xmax / 1000.0, 0f64..ymax.max(1e-3))?;
-    chart.configure_mesh().x_desc("time (s)").y_desc(y_desc).draw()?;
-    for (i, (label, pts)) in series.iter().enumerate() {
-        let c = COLORS[i % COLORS.len()];
-        chart
-            .draw_series(LineSeries::new(pts.iter().map(|p| (p.0 / 1000.0, p.1)), c.stroke_width(1)))?
-            .label(label.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], c.stroke_width(2)));
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.9))
-        .draw()?;
-    root.present()?;
-    Ok(())
-}
-
-/// Grouped bars: one group per category, one bar per series.
-fn bars(
-    path: &Path,
-    title: &str,
-    y_desc: &str,
-    cats: &[String],
-    series: &[(String, Vec<f64>)],
-) -> Result<(), Box<dyn std::error::Error>> {
-    let root = SVGBackend::new(path, (1000, 480)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let ymax = series.iter().flat_map(|s| s.1.iter().copied()).fold(0.0, f64::max) * 1.25;
-    let n = cats.len().max(1) as u32;
-    let k = series.len().max(1) as f64;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
-        .margin(12)
-        .x_label_area_size(35)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0f64..n as f64, 0f64..ymax.max(1e-3))?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(n as usize * 2)
-        .x_label_formatter(&|x| {
-            let i = x.floor() as usize;
-            if (x - i as f64 - 0.5).abs() < 0.26 {
-                cats.get(i).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
-        .y_desc(y_desc)
-        .draw()?;
-    for (j, (label, vals)) in series.iter().enumerate() {
-        let c = COLORS[j % COLORS.len()];
-        chart
-            .draw_series(vals.iter().enumerate().map(|(i, v)| {
-                let x0 = i as f64 + 0.1 + 0.8 * j as f64 / k;
-                Rectangle::new([(x0, 0.0), (x0 + 0.8 / k, *v)], c.filled())
-            }))?
-            .label(label.as_str())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], c.filled()));
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.9))
-        .draw()?;
-    root.present()?;
     Ok(())
 }

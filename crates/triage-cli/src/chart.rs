@@ -1,0 +1,95 @@
+//! SVG charts of the reproductions (plotters): time series as lines and values per category
+//! as grouped bars, on a white canvas with a boxed legend.
+
+use std::path::Path;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// What drawing a chart returns.
+pub type ChartResult = Result<(), Box<dyn std::error::Error>>;
+
+/// Series colours, in series order.
+pub const PALETTE: [RGBColor; 4] =
+    [RGBColor(90, 110, 140), RGBColor(220, 120, 40), RGBColor(60, 150, 80), RGBColor(200, 40, 60)];
+
+/// A white SVG canvas of `size` pixels that will be written to `path`.
+pub fn canvas(path: &Path, size: (u32, u32)) -> Result<DrawingArea<SVGBackend<'_>, Shift>, Box<dyn std::error::Error>> {
+    let root = SVGBackend::new(path, size).into_drawing_area();
+    root.fill(&WHITE)?;
+    Ok(root)
+}
+
+/// Draws the series labels at `position`, boxed on a light background.
+pub fn legend<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    position: SeriesLabelPosition,
+) -> ChartResult {
+    chart.configure_series_labels().position(position).border_style(BLACK).background_style(WHITE.mix(0.9)).draw()?;
+    Ok(())
+}
+
+/// Time series, one line per series; points are (ms, value) and the axis shows seconds.
+pub fn lines(path: &Path, title: &str, y_desc: &str, series: &[(String, Vec<(f64, f64)>)]) -> ChartResult {
+    let root = canvas(path, (1000, 480))?;
+    let xmax = series.iter().flat_map(|s| s.1.iter().map(|p| p.0)).fold(1.0, f64::max);
+    let ymax = series.iter().flat_map(|s| s.1.iter().map(|p| p.1)).fold(0.0, f64::max) * 1.1;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(35)
+        .y_label_area_size(55)
+        .build_cartesian_2d(0f64..xmax / 1000.0, 0f64..ymax.max(1e-3))?;
+    chart.configure_mesh().x_desc("time (s)").y_desc(y_desc).draw()?;
+    for (i, (label, pts)) in series.iter().enumerate() {
+        let c = PALETTE[i % PALETTE.len()];
+        chart
+            .draw_series(LineSeries::new(pts.iter().map(|p| (p.0 / 1000.0, p.1)), c.stroke_width(1)))?
+            .label(label.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], c.stroke_width(2)));
+    }
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+    root.present()?;
+    Ok(())
+}
+
+/// Grouped bars: one group per category, one bar per series.
+pub fn bars(path: &Path, title: &str, y_desc: &str, cats: &[String], series: &[(String, Vec<f64>)]) -> ChartResult {
+    let root = canvas(path, (1000, 480))?;
+    let ymax = series.iter().flat_map(|s| s.1.iter().copied()).fold(0.0, f64::max) * 1.25;
+    let n = cats.len().max(1) as u32;
+    let k = series.len().max(1) as f64;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(35)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..n as f64, 0f64..ymax.max(1e-3))?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n as usize * 2)
+        .x_label_formatter(&|x| {
+            let i = x.floor() as usize;
+            if (x - i as f64 - 0.5).abs() < 0.26 {
+                cats.get(i).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .y_desc(y_desc)
+        .draw()?;
+    for (j, (label, vals)) in series.iter().enumerate() {
+        let c = PALETTE[j % PALETTE.len()];
+        chart
+            .draw_series(vals.iter().enumerate().map(|(i, v)| {
+                let x0 = i as f64 + 0.1 + 0.8 * j as f64 / k;
+                Rectangle::new([(x0, 0.0), (x0 + 0.8 / k, *v)], c.filled())
+            }))?
+            .label(label.as_str())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], c.filled()));
+    }
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+    root.present()?;
+    Ok(())
+}
