@@ -1,10 +1,13 @@
 //! Topology builders.
 
+use triage_core::ConnectionConfig;
+
+use crate::app::AppSpec;
 use crate::link::{Link, RateModel};
 use crate::loss::{LossModel, LossProcess};
 use crate::queue::{Limit, QueueKind};
 use crate::rng::component_rng;
-use crate::sim::{Network, NodeKind};
+use crate::sim::{FlowSpec, Network, NodeKind, Simulator};
 
 /// One direction of a link as a builder describes it.
 #[derive(Clone, Debug)]
@@ -68,4 +71,30 @@ pub fn dumbbell(seed: u64, pairs: u32, access: &LinkParams, bottleneck: &LinkPar
         add_duplex(&mut net, seed, r2, c, access);
     }
     (net, senders, receivers)
+}
+
+/// One flow named `name` over a one-pair [`dumbbell`] (seed 1; 100 Mbps, 0 ms access links
+/// with 1000-packet queues; `bottleneck` between the routers): the client `c0` opens it at
+/// t = 0 and sinks, the server `s0` writes `server_app`, both ends with `cfg`. Time series
+/// are sampled every `sample_ns` (0: none).
+pub fn one_flow_dumbbell(
+    name: &str,
+    cfg: ConnectionConfig,
+    bottleneck: &LinkParams,
+    server_app: AppSpec,
+    sample_ns: u64,
+) -> Simulator {
+    let (net, s, c) = dumbbell(1, 1, &LinkParams::new(100_000_000, 0, 1000), bottleneck);
+    let mut sim = Simulator::new(net, sample_ns);
+    sim.add_flow(FlowSpec {
+        name: name.into(),
+        client: c[0],
+        server: s[0],
+        start_ns: 0,
+        client_transport: cfg.clone(),
+        server_transport: cfg,
+        client_app: AppSpec::Sink,
+        server_app,
+    });
+    sim
 }

@@ -7,8 +7,8 @@ use triage_core::cc::ControllerKind;
 use triage_core::ConnectionConfig;
 use triage_sim::app::{AppSpec, MessageSpec};
 use triage_sim::loss::LossModel;
-use triage_sim::topology::{dumbbell, LinkParams};
-use triage_sim::{FlowSpec, Simulator};
+use triage_sim::topology::{one_flow_dumbbell, LinkParams};
+use triage_sim::Simulator;
 
 pub const MS: u64 = 1_000_000;
 
@@ -33,19 +33,7 @@ pub fn cats_page() -> Vec<MessageSpec> {
 /// One flow over a dumbbell: 100 Mbps / 0 ms access, the given bottleneck; the client
 /// opens at t=0 and the server writes `app`.
 pub fn one_flow(cfg: ConnectionConfig, bottleneck: LinkParams, app: AppSpec, sample_ns: u64) -> Simulator {
-    let (net, s, c) = dumbbell(1, 1, &LinkParams::new(100_000_000, 0, 1000), &bottleneck);
-    let mut sim = Simulator::new(net, sample_ns);
-    sim.add_flow(FlowSpec {
-        name: "flow".into(),
-        client: c[0],
-        server: s[0],
-        start_ns: 0,
-        client_transport: cfg.clone(),
-        server_transport: cfg,
-        client_app: AppSpec::Sink,
-        server_app: app,
-    });
-    sim
+    one_flow_dumbbell("flow", cfg, &bottleneck, app, sample_ns)
 }
 
 /// Completion times (ms) of the CATS page's groups, P4 first.

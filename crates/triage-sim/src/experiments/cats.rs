@@ -14,8 +14,7 @@ use triage_core::{ConnectionConfig, SchedulerKind};
 
 use crate::app::{AppSpec, MessageSpec};
 use crate::report::ms;
-use crate::topology::{dumbbell, LinkParams};
-use crate::{FlowSpec, Simulator};
+use crate::topology::{one_flow_dumbbell, LinkParams};
 
 /// The page of CATS §III-A: (name, priority, bytes), in write order (reverse priority).
 pub const PAGE: [(&str, u8, u64); 5] =
@@ -163,23 +162,12 @@ pub fn run_page(net: &CatsNetwork, cfg: ConnectionConfig, order: &[usize]) -> (V
     let owd = net.rtt_ns / 2;
     let bdp_packets = (net.rate_bps as u128 * net.rtt_ns as u128 / 8 / 1_000_000_000 / 1500) as u64;
     let queue = 100.max(2 * bdp_packets);
-    let (topo, s, c) =
-        dumbbell(1, 1, &LinkParams::new(100_000_000, 0, 1000), &LinkParams::new(net.rate_bps, owd, queue));
-    let mut sim = Simulator::new(topo, 0);
     let msgs = order
         .iter()
         .map(|&i| MessageSpec { name: PAGE[i].0.into(), bytes: PAGE[i].2, priority: Some(PAGE[i].1), at_ns: None })
         .collect();
-    sim.add_flow(FlowSpec {
-        name: "page".into(),
-        client: c[0],
-        server: s[0],
-        start_ns: 0,
-        client_transport: cfg.clone(),
-        server_transport: cfg,
-        client_app: AppSpec::Sink,
-        server_app: AppSpec::Messages(msgs),
-    });
+    let bottleneck = LinkParams::new(net.rate_bps, owd, queue);
+    let mut sim = one_flow_dumbbell("page", cfg, &bottleneck, AppSpec::Messages(msgs), 0);
     sim.run(3_600_000_000_000, |_| {});
     let mut out = vec![(0, 0); PAGE.len()];
     for m in &sim.recorder().messages {
