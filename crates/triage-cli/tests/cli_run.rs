@@ -98,7 +98,10 @@ fn a_bad_scenario_fails_with_one_clear_error() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.starts_with("error: ") && err.contains("bad.toml"), "{err}");
     assert_eq!(err.matches("error: ").count(), 1, "one error: {err}");
-    assert!(err.contains("line 3") && err.contains("ring") && err.contains("dumbbell"), "names the line, the value and what was expected: {err}");
+    assert!(
+        err.contains("line 3") && err.contains("ring") && err.contains("dumbbell"),
+        "names the line, the value and what was expected: {err}"
+    );
     assert!(!err.contains("panicked"));
     let out = triage().args(["run", "no-such-scenario"]).output().unwrap();
     assert!(!out.status.success());
