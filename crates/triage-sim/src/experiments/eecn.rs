@@ -260,7 +260,14 @@ pub fn jain(x: &[f64]) -> f64 {
 
 /// The transport of every end for a scheme.
 pub fn transport(scheme: Scheme, seed: u64) -> ConnectionConfig {
-    ConnectionConfig { controller: scheme.controller(), receive_buffer_bytes: 4 << 20, seed, ..Default::default() }
+    ConnectionConfig {
+        controller: scheme.controller(),
+        receive_buffer_bytes: 4 << 20,
+        seed,
+        // §6.1: the paper's NewReno is ns-3's TcpNewReno, which grows one segment per ACK.
+        newreno_growth: triage_core::cc::Growth::PerAck,
+        ..Default::default()
+    }
 }
 
 /// Builds the network: (network, senders, receivers, bottleneck link, second router link).
