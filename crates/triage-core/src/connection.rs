@@ -32,10 +32,11 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use crate::cc::{self, AckSample, CongestionController, CongestionSignal, HandshakeFeedback, RateSample};
+use crate::cc::{self, AckSample, CongestionSignal, HandshakeFeedback, RateSample};
 use crate::config::ConnectionConfig;
 use crate::config::SchedulerKind;
 use crate::ecn::{self as ecnc, EcnMode};
+use crate::path::Path;
 use crate::recovery::prr::PrrDecision;
 use crate::recovery::{Prr, RttEstimator};
 use crate::sched::{Chunks, Conductor, DiscardReason, Discarded, Fifo, MessageMeta, SendScheduler};
@@ -184,7 +185,6 @@ pub struct Connection {
     snd_una: u64,
     snd_nxt: u64,
     segs: VecDeque<SentSeg>,
-    pipe_bytes: u64,
     sacked_segs: usize,
     lost_pending: usize,
     highest_sacked: u64,
@@ -202,17 +202,8 @@ pub struct Connection {
     consecutive_rtos: u32,
     last_shed_ns: Option<u64>,
 
-    // ---- per path (one path today) ----
-    cc: Box<dyn CongestionController>,
-    rtt: RttEstimator,
-    next_send_ns: u64,
-    pacing_blocked: bool,
-
-    // ---- rate estimation (draft-cheng-iccrg-delivery-rate-estimation §3) ----
-    delivered_bytes: u64,
-    delivered_ns: u64,
-    first_sent_ns: u64,
-    app_limited_until: u64,
+    // ---- the path (one in TCP mode; see crate::path) ----
+    path: Path,
 
     // ---- receive side ----
     rcv_nxt: u64,
@@ -267,7 +258,6 @@ impl Connection {
             snd_una: 0,
             snd_nxt: 0,
             segs: VecDeque::new(),
-            pipe_bytes: 0,
             sacked_segs: 0,
             lost_pending: 0,
             highest_sacked: 0,
@@ -283,14 +273,7 @@ impl Connection {
             fates_lost: 0,
             consecutive_rtos: 0,
             last_shed_ns: None,
-            cc: controller,
-            rtt,
-            next_send_ns: 0,
-            pacing_blocked: false,
-            delivered_bytes: 0,
-            delivered_ns: 0,
-            first_sent_ns: 0,
-            app_limited_until: 0,
+            path: Path::new(controller, rtt),
             rcv_nxt: 0,
             ooo: BTreeMap::new(),
             ooo_bytes: 0,
@@ -367,36 +350,36 @@ impl Connection {
     pub fn cwnd_bytes(&self) -> u64 {
         match &self.recovery {
             Recovery::Fast { prr: Some(_), window_bytes, .. } => *window_bytes,
-            _ => self.cc.window_bytes(),
+            _ => self.path.cc.window_bytes(),
         }
     }
     /// Slow-start threshold reported by the controller.
     pub fn ssthresh_bytes(&self) -> u64 {
-        self.cc.ssthresh_bytes()
+        self.path.cc.ssthresh_bytes()
     }
     /// Pacing rate, when the controller paces.
     pub fn pacing_rate_bps(&self) -> Option<u64> {
-        self.cc.pacing_rate_bps()
+        self.path.cc.pacing_rate_bps()
     }
     /// Controller name and state, for traces.
     pub fn cc_state(&self) -> (&'static str, &'static str) {
-        (self.cc.name(), self.cc.state())
+        (self.path.cc.name(), self.path.cc.state())
     }
     /// Smoothed RTT.
     pub fn srtt_ns(&self) -> Option<u64> {
-        self.rtt.srtt_ns()
+        self.path.rtt.srtt_ns()
     }
     /// Latest RTT sample.
     pub fn latest_rtt_ns(&self) -> Option<u64> {
-        self.rtt.latest_rtt_ns()
+        self.path.rtt.latest_rtt_ns()
     }
     /// Bytes in flight (RFC 6675 `pipe`).
     pub fn bytes_in_flight(&self) -> u64 {
-        self.pipe_bytes
+        self.path.pipe_bytes
     }
     /// Bytes delivered to the peer so far (cumulatively or selectively acknowledged).
     pub fn delivered_bytes(&self) -> u64 {
-        self.delivered_bytes
+        self.path.delivered_bytes
     }
     /// Every written byte (and the FIN, if closing) has been acknowledged.
     pub fn all_acked(&self) -> bool {
@@ -498,15 +481,15 @@ impl Connection {
             }
         };
         take(self.delack_deadline_ns);
-        if self.pacing_blocked {
-            take(Some(self.next_send_ns));
+        if self.path.pacing_blocked {
+            take(Some(self.path.next_send_ns));
         }
         t
     }
 
     /// The next packet to send now, or `None`.
     pub fn poll_transmit(&mut self, now_ns: u64) -> Option<Packet> {
-        self.pacing_blocked = false;
+        self.path.pacing_blocked = false;
         if self.syn_pending {
             return Some(self.send_syn(now_ns));
         }
@@ -749,7 +732,7 @@ impl Connection {
             lost: false,
             in_flight: true,
         });
-        self.pipe_bytes += 1;
+        self.path.pipe_bytes += 1;
         self.arm_rto(now_ns);
         if flags & TcpFlags::ACK != 0 {
             self.on_ack_sent();
@@ -768,18 +751,18 @@ impl Connection {
     fn send_data(&mut self, now_ns: u64) -> Option<Packet> {
         let window = self.send_window_bytes();
         let mss = self.cfg.mss_bytes as u64;
-        let pacing = self.cc.pacing_rate_bps();
-        let paced_out = pacing.is_some() && now_ns < self.next_send_ns;
+        let pacing = self.path.cc.pacing_rate_bps();
+        let paced_out = pacing.is_some() && now_ns < self.path.next_send_ns;
 
         if self.lost_pending > 0 {
             let idx = self.segs.iter().position(|s| s.lost && !s.in_flight && !s.sacked);
             if let Some(i) = idx {
                 let len = self.segs[i].end - self.segs[i].start;
-                if self.pipe_bytes > 0 && self.pipe_bytes + len > window {
+                if self.path.pipe_bytes > 0 && self.path.pipe_bytes + len > window {
                     return None;
                 }
                 if paced_out {
-                    self.pacing_blocked = true;
+                    self.path.pacing_blocked = true;
                     return None;
                 }
                 return Some(self.retransmit(now_ns, i));
@@ -796,21 +779,21 @@ impl Connection {
         let want_fin = queued == 0 && self.fin_requested && !self.fin_sent;
         if queued == 0 && !want_fin {
             // Nothing to send: application-limited (draft §3.4).
-            if self.pipe_bytes < window {
-                self.app_limited_until = (self.delivered_bytes + self.pipe_bytes).max(1);
+            if self.path.pipe_bytes < window {
+                self.path.app_limited_until = (self.path.delivered_bytes + self.path.pipe_bytes).max(1);
             }
             return None;
         }
         let mss = mss - self.option_overhead();
         let seg_len = if want_fin { 1 } else { mss.min(queued) };
-        if self.pipe_bytes > 0 && self.pipe_bytes + seg_len > window {
+        if self.path.pipe_bytes > 0 && self.path.pipe_bytes + seg_len > window {
             return None;
         }
         if !want_fin && rwnd_room == 0 {
             return None;
         }
         if paced_out {
-            self.pacing_blocked = true;
+            self.path.pacing_blocked = true;
             return None;
         }
         let (flags, payload, chunks) = if want_fin {
@@ -828,10 +811,10 @@ impl Connection {
         let start = self.snd_nxt;
         let end = start + payload as u64 + (flags & TcpFlags::FIN != 0) as u64;
         let pkt = self.make_data_packet(flags, start, payload, chunks.clone());
-        if self.pipe_bytes == 0 {
+        if self.path.pipe_bytes == 0 {
             // draft §3.2: restart the sampling interval after idle.
-            self.first_sent_ns = now_ns;
-            self.delivered_ns = now_ns;
+            self.path.first_sent_ns = now_ns;
+            self.path.delivered_ns = now_ns;
         }
         self.segs.push_back(SentSeg {
             start,
@@ -840,17 +823,17 @@ impl Connection {
             payload_bytes: payload,
             chunks,
             sent_ns: now_ns,
-            first_sent_ns: self.first_sent_ns,
-            delivered_ns: self.delivered_ns,
-            delivered_bytes: self.delivered_bytes,
-            app_limited: self.app_limited_until != 0,
+            first_sent_ns: self.path.first_sent_ns,
+            delivered_ns: self.path.delivered_ns,
+            delivered_bytes: self.path.delivered_bytes,
+            app_limited: self.path.app_limited_until != 0,
             retransmitted: false,
             sacked: false,
             lost: false,
             in_flight: true,
         });
         self.snd_nxt = end;
-        self.pipe_bytes += end - start;
+        self.path.pipe_bytes += end - start;
         self.stats.data_segments_sent += (payload > 0) as u64;
         self.stats.data_bytes_sent += payload as u64;
         self.after_send(now_ns, &pkt, end - start);
@@ -858,12 +841,16 @@ impl Connection {
     }
 
     fn retransmit(&mut self, now_ns: u64, i: usize) -> Packet {
-        if self.pipe_bytes == 0 {
-            self.first_sent_ns = now_ns;
-            self.delivered_ns = now_ns;
+        if self.path.pipe_bytes == 0 {
+            self.path.first_sent_ns = now_ns;
+            self.path.delivered_ns = now_ns;
         }
-        let (first_sent, delivered_ns, delivered, app_limited) =
-            (self.first_sent_ns, self.delivered_ns, self.delivered_bytes, self.app_limited_until != 0);
+        let (first_sent, delivered_ns, delivered, app_limited) = (
+            self.path.first_sent_ns,
+            self.path.delivered_ns,
+            self.path.delivered_bytes,
+            self.path.app_limited_until != 0,
+        );
         let seg = &mut self.segs[i];
         seg.lost = false;
         seg.in_flight = true;
@@ -876,7 +863,7 @@ impl Connection {
         let (start, len, flags, payload, chunks) =
             (seg.start, seg.end - seg.start, seg.flags, seg.payload_bytes, seg.chunks.clone());
         self.lost_pending -= 1;
-        self.pipe_bytes += len;
+        self.path.pipe_bytes += len;
         self.stats.retransmitted_segments += 1;
         self.stats.retransmitted_bytes += payload as u64;
         let flags = if flags & TcpFlags::SYN != 0 { flags } else { flags | TcpFlags::ACK };
@@ -922,13 +909,18 @@ impl Connection {
                 last.1 += seq_len;
             }
         }
-        self.cc.on_packet_sent(now_ns, pkt.payload_bytes as u64, self.pipe_bytes, self.app_limited_until != 0);
+        self.path.cc.on_packet_sent(
+            now_ns,
+            pkt.payload_bytes as u64,
+            self.path.pipe_bytes,
+            self.path.app_limited_until != 0,
+        );
         // Pacing spaces payload bytes, as Linux's internal pacing and ns-3 do: controllers
         // estimate bandwidth from delivered payload.
-        if let Some(rate) = self.cc.pacing_rate_bps() {
+        if let Some(rate) = self.path.cc.pacing_rate_bps() {
             if rate > 0 {
                 let gap = (pkt.payload_bytes as u128 * 8 * 1_000_000_000 / rate as u128) as u64;
-                self.next_send_ns = self.next_send_ns.max(now_ns) + gap;
+                self.path.next_send_ns = self.path.next_send_ns.max(now_ns) + gap;
             }
         }
         if self.rto_deadline_ns.is_none() {
@@ -937,15 +929,15 @@ impl Connection {
     }
 
     fn arm_rto(&mut self, now_ns: u64) {
-        self.rto_deadline_ns = Some(now_ns + self.rtt.rto_ns());
+        self.rto_deadline_ns = Some(now_ns + self.path.rtt.rto_ns());
     }
 
     // ------------------------------------------------------------------ internals: ACKs
 
     fn feed_handshake_rtt(&mut self) {
-        self.cc.on_handshake_feedback(HandshakeFeedback {
+        self.path.cc.on_handshake_feedback(HandshakeFeedback {
             congestion_level: self.ecn_handshake_level,
-            rtt_ns: self.rtt.latest_rtt_ns(),
+            rtt_ns: self.path.rtt.latest_rtt_ns(),
         });
     }
 
@@ -959,7 +951,7 @@ impl Connection {
         let seg = &self.segs[idx];
         let len = seg.end - seg.start;
         if seg.in_flight {
-            self.pipe_bytes -= len;
+            self.path.pipe_bytes -= len;
         }
         if seg.lost && !seg.in_flight && !seg.sacked {
             self.lost_pending -= 1;
@@ -973,8 +965,8 @@ impl Connection {
             return;
         }
         let delivered_intact = !seg.lost;
-        self.delivered_bytes += seg.payload_bytes as u64;
-        self.delivered_ns = now_ns;
+        self.path.delivered_bytes += seg.payload_bytes as u64;
+        self.path.delivered_ns = now_ns;
         let take = rs.is_none_or(|r| seg.delivered_bytes >= r.prior_delivered_bytes);
         if take {
             let send_elapsed = seg.sent_ns - seg.first_sent_ns;
@@ -986,7 +978,7 @@ impl Connection {
                 is_app_limited: seg.app_limited,
                 rtt_ns: if seg.retransmitted { None } else { Some(now_ns - seg.sent_ns) },
             });
-            self.first_sent_ns = seg.sent_ns;
+            self.path.first_sent_ns = seg.sent_ns;
         }
         if delivered_intact && self.cfg.load_shedding.is_some() {
             self.record_fate(false);
@@ -994,8 +986,8 @@ impl Connection {
     }
 
     fn process_ack(&mut self, now_ns: u64, pkt: &Packet) {
-        let prior_in_flight = self.pipe_bytes;
-        let prior_delivered = self.delivered_bytes;
+        let prior_in_flight = self.path.pipe_bytes;
+        let prior_delivered = self.path.delivered_bytes;
         let was_in_recovery = self.in_recovery();
         let echo = self.decode_echo(pkt);
         if echo > 0 {
@@ -1051,8 +1043,8 @@ impl Connection {
         }
 
         if let Some((_, rtt, _)) = newest {
-            self.rtt.on_sample(rtt);
-            self.rtt.reset_backoff();
+            self.path.rtt.on_sample(rtt);
+            self.path.rtt.reset_backoff();
         }
 
         // Loss detection and recovery transitions.
@@ -1068,17 +1060,17 @@ impl Connection {
         };
         if exit {
             self.recovery = Recovery::Open;
-            self.cc.on_recovery_exit(now_ns);
+            self.path.cc.on_recovery_exit(now_ns);
         }
 
         // Rate sample (draft §3.3).
-        if self.app_limited_until != 0 && self.delivered_bytes > self.app_limited_until {
-            self.app_limited_until = 0;
+        if self.path.app_limited_until != 0 && self.path.delivered_bytes > self.path.app_limited_until {
+            self.path.app_limited_until = 0;
         }
         if let Some(r) = rs.as_mut() {
-            r.delivered_bytes = self.delivered_bytes - r.prior_delivered_bytes;
+            r.delivered_bytes = self.path.delivered_bytes - r.prior_delivered_bytes;
             // Linux tcp_rate_gen(): an interval shorter than min RTT is not trustworthy.
-            if self.rtt.min_rtt_ns().is_some_and(|m| r.interval_ns < m) {
+            if self.path.rtt.min_rtt_ns().is_some_and(|m| r.interval_ns < m) {
                 r.interval_ns = 0;
             }
         }
@@ -1086,20 +1078,20 @@ impl Connection {
         if acked_bytes > 0 || newly_lost > 0 {
             let sample = AckSample {
                 now_ns,
-                newly_acked_bytes: self.delivered_bytes - prior_delivered,
+                newly_acked_bytes: self.path.delivered_bytes - prior_delivered,
                 newly_lost_bytes: newly_lost,
-                delivered_total_bytes: self.delivered_bytes,
+                delivered_total_bytes: self.path.delivered_bytes,
                 prior_in_flight_bytes: prior_in_flight,
-                bytes_in_flight: self.pipe_bytes,
+                bytes_in_flight: self.path.pipe_bytes,
                 rtt_ns: newest.map(|n| n.1),
-                min_rtt_ns: self.rtt.min_rtt_ns(),
-                srtt_ns: self.rtt.srtt_ns(),
+                min_rtt_ns: self.path.rtt.min_rtt_ns(),
+                srtt_ns: self.path.rtt.srtt_ns(),
                 rate: rs,
                 in_recovery: was_in_recovery || self.in_recovery(),
-                app_limited: self.app_limited_until != 0,
+                app_limited: self.path.app_limited_until != 0,
                 ecn_echo: echo,
             };
-            self.cc.on_ack(&sample);
+            self.path.cc.on_ack(&sample);
         }
 
         // RFC 3168 §6.1.2 / EECN Algorithm 1: react to an echoed mark once per window of
@@ -1109,7 +1101,7 @@ impl Connection {
             // CWR state at the same point).
             let fresh = self.snd_una > self.ecn_guard_seq;
             if fresh || echo > self.ecn_guard_level {
-                self.cc.on_congestion(now_ns, CongestionSignal::Ecn { level: echo }, prior_in_flight);
+                self.path.cc.on_congestion(now_ns, CongestionSignal::Ecn { level: echo }, prior_in_flight);
                 self.stats.ecn_responses[echo.min(3) as usize] += 1;
                 self.ecn_guard_seq = self.snd_nxt;
                 self.ecn_guard_level = echo;
@@ -1118,8 +1110,8 @@ impl Connection {
         }
 
         // PRR (RFC 6937) on every ACK during fast recovery.
-        let pipe = self.pipe_bytes;
-        let ssthresh = self.cc.ssthresh_bytes();
+        let pipe = self.path.pipe_bytes;
+        let ssthresh = self.path.cc.ssthresh_bytes();
         let delivered = acked_bytes;
         if let Recovery::Fast { prr: Some(prr), window_bytes, .. } = &mut self.recovery {
             let d = prr.on_ack(delivered, pipe, ssthresh);
@@ -1160,7 +1152,7 @@ impl Connection {
                 seg.lost = true;
                 seg.in_flight = false;
                 let len = seg.end - seg.start;
-                self.pipe_bytes -= len;
+                self.path.pipe_bytes -= len;
                 newly_lost += len;
                 self.lost_pending += 1;
                 lost_count += 1;
@@ -1176,8 +1168,8 @@ impl Connection {
 
     fn enter_fast_recovery(&mut self, now_ns: u64, flight_bytes: u64) {
         self.stats.fast_recoveries += 1;
-        self.cc.on_congestion(now_ns, CongestionSignal::Loss, flight_bytes);
-        let prr = if self.cc.uses_prr() {
+        self.path.cc.on_congestion(now_ns, CongestionSignal::Loss, flight_bytes);
+        let prr = if self.path.cc.uses_prr() {
             Some(Prr::start(self.snd_nxt - self.snd_una, self.cfg.mss_bytes as u64))
         } else {
             None
@@ -1194,15 +1186,15 @@ impl Connection {
         }
         self.stats.rto_count += 1;
         self.consecutive_rtos += 1;
-        self.rtt.back_off();
-        let flight = self.pipe_bytes;
-        self.cc.on_congestion(now_ns, CongestionSignal::Timeout, flight);
+        self.path.rtt.back_off();
+        let flight = self.path.pipe_bytes;
+        self.path.cc.on_congestion(now_ns, CongestionSignal::Timeout, flight);
         for seg in self.segs.iter_mut() {
             if seg.sacked {
                 continue;
             }
             if seg.in_flight {
-                self.pipe_bytes -= seg.end - seg.start;
+                self.path.pipe_bytes -= seg.end - seg.start;
                 seg.in_flight = false;
             }
             if !seg.lost {
@@ -1211,7 +1203,7 @@ impl Connection {
             }
         }
         self.recovery = Recovery::Rto { point: self.snd_nxt };
-        self.next_send_ns = now_ns;
+        self.path.next_send_ns = now_ns;
         self.arm_rto(now_ns);
         self.maybe_shed(now_ns);
     }
@@ -1238,7 +1230,7 @@ impl Connection {
         if !(by_rto || by_loss) {
             return;
         }
-        let gap = self.rtt.srtt_ns().unwrap_or(self.cfg.initial_rto_ns);
+        let gap = self.path.rtt.srtt_ns().unwrap_or(self.cfg.initial_rto_ns);
         if self.last_shed_ns.is_some_and(|t| now_ns < t + gap) {
             return;
         }

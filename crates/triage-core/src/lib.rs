@@ -16,6 +16,7 @@ pub mod cc;
 pub mod config;
 pub mod connection;
 pub mod ecn;
+mod path;
 pub mod recovery;
 pub mod sched;
 pub mod wire;
