@@ -929,7 +929,7 @@ impl Connection {
     }
 
     fn arm_rto(&mut self, now_ns: u64) {
-        self.rto_deadline_ns = Some(now_ns + self.path.rtt.rto_ns());
+        self.rto_deadline_ns = Some(now_ns.saturating_add(self.path.rtt.rto_ns()));
     }
 
     // ------------------------------------------------------------------ internals: ACKs
@@ -1288,7 +1288,7 @@ impl Connection {
         if self.segs_since_ack >= self.cfg.delayed_ack_segments {
             self.ack_now = true;
         } else if self.delack_deadline_ns.is_none() {
-            self.delack_deadline_ns = Some(now_ns + self.cfg.delayed_ack_timeout_ns);
+            self.delack_deadline_ns = Some(now_ns.saturating_add(self.cfg.delayed_ack_timeout_ns));
         }
     }
 

@@ -50,7 +50,10 @@ fn main() {
     }
     rows.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap());
     println!("ferguson.com FCP with FIFO: {:.0} ms", ferguson_fcp(None));
-    println!("{:>7} {:>5} {:>5} {:<16} {:<28} {:>6} {:>13}", "err", "H KiB", "L KiB", "M", "CATS P0..P4 ms", "FCP", "ferguson FCP");
+    println!(
+        "{:>7} {:>5} {:>5} {:<16} {:<28} {:>6} {:>13}",
+        "err", "H KiB", "L KiB", "M", "CATS P0..P4 ms", "FCP", "ferguson FCP"
+    );
     for (e, c, v, fcp) in rows.iter().take(30) {
         println!(
             "{e:>7.4} {:>5} {:>5} {:<16} {:<28} {fcp:>5.1}% {:>10.0} ms",

@@ -138,7 +138,7 @@ impl Link {
         let p = self.queue.dequeue(now_ns)?;
         let bytes = p.pkt.wire_bytes() as u64;
         let done = match &mut self.rate {
-            RateModel::Constant { rate_bps } => now_ns + (bytes * 8 * 1_000_000_000).div_ceil(*rate_bps),
+            RateModel::Constant { rate_bps } => now_ns.saturating_add((bytes * 8 * 1_000_000_000).div_ceil(*rate_bps)),
             RateModel::Trace { cursor, credit_bytes, credit_at_ns } => {
                 let mut need = bytes;
                 let mut t = now_ns;
@@ -175,7 +175,7 @@ impl Link {
             if self.loss.should_drop() {
                 self.stats.lost_packets += 1;
             } else {
-                let at = now_ns + self.delay_ns;
+                let at = now_ns.saturating_add(self.delay_ns);
                 if self.pipe.is_empty() {
                     deliver = Some(at);
                 }

@@ -410,7 +410,7 @@ impl Simulator {
             }
             Ev::Sample => {
                 self.sample();
-                self.events.push(self.now_ns + self.sample_interval_ns, Ev::Sample);
+                self.events.push(self.now_ns.saturating_add(self.sample_interval_ns), Ev::Sample);
             }
         }
     }
@@ -549,8 +549,8 @@ impl Simulator {
                 let mut later = None;
                 for m in app.messages.iter() {
                     if let Some(at) = m.at_ns {
-                        if start + at > self.now_ns {
-                            later = Some(start + at);
+                        if start.saturating_add(at) > self.now_ns {
+                            later = Some(start.saturating_add(at));
                             break;
                         }
                     }
@@ -624,7 +624,7 @@ impl Simulator {
         let parent = &page.page.objects()[k];
         let delay = page.discovery.discovery_delay_ns(parent.kind);
         for &child in page.page.children(parent.id) {
-            self.events.push(self.now_ns + delay, Ev::PageRequest(f, child.0));
+            self.events.push(self.now_ns.saturating_add(delay), Ev::PageRequest(f, child.0));
         }
         if all {
             self.maybe_close(f, 0, c);
@@ -654,7 +654,7 @@ impl Simulator {
         let flow = &self.flows[f as usize];
         let app = &flow.apps[side];
         if let Some(m) = app.messages.get(app.written) {
-            let t = flow.spec.start_ns + m.at_ns.unwrap_or(0);
+            let t = flow.spec.start_ns.saturating_add(m.at_ns.unwrap_or(0));
             self.events.push(t.max(self.now_ns), Ev::AppWrite(f, side as u32));
         }
         self.service(c);
@@ -666,7 +666,7 @@ impl Simulator {
         loop {
             let app = &mut self.flows[f as usize].apps[side];
             let Some(m) = app.messages.get(app.written) else { break };
-            if m.at_ns.is_some_and(|at| start + at > self.now_ns) {
+            if m.at_ns.is_some_and(|at| start.saturating_add(at) > self.now_ns) {
                 break;
             }
             let (id, len, prio) = (app.written as u32, m.bytes, m.priority);

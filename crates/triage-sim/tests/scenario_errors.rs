@@ -1,5 +1,6 @@
 //! A wrong scenario gets one error naming the file, the field and what was expected.
 
+use proptest::prelude::*;
 use triage_sim::scenario::Scenario;
 
 const GOOD: &str = r#"
@@ -70,7 +71,7 @@ fn absurd_sizes_are_refused_not_allocated() {
     assert!(e.contains("topology.pairs"), "{e}");
 }
 
-proptest::proptest! {
+proptest! {
     /// Any text: an error or a scenario, never a panic.
     #[test]
     fn arbitrary_text_never_panics(text in "\\PC{0,400}") {
@@ -88,7 +89,46 @@ proptest::proptest! {
             t.insert_str(p, &junk);
         }
         if let Ok(s) = Scenario::parse(&t, "x.toml") {
-            let _ = s.build("x.toml", None);
+            if let Ok(b) = s.build("x.toml", None) {
+                // Whatever the numbers, running never panics (overflow checks are on in tests).
+                let mut sim = b.sim;
+                sim.run(b.stop_ns.min(2_000_000_000), |_| {});
+            }
+        }
+    }
+
+    /// Extreme values in every numeric field: an error or a run, never a panic.
+    #[test]
+    fn extreme_values_never_panic(
+        delay in prop_oneof![Just("0ns".to_string()), Just("9223372036854775807".to_string()), (0u64..10_000).prop_map(|x| format!("{x}ms"))],
+        rate in prop_oneof![Just("1bps".to_string()), Just("9223372036854775807".to_string()), (1u64..10_000).prop_map(|x| format!("{x}kbps"))],
+        size in prop_oneof![Just("1B".to_string()), Just("4GiB".to_string()), (1u64..100_000).prop_map(|x| format!("{x}B"))],
+        start in prop_oneof![Just("0ms".to_string()), Just("9223372036854775807".to_string())],
+        timeout in prop_oneof![Just("1ns".to_string()), Just("9223372036854775807".to_string()), Just("200ms".to_string())],
+    ) {
+        let t = format!(r#"
+name = "x"
+stop = "3s"
+[transport]
+delayed_ack_timeout = "{timeout}"
+min_rto = "{timeout}"
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "{rate}", delay = "{delay}" }}
+access = {{ rate = "100Mbps", delay = "0ms" }}
+[[flows]]
+name = "f"
+client = "c0"
+server = "s0"
+start = "{start}"
+server_app = {{ kind = "bulk", size = "{size}" }}
+"#);
+        let t = t.replace("\"9223372036854775807\"", "9223372036854775807");
+        if let Ok(s) = Scenario::parse(&t, "x.toml") {
+            if let Ok(b) = s.build("x.toml", None) {
+                let mut sim = b.sim;
+                sim.run(b.stop_ns, |_| {});
+            }
         }
     }
 }
