@@ -187,7 +187,6 @@ pub struct Connection {
     segs: VecDeque<SentSeg>,
     sacked_segs: usize,
     lost_pending: usize,
-    highest_sacked: u64,
     scheduler: Box<dyn SendScheduler>,
     fin_requested: bool,
     fin_sent: bool,
@@ -260,7 +259,6 @@ impl Connection {
             segs: VecDeque::new(),
             sacked_segs: 0,
             lost_pending: 0,
-            highest_sacked: 0,
             scheduler,
             fin_requested: false,
             fin_sent: false,
@@ -304,7 +302,9 @@ impl Connection {
 
     /// Passive open from a received SYN: the first transmit is the SYN-ACK.
     /// Returns `None` when `syn` is not a SYN.
-    pub fn accept(cfg: ConnectionConfig, now_ns: u64, syn: &Packet) -> Option<Self> {
+    /// (`_now_ns` is part of the sans-IO contract: every input takes the time; a new
+    /// connection needs none of it yet.)
+    pub fn accept(cfg: ConnectionConfig, _now_ns: u64, syn: &Packet) -> Option<Self> {
         if !syn.flags.has(TcpFlags::SYN) || syn.flags.has(TcpFlags::ACK) {
             return None;
         }
@@ -314,7 +314,6 @@ impl Connection {
         c.stats.packets_received += 1;
         c.ecn = c.cfg.ecn_mode().accept(syn.flags);
         c.ecn_syn_level = ecnc::eecn_level_of(syn.ecn);
-        let _ = now_ns;
         Some(c)
     }
 
@@ -946,7 +945,7 @@ impl Connection {
         now_ns: u64,
         idx: usize,
         rs: &mut Option<RateSample>,
-        newest_sent: &mut Option<(u64, u64, bool)>,
+        newest_sent: &mut Option<(u64, u64)>,
     ) {
         let seg = &self.segs[idx];
         let len = seg.end - seg.start;
@@ -958,8 +957,8 @@ impl Connection {
         }
         // RTT sample: the most recently sent newly acknowledged segment (Karn: never a
         // retransmitted one).
-        if !seg.retransmitted && newest_sent.is_none_or(|(t, _, _)| seg.sent_ns >= t) {
-            *newest_sent = Some((seg.sent_ns, now_ns - seg.sent_ns, seg.retransmitted));
+        if !seg.retransmitted && newest_sent.is_none_or(|(t, _)| seg.sent_ns >= t) {
+            *newest_sent = Some((seg.sent_ns, now_ns - seg.sent_ns));
         }
         if seg.payload_bytes == 0 {
             return;
@@ -994,7 +993,7 @@ impl Connection {
             self.stats.ecn_echoes_received[echo.min(3) as usize] += 1;
         }
         let mut rs: Option<RateSample> = None;
-        let mut newest: Option<(u64, u64, bool)> = None;
+        let mut newest: Option<(u64, u64)> = None;
         let mut acked_bytes = 0u64;
 
         // Cumulative acknowledgment.
@@ -1036,13 +1035,12 @@ impl Connection {
                     s.in_flight = false;
                     s.lost = false;
                     self.sacked_segs += 1;
-                    self.highest_sacked = self.highest_sacked.max(s.end);
                 }
                 i += 1;
             }
         }
 
-        if let Some((_, rtt, _)) = newest {
+        if let Some((_, rtt)) = newest {
             self.path.rtt.on_sample(rtt);
             self.path.rtt.reset_backoff();
         }
