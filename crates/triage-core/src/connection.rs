@@ -523,6 +523,12 @@ impl Connection {
     /// Handle a received packet addressed to this connection.
     pub fn handle_packet(&mut self, now_ns: u64, pkt: &Packet) {
         if self.state == State::Closed {
+            // TIME-WAIT's duty (RFC 9293 §3.10.7.4): if our last ACK was lost the peer
+            // retransmits its FIN (or data); acknowledge it again so the peer can close.
+            if pkt.payload_bytes > 0 || pkt.flags.has(TcpFlags::FIN) {
+                self.stats.packets_received += 1;
+                self.ack_now = true;
+            }
             return;
         }
         self.stats.packets_received += 1;
@@ -539,12 +545,22 @@ impl Connection {
                         self.ecn_handshake_echo = Some(ecnc::eecn_level_of(pkt.ecn));
                     }
                 }
+                State::SynReceived if !flags.has(TcpFlags::ACK) => {
+                    // A retransmitted SYN: our SYN-ACK was lost. Send it again now, not a
+                    // bare ACK the client could not use (RFC 9293 §3.10.7.4).
+                    self.resend_syn_ack();
+                    return;
+                }
+                State::SynSent => return,
                 _ => {
-                    // A duplicate SYN or SYN-ACK: our reply was lost; answer at once.
+                    // A duplicate SYN-ACK: our ACK of it was lost; answer at once.
                     self.ack_now = true;
                     return;
                 }
             }
+        } else if self.state == State::SynSent {
+            // RFC 9293 §3.10.7.3: in SYN-SENT, a segment without SYN is dropped.
+            return;
         }
         self.peer_window_bytes = pkt.window_bytes;
         if flags.has(TcpFlags::ACK) {
@@ -783,7 +799,7 @@ impl Connection {
             }
             return None;
         }
-        let mss = mss - self.option_overhead();
+        let mss = mss.saturating_sub(self.option_overhead()).max(1);
         let seg_len = if want_fin { 1 } else { mss.min(queued) };
         if self.path.pipe_bytes > 0 && self.path.pipe_bytes + seg_len > window {
             return None;
@@ -924,6 +940,18 @@ impl Connection {
         }
         if self.rto_deadline_ns.is_none() {
             self.arm_rto(now_ns);
+        }
+    }
+
+    /// Marks the SYN-ACK lost so that the next `poll_transmit` sends it again.
+    fn resend_syn_ack(&mut self) {
+        if let Some(seg) = self.segs.front_mut() {
+            if seg.flags & TcpFlags::SYN != 0 && seg.in_flight && !seg.lost {
+                seg.in_flight = false;
+                seg.lost = true;
+                self.path.pipe_bytes -= seg.end - seg.start;
+                self.lost_pending += 1;
+            }
         }
     }
 
@@ -1295,7 +1323,7 @@ impl Connection {
     fn deliver_in_order(&mut self, start: u64, end: u64, chunks: &Chunks, fin: bool, priority: Option<u8>) {
         let skip = self.rcv_nxt - start;
         let mut pos = 0u64;
-        for c in chunks {
+        for (k, c) in chunks.iter().enumerate() {
             let c_start = pos;
             let c_end = pos + c.len_bytes as u64;
             pos = c_end;
@@ -1305,7 +1333,9 @@ impl Connection {
             let new = c_end - c_start.max(skip);
             let got = self.msg_progress.entry(c.msg_id).or_insert((0, None));
             got.0 += new;
-            if got.1.is_none() {
+            // The option labels the segment with its first chunk's priority; a message that
+            // starts later in the segment learns its own from a segment it leads.
+            if got.1.is_none() && k == 0 {
                 got.1 = priority;
             }
             if got.0 >= c.msg_len_bytes {

@@ -278,7 +278,15 @@ impl TransportToml {
                 }
                 Some(LoadShedding {
                     consecutive_rtos: l.consecutive_rtos.unwrap_or(dft.consecutive_rtos),
-                    loss_window_packets: l.loss_window_packets.unwrap_or(dft.loss_window_packets).max(1),
+                    loss_window_packets: match l.loss_window_packets {
+                        Some(0) => {
+                            return Err((
+                                "transport.load_shedding.loss_window_packets".into(),
+                                "expected at least 1 packet".into(),
+                            ))
+                        }
+                        w => w.unwrap_or(dft.loss_window_packets),
+                    },
                     loss_rate_permille: (rate * 1000.0).round() as u32,
                     min_priority: l.min_priority.unwrap_or(dft.min_priority),
                 })
@@ -727,8 +735,17 @@ impl Scenario {
             let cfg = t
                 .to_config(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
                 .map_err(|(f, m)| invalid(format!("{field}.{f}"), m))?;
-            if cfg.mss_bytes == 0 || cfg.mss_bytes > 65_000 {
-                return Err(invalid(format!("{field}.transport.mss"), "expected 1..65000 bytes".into()));
+            if cfg.mss_bytes < 64 || cfg.mss_bytes > 65_000 {
+                return Err(invalid(format!("{field}.transport.mss"), "expected 64..65000 bytes".into()));
+            }
+            if cfg.receive_buffer_bytes < cfg.mss_bytes as u64 {
+                return Err(invalid(
+                    format!("{field}.transport.receive_buffer"),
+                    format!("expected at least one MSS ({} bytes), got {}", cfg.mss_bytes, cfg.receive_buffer_bytes),
+                ));
+            }
+            if cfg.initial_rto_ns == 0 {
+                return Err(invalid(format!("{field}.transport.initial_rto"), "expected a positive duration".into()));
             }
             if cfg.initial_window_segments == 0 {
                 return Err(invalid(format!("{field}.transport.initial_window"), "expected at least 1 segment".into()));
@@ -739,10 +756,26 @@ impl Scenario {
             let app = |a: &Option<AppToml>, what: &str| -> Result<AppSpec, ScenarioError> {
                 Ok(match a {
                     None | Some(AppToml::Sink) => AppSpec::Sink,
-                    Some(AppToml::Bulk { size }) => AppSpec::Bulk { bytes: size.0 },
+                    Some(AppToml::Bulk { size }) => {
+                        if size.0 == 0 {
+                            return Err(invalid(format!("{field}.{what}.size"), "expected at least 1 byte".into()));
+                        }
+                        AppSpec::Bulk { bytes: size.0 }
+                    }
                     Some(AppToml::Messages { messages }) => {
                         let mut out = Vec::new();
+                        let mut last_at = 0u64;
                         for (j, m) in messages.iter().enumerate() {
+                            // Messages are written in list order: a later one cannot be due earlier.
+                            if let Some(at) = m.at {
+                                if at.0 < last_at {
+                                    return Err(invalid(
+                                        format!("{field}.{what}.messages[{j}].at"),
+                                        "expected messages in write order: `at` may not decrease down the list".into(),
+                                    ));
+                                }
+                                last_at = at.0;
+                            }
                             if m.priority.is_some_and(|p| p > 4) {
                                 return Err(invalid(
                                     format!("{field}.{what}.messages[{j}].priority"),

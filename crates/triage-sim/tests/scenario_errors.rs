@@ -132,3 +132,28 @@ server_app = {{ kind = "bulk", size = "{size}" }}
         }
     }
 }
+
+#[test]
+fn values_that_would_stall_or_spin_a_run_are_refused() {
+    let cases = [
+        (GOOD.replace("name = \"t\"", "name = \"t\"\n[transport]\nmss = 4\npriority_option = true"), "transport.mss"),
+        (GOOD.replace("name = \"t\"", "name = \"t\"\n[transport]\ninitial_rto = \"0ms\""), "transport.initial_rto"),
+        (GOOD.replace("name = \"t\"", "name = \"t\"\n[transport]\nreceive_buffer = \"100B\""), "transport.receive_buffer"),
+        (GOOD.replace("size = \"10KB\"", "size = \"0B\""), "server_app.size"),
+        (
+            GOOD.replace(
+                "server_app = { kind = \"bulk\", size = \"10KB\" }",
+                "server_app = { kind = \"messages\", messages = [{ name = \"a\", size = \"1KB\", at = \"2s\" }, { name = \"b\", size = \"1KB\", at = \"1s\" }] }",
+            ),
+            "messages[1].at",
+        ),
+        (
+            GOOD.replace("name = \"t\"", "name = \"t\"\n[transport]\nload_shedding = { loss_window_packets = 0 }"),
+            "loss_window_packets",
+        ),
+    ];
+    for (text, field) in cases {
+        let e = err(&text);
+        assert!(e.contains(field), "{field}: {e}");
+    }
+}

@@ -200,7 +200,7 @@ impl CongestionController for Eecn {
         if ack.newly_acked_bytes > 0 {
             self.acked_any = true;
         }
-        if self.in_recovery || ack.in_recovery || ack.newly_acked_bytes == 0 {
+        if self.in_recovery || ack.newly_acked_bytes == 0 {
             return;
         }
         if ack.app_limited && (ack.prior_in_flight_bytes as f64) < self.cwnd / 2.0 {

@@ -76,7 +76,9 @@ impl CongestionController for NewReno {
     /// RFC 5681 §3.1: window growth, only outside recovery and only while cwnd-limited
     /// (RFC 7661's caution against growing an unused window).
     fn on_ack(&mut self, ack: &AckSample) {
-        if self.in_recovery || ack.in_recovery || ack.newly_acked_bytes == 0 {
+        // Only fast recovery holds growth back: after a timeout slow start restarts from the
+        // loss window (RFC 5681 §3.1), while the connection is still repairing.
+        if self.in_recovery || ack.newly_acked_bytes == 0 {
             return;
         }
         if ack.app_limited && ack.prior_in_flight_bytes < self.cwnd_bytes / 2 {

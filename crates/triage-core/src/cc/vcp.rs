@@ -124,7 +124,7 @@ impl CongestionController for Vcp {
         if code != 0 {
             self.last_load = code;
         }
-        if self.in_recovery || ack.in_recovery {
+        if self.in_recovery {
             return;
         }
         let rtt = ack.srtt_ns.or(ack.rtt_ns).unwrap_or(self.cfg.t_rho_ns);

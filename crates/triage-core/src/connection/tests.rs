@@ -546,3 +546,90 @@ fn receive_window_bounds_the_data_in_flight() {
     };
     assert!(unlimited < done / 2, "{unlimited} vs {done}");
 }
+
+// ---------------------------------------------------------------- found in review
+
+#[test]
+fn slow_start_restarts_after_a_timeout() {
+    // A blackout of 60 ms loses ~40 segments; after the RTO the window must grow again
+    // (RFC 5681 §3.1), not stay at one segment until every lost byte is repaired.
+    let cfg = ConnectionConfig { min_rto_ns: 200 * MS, controller: ControllerKind::NewReno, ..Default::default() };
+    let mut h = Harness::new(cfg, 10_000_000, 10 * MS);
+    h.drop = Box::new(|now, c2s, _p, _| !c2s && (40 * MS..100 * MS).contains(&now));
+    h.run(60_000 * MS, serve_page(cats_page()));
+    let s = h.server.as_ref().unwrap();
+    assert!(s.stats().rto_count >= 1);
+    let done = h.completions().last().unwrap().0;
+    assert!(done < 1_000 * MS, "page done at {} ms (one segment per round trip would take seconds)", done / MS);
+}
+
+#[test]
+fn a_lost_final_ack_is_answered_again() {
+    // Drop the server's first ACK of the client's FIN: the client retransmits its FIN and the
+    // server, already closed, acknowledges it again.
+    let mut dropped = false;
+    let mut h = Harness::new(ConnectionConfig::default(), 2_000_000, 25 * MS);
+    h.drop = Box::new(move |_, c2s, p, _| {
+        if !c2s && p.ack == 2 && !dropped {
+            dropped = true;
+            return true;
+        }
+        false
+    });
+    h.run(200_000 * MS, serve_page(cats_page()));
+    assert_eq!(h.server.as_ref().unwrap().state(), State::Closed);
+    assert_eq!(h.client.state(), State::Closed);
+    assert_eq!(h.client.stats().rto_count, 1, "one FIN retransmission, then done");
+}
+
+#[test]
+fn a_duplicate_syn_gets_the_syn_ack_again() {
+    let cfg = ConnectionConfig::default();
+    let (a, b) = (Addr { node: 1, port: 40000 }, Addr { node: 2, port: 80 });
+    let mut c = Connection::connect(cfg.clone(), a, b);
+    let syn = c.poll_transmit(0).unwrap();
+    let mut s = Connection::accept(cfg, 60 * MS, &syn).unwrap();
+    let _lost_syn_ack = s.poll_transmit(60 * MS).unwrap();
+    // The client's retransmitted SYN arrives before the server's own RTO.
+    c.handle_timeout(1000 * MS);
+    let syn2 = c.poll_transmit(1000 * MS).unwrap();
+    s.handle_packet(1010 * MS, &syn2);
+    let reply = s.poll_transmit(1010 * MS).unwrap();
+    assert!(reply.flags.has(TcpFlags::SYN | TcpFlags::ACK), "the SYN-ACK again, not a bare ACK");
+    assert_eq!(s.stats().retransmitted_segments, 1);
+    c.handle_packet(1020 * MS, &reply);
+    assert_eq!(c.state(), State::Established);
+    let ack = c.poll_transmit(1020 * MS).unwrap();
+    assert_eq!(ack.ack, 1, "the client acknowledges the server's SYN");
+    s.handle_packet(1030 * MS, &ack);
+    assert_eq!(s.state(), State::Established);
+    // A bare ACK in SYN-SENT is dropped (RFC 9293 §3.10.7.3).
+    let mut c2 = Connection::connect(ConnectionConfig::default(), a, b);
+    let _ = c2.poll_transmit(0);
+    c2.handle_packet(5 * MS, &Packet { flags: TcpFlags(TcpFlags::ACK), ack: 1, ..Default::default() });
+    assert_eq!(c2.state(), State::SynSent);
+}
+
+#[test]
+fn a_zero_rto_does_not_fire_forever_at_one_instant() {
+    let cfg = ConnectionConfig { initial_rto_ns: 0, ..Default::default() };
+    let mut c = Connection::connect(cfg, Addr { node: 1, port: 1 }, Addr { node: 2, port: 2 });
+    let _ = c.poll_transmit(0);
+    assert!(c.poll_timeout().unwrap() >= MS, "the RTO is floored at the 1 ms clock granularity");
+}
+
+#[test]
+fn fifo_segments_spanning_messages_report_each_messages_own_priority() {
+    let cfg = ConnectionConfig { priority_option: true, ..Default::default() };
+    let mut h = Harness::new(cfg, 2_000_000, 25 * MS);
+    h.run(20_000 * MS, serve_page(cats_page()));
+    let seen: Vec<(u32, Option<u8>)> = h
+        .client_events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Event::MessageComplete { msg_id, priority, .. } => Some((*msg_id, *priority)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(seen, vec![(4, Some(4)), (3, Some(3)), (2, Some(2)), (1, Some(1)), (0, Some(0))]);
+}

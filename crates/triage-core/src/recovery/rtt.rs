@@ -67,7 +67,8 @@ impl RttEstimator {
             None => self.initial_rto_ns,
             Some(srtt) => (srtt + self.granularity_ns.max(4 * self.rttvar_ns)).max(self.min_rto_ns),
         };
-        base.saturating_mul(1 << self.backoff_shift).min(self.max_rto_ns)
+        // Never below the clock granularity: an RTO of 0 would fire at the same instant forever.
+        base.saturating_mul(1 << self.backoff_shift).min(self.max_rto_ns).max(self.granularity_ns)
     }
 
     /// Smoothed RTT, once there is a sample.
