@@ -1073,13 +1073,8 @@ impl Connection {
             self.path.rtt.reset_backoff();
         }
 
-        // Loss detection and recovery transitions.
-        let newly_lost = self.detect_losses();
-        if newly_lost > 0 && matches!(self.recovery, Recovery::Open) {
-            self.enter_fast_recovery(now_ns, prior_in_flight);
-        }
-
-        // Exit recovery once everything outstanding at its start is acknowledged.
+        // Exit recovery once everything outstanding at its start is acknowledged; then losses
+        // this ACK reveals start a new episode (RFC 6675 §5), rather than going unanswered.
         let exit = match self.recovery {
             Recovery::Fast { point, .. } | Recovery::Rto { point } => self.snd_una >= point,
             Recovery::Open => false,
@@ -1087,6 +1082,10 @@ impl Connection {
         if exit {
             self.recovery = Recovery::Open;
             self.path.cc.on_recovery_exit(now_ns);
+        }
+        let newly_lost = self.detect_losses();
+        if newly_lost > 0 && matches!(self.recovery, Recovery::Open) {
+            self.enter_fast_recovery(now_ns, prior_in_flight);
         }
 
         // Rate sample (draft §3.3).

@@ -633,3 +633,80 @@ fn fifo_segments_spanning_messages_report_each_messages_own_priority() {
         .collect();
     assert_eq!(seen, vec![(4, Some(4)), (3, Some(3)), (2, Some(2)), (1, Some(1)), (0, Some(0))]);
 }
+
+/// A packet script: losses revealed by the very ACK that ends fast recovery start a new
+/// episode (RFC 6675 §5) instead of being repaired without a congestion response.
+#[test]
+fn losses_seen_on_the_ack_that_ends_recovery_start_a_new_episode() {
+    let cfg = ConnectionConfig { controller: ControllerKind::NewReno, ..Default::default() };
+    let (ca, sa) = (Addr { node: 1, port: 40000 }, Addr { node: 2, port: 80 });
+    let mut c = Connection::connect(cfg.clone(), ca, sa);
+    let syn = c.poll_transmit(0).unwrap();
+    let mut s = Connection::accept(cfg, MS, &syn).unwrap();
+    let synack = s.poll_transmit(MS).unwrap();
+    c.handle_packet(2 * MS, &synack);
+    let ack = c.poll_transmit(2 * MS).unwrap();
+    s.handle_packet(3 * MS, &ack);
+    assert_eq!(s.state(), State::Established);
+    s.write_message(3 * MS, MessageMeta { id: 1, len_bytes: 40 * 1448, priority: 0 });
+    let mut t = 3 * MS;
+    let mut sent: Vec<Packet> = std::iter::from_fn(|| s.poll_transmit(t)).collect();
+    assert_eq!(sent.len(), 10, "initial window");
+    let seg = |i: u64| (1 + i * 1448, 1 + (i + 1) * 1448);
+    let ack_pkt = |ack: u64, sacks: &[(u64, u64)]| {
+        let mut p = Packet {
+            src: ca,
+            dst: sa,
+            flags: TcpFlags(TcpFlags::ACK),
+            ack,
+            window_bytes: 1 << 20,
+            ..Default::default()
+        };
+        for (k, &(a, b)) in sacks.iter().enumerate().take(3) {
+            p.sack[k] = SackBlock { start: a, end: b };
+        }
+        p.sack_len = sacks.len().min(3) as u8;
+        p
+    };
+    // Segment 0 is lost; segments 1..9 arrive one by one and are SACKed. The recovery point
+    // is what had been sent when the third SACK revealed the loss.
+    let mut point = None;
+    for i in 1..10u64 {
+        t += MS;
+        let before_end = sent.iter().map(|p| p.seq + p.payload_bytes as u64).max().unwrap();
+        s.handle_packet(t, &ack_pkt(1, &[(seg(1).0, seg(i).1)]));
+        if point.is_none() && s.stats().fast_recoveries == 1 {
+            point = Some(before_end);
+        }
+        sent.extend(std::iter::from_fn(|| s.poll_transmit(t)));
+    }
+    let point = point.expect("recovery started");
+    // Everything else keeps arriving (SACKed), except the first new segment beyond the point,
+    // which is lost too; PRR keeps sending as data is delivered.
+    for _ in 0..40 {
+        let beyond: Vec<u64> = sent.iter().filter(|p| p.seq >= point && p.payload_bytes > 0).map(|p| p.seq).collect();
+        if beyond.len() >= 4 {
+            break;
+        }
+        t += MS;
+        let end = sent.iter().map(|p| p.seq + p.payload_bytes as u64).max().unwrap();
+        let blocks: Vec<(u64, u64)> = match beyond.first() {
+            Some(&b) if end > b + 1448 => vec![(b + 1448, end), (seg(1).0, b)],
+            Some(&b) => vec![(seg(1).0, b)],
+            None => vec![(seg(1).0, end)],
+        };
+        s.handle_packet(t, &ack_pkt(1, &blocks));
+        sent.extend(std::iter::from_fn(|| s.poll_transmit(t)));
+    }
+    assert_eq!(s.stats().fast_recoveries, 1);
+    let beyond: Vec<u64> = sent.iter().filter(|p| p.seq >= point && p.payload_bytes > 0).map(|p| p.seq).collect();
+    assert!(beyond.len() >= 4, "PRR sent new data beyond the recovery point {point}: {beyond:?}");
+    // The first segment beyond the point is lost too. The ACK that finally covers everything
+    // up to the point also SACKs three segments above the new hole: it ends this recovery and
+    // reveals the next loss at once.
+    t += MS;
+    let top = *beyond.last().unwrap() + 1448;
+    s.handle_packet(t, &ack_pkt(beyond[0], &[(beyond[1], top)]));
+    assert_eq!(s.stats().fast_recoveries, 2, "a new recovery episode for the segment beyond the point");
+    assert!(s.in_recovery());
+}
