@@ -168,6 +168,8 @@ struct OooSeg {
     chunks: Chunks,
     fin: bool,
     priority: Option<u8>,
+    /// When it last arrived (a counter), for the recency order of SACK blocks.
+    arrival: u64,
 }
 
 /// A TCP-mode connection (see the module documentation for the contract).
@@ -208,7 +210,7 @@ pub struct Connection {
     rcv_nxt: u64,
     ooo: BTreeMap<u64, OooSeg>,
     ooo_bytes: u64,
-    last_ooo_start: Option<u64>,
+    ooo_arrivals: u64,
     segs_since_ack: u32,
     ack_now: bool,
     delack_deadline_ns: Option<u64>,
@@ -275,7 +277,7 @@ impl Connection {
             rcv_nxt: 0,
             ooo: BTreeMap::new(),
             ooo_bytes: 0,
-            last_ooo_start: None,
+            ooo_arrivals: 0,
             segs_since_ack: 0,
             ack_now: false,
             delack_deadline_ns: None,
@@ -1279,13 +1281,18 @@ impl Connection {
         }
         if start > self.rcv_nxt {
             // Out of order: hold it and acknowledge at once (RFC 5681 §4.2).
-            if let std::collections::btree_map::Entry::Vacant(e) = self.ooo.entry(start) {
-                e.insert(OooSeg { end, chunks: pkt.chunks.clone(), fin, priority: pkt.priority_option });
-                self.ooo_bytes += end - start;
-            } else {
-                self.stats.duplicate_bytes_received += pkt.payload_bytes as u64;
+            self.ooo_arrivals += 1;
+            let arrival = self.ooo_arrivals;
+            match self.ooo.entry(start) {
+                std::collections::btree_map::Entry::Vacant(e) => {
+                    e.insert(OooSeg { end, chunks: pkt.chunks.clone(), fin, priority: pkt.priority_option, arrival });
+                    self.ooo_bytes += end - start;
+                }
+                std::collections::btree_map::Entry::Occupied(mut e) => {
+                    e.get_mut().arrival = arrival;
+                    self.stats.duplicate_bytes_received += pkt.payload_bytes as u64;
+                }
             }
-            self.last_ooo_start = Some(start);
             self.ack_now = true;
             return;
         }
@@ -1357,33 +1364,28 @@ impl Connection {
         }
     }
 
-    /// RFC 2018 §4: the first block holds the most recently received segment; the rest
-    /// follow in sequence order, as many as fit.
+    /// RFC 2018 §4: the first block holds the most recently received segment, and the others
+    /// follow by how recently they changed, so that with more holes than blocks each block is
+    /// reported in several ACKs, newest first.
     fn fill_sack(&self, out: &mut [SackBlock; MAX_SACK_BLOCKS]) -> usize {
         if self.ooo.is_empty() {
             return 0;
         }
-        let mut blocks: Vec<SackBlock> = Vec::new();
+        // (block, most recent arrival in it)
+        let mut blocks: Vec<(SackBlock, u64)> = Vec::new();
         for (&s, seg) in &self.ooo {
             match blocks.last_mut() {
-                Some(b) if s <= b.end => b.end = b.end.max(seg.end),
-                _ => blocks.push(SackBlock { start: s, end: seg.end }),
+                Some((b, r)) if s <= b.end => {
+                    b.end = b.end.max(seg.end);
+                    *r = (*r).max(seg.arrival);
+                }
+                _ => blocks.push((SackBlock { start: s, end: seg.end }, seg.arrival)),
             }
         }
-        let recent = self.last_ooo_start.and_then(|r| blocks.iter().position(|b| b.start <= r && r < b.end));
-        let mut n = 0;
-        if let Some(i) = recent {
-            out[0] = blocks[i];
-            n = 1;
-        }
-        for (j, b) in blocks.iter().enumerate() {
-            if n == MAX_SACK_BLOCKS {
-                break;
-            }
-            if Some(j) != recent {
-                out[n] = *b;
-                n += 1;
-            }
+        blocks.sort_by(|a, b| b.1.cmp(&a.1));
+        let n = blocks.len().min(MAX_SACK_BLOCKS);
+        for (slot, (b, _)) in out.iter_mut().zip(&blocks) {
+            *slot = *b;
         }
         n
     }

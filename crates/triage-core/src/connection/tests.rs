@@ -710,3 +710,43 @@ fn losses_seen_on_the_ack_that_ends_recovery_start_a_new_episode() {
     assert_eq!(s.stats().fast_recoveries, 2, "a new recovery episode for the segment beyond the point");
     assert!(s.in_recovery());
 }
+
+#[test]
+fn sack_blocks_are_reported_most_recent_first() {
+    // RFC 2018 §4: with more holes than blocks, the receiver reports the block of the segment
+    // just received first, then the other blocks by how recently they changed.
+    let (ca, sa) = (Addr { node: 1, port: 40000 }, Addr { node: 2, port: 80 });
+    let mut c = Connection::connect(ConnectionConfig::default(), ca, sa);
+    let syn = c.poll_transmit(0).unwrap();
+    let mut s = Connection::accept(ConnectionConfig::default(), MS, &syn).unwrap();
+    c.handle_packet(2 * MS, &s.poll_transmit(MS).unwrap());
+    let _ = c.poll_transmit(2 * MS);
+    let seg = |i: u64| Packet {
+        src: sa,
+        dst: ca,
+        flags: TcpFlags(TcpFlags::ACK),
+        seq: 1 + i * 1000,
+        ack: 1,
+        window_bytes: 1 << 20,
+        payload_bytes: 1000,
+        chunks: [crate::sched::MsgChunk {
+            msg_id: 0,
+            msg_offset_bytes: i * 1000,
+            len_bytes: 1000,
+            msg_len_bytes: 20_000,
+            priority: 0,
+        }]
+        .into_iter()
+        .collect(),
+        ..Default::default()
+    };
+    let block = |i: u64| SackBlock { start: 1 + i * 1000, end: 1 + (i + 1) * 1000 };
+    let mut last = None;
+    for i in [1u64, 3, 5, 7, 9] {
+        c.handle_packet(10 * MS, &seg(i));
+        last = c.poll_transmit(10 * MS);
+    }
+    assert_eq!(last.unwrap().sack_blocks(), &[block(9), block(7), block(5)]);
+    c.handle_packet(11 * MS, &seg(3));
+    assert_eq!(c.poll_transmit(11 * MS).unwrap().sack_blocks(), &[block(3), block(9), block(7)]);
+}
