@@ -1382,7 +1382,7 @@ impl Connection {
                 _ => blocks.push((SackBlock { start: s, end: seg.end }, seg.arrival)),
             }
         }
-        blocks.sort_by(|a, b| b.1.cmp(&a.1));
+        blocks.sort_by_key(|b| std::cmp::Reverse(b.1));
         let n = blocks.len().min(MAX_SACK_BLOCKS);
         for (slot, (b, _)) in out.iter_mut().zip(&blocks) {
             *slot = *b;
