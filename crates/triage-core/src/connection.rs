@@ -615,6 +615,8 @@ impl Connection {
 
     /// Sets the IP codepoint and the ECE/CWR bits of an outgoing packet (the tables in
     /// [`crate::ecn`]).
+    /// ECN fields of an outgoing packet. `p.seq < snd_nxt` on a data packet means a
+    /// retransmission: RFC 3168 §6.1.5 keeps it Not-ECT and CWR goes on new data only.
     fn apply_ecn(&mut self, p: &mut Packet) {
         let f = p.flags.0;
         if f & TcpFlags::SYN != 0 {
@@ -658,7 +660,8 @@ impl Connection {
         };
         p.flags.0 |= echo;
         if p.payload_bytes > 0 {
-            if self.ecn_cwr_pending {
+            let retransmission = p.seq < self.snd_nxt;
+            if self.ecn_cwr_pending && !retransmission {
                 let can = match self.ecn {
                     EcnMode::Classic => true,
                     // EECN Table 2: `0 1` on a data packet is CWR only when it echoes nothing.
@@ -670,7 +673,7 @@ impl Connection {
                     self.ecn_cwr_pending = false;
                 }
             }
-            p.ecn = self.ecn.data_codepoint(false);
+            p.ecn = self.ecn.data_codepoint(retransmission);
         }
     }
 

@@ -750,3 +750,25 @@ fn sack_blocks_are_reported_most_recent_first() {
     c.handle_packet(11 * MS, &seg(3));
     assert_eq!(c.poll_transmit(11 * MS).unwrap().sack_blocks(), &[block(3), block(9), block(7)]);
 }
+
+#[test]
+fn retransmissions_are_not_ect_and_carry_no_cwr() {
+    // RFC 3168 §6.1.5: a retransmitted data packet is Not-ECT; CWR rides new data only.
+    let cfg = ConnectionConfig { controller: ControllerKind::NewRenoEcn, ..Default::default() };
+    let mut h = Harness::new(cfg, 2_000_000, 25 * MS);
+    h.drop = Box::new(|_, c2s, _p, n| !c2s && n == 20);
+    h.run(20_000 * MS, serve_page(cats_page()));
+    let data: Vec<&Packet> = h.log.iter().filter(|(_, c2s, p)| !*c2s && p.payload_bytes > 0).map(|x| &x.2).collect();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut retransmissions = 0;
+    for p in data {
+        if seen.insert(p.seq) {
+            assert_eq!(p.ecn, Ecn::Ect0, "new data is ECT(0)");
+        } else {
+            retransmissions += 1;
+            assert_eq!(p.ecn, Ecn::NotEct, "retransmission at seq {}", p.seq);
+            assert!(!p.flags.has(TcpFlags::CWR));
+        }
+    }
+    assert_eq!(retransmissions, 1);
+}
