@@ -48,7 +48,7 @@ struct Harness {
 
 impl Harness {
     fn new(cfg: ConnectionConfig, rate_bps: u64, owd_ns: u64) -> Self {
-        let client = Connection::connect(cfg.clone(), Addr { node: 1, port: 40000 }, Addr { node: 2, port: 80 });
+        let client = Connection::connect(cfg.clone(), CLIENT, SERVER);
         Self {
             now: 0,
             client,
@@ -161,6 +161,32 @@ impl Harness {
             })
             .collect()
     }
+
+    /// (message id, priority the client read from the option) per completed message.
+    fn received_priorities(&self) -> Vec<(u32, Option<u8>)> {
+        self.client_events
+            .iter()
+            .filter_map(|(_, e)| match e {
+                Event::MessageComplete { msg_id, priority, .. } => Some((*msg_id, *priority)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+const CLIENT: Addr = Addr { node: 1, port: 40000 };
+const SERVER: Addr = Addr { node: 2, port: 80 };
+
+/// A packet script's opening: the three-way handshake between a client and a server with
+/// `cfg`, done by hand at t = 0..3 ms. Returns (client, server), both established.
+fn handshake(cfg: ConnectionConfig) -> (Connection, Connection) {
+    let mut c = Connection::connect(cfg.clone(), CLIENT, SERVER);
+    let syn = c.poll_transmit(0).unwrap();
+    let mut s = Connection::accept(cfg, MS, &syn).unwrap();
+    c.handle_packet(2 * MS, &s.poll_transmit(MS).unwrap());
+    s.handle_packet(3 * MS, &c.poll_transmit(2 * MS).unwrap());
+    assert_eq!((c.state(), s.state()), (State::Established, State::Established));
+    (c, s)
 }
 
 fn cats_page() -> Vec<MessageMeta> {
@@ -396,14 +422,7 @@ fn priority_option_bytes_on_the_wire() {
 fn receiver_sees_each_messages_priority_from_the_option() {
     let mut h = Harness::new(cats_cfg(), 2_000_000, 25 * MS);
     h.run(20_000 * MS, serve_page(cats_page()));
-    let seen: Vec<(u32, Option<u8>)> = h
-        .client_events
-        .iter()
-        .filter_map(|(_, e)| match e {
-            Event::MessageComplete { msg_id, priority, .. } => Some((*msg_id, *priority)),
-            _ => None,
-        })
-        .collect();
+    let seen = h.received_priorities();
     assert_eq!(seen, vec![(0, Some(0)), (1, Some(1)), (2, Some(2)), (3, Some(3)), (4, Some(4))]);
     // Without the option the receiver learns nothing.
     let mut h = Harness::new(ConnectionConfig::default(), 2_000_000, 25 * MS);
@@ -585,7 +604,7 @@ fn a_lost_final_ack_is_answered_again() {
 #[test]
 fn a_duplicate_syn_gets_the_syn_ack_again() {
     let cfg = ConnectionConfig::default();
-    let (a, b) = (Addr { node: 1, port: 40000 }, Addr { node: 2, port: 80 });
+    let (a, b) = (CLIENT, SERVER);
     let mut c = Connection::connect(cfg.clone(), a, b);
     let syn = c.poll_transmit(0).unwrap();
     let mut s = Connection::accept(cfg, 60 * MS, &syn).unwrap();
@@ -623,14 +642,7 @@ fn fifo_segments_spanning_messages_report_each_messages_own_priority() {
     let cfg = ConnectionConfig { priority_option: true, ..Default::default() };
     let mut h = Harness::new(cfg, 2_000_000, 25 * MS);
     h.run(20_000 * MS, serve_page(cats_page()));
-    let seen: Vec<(u32, Option<u8>)> = h
-        .client_events
-        .iter()
-        .filter_map(|(_, e)| match e {
-            Event::MessageComplete { msg_id, priority, .. } => Some((*msg_id, *priority)),
-            _ => None,
-        })
-        .collect();
+    let seen = h.received_priorities();
     assert_eq!(seen, vec![(4, Some(4)), (3, Some(3)), (2, Some(2)), (1, Some(1)), (0, Some(0))]);
 }
 
@@ -638,16 +650,8 @@ fn fifo_segments_spanning_messages_report_each_messages_own_priority() {
 /// episode (RFC 6675 §5) instead of being repaired without a congestion response.
 #[test]
 fn losses_seen_on_the_ack_that_ends_recovery_start_a_new_episode() {
-    let cfg = ConnectionConfig { controller: ControllerKind::NewReno, ..Default::default() };
-    let (ca, sa) = (Addr { node: 1, port: 40000 }, Addr { node: 2, port: 80 });
-    let mut c = Connection::connect(cfg.clone(), ca, sa);
-    let syn = c.poll_transmit(0).unwrap();
-    let mut s = Connection::accept(cfg, MS, &syn).unwrap();
-    let synack = s.poll_transmit(MS).unwrap();
-    c.handle_packet(2 * MS, &synack);
-    let ack = c.poll_transmit(2 * MS).unwrap();
-    s.handle_packet(3 * MS, &ack);
-    assert_eq!(s.state(), State::Established);
+    let (_c, mut s) = handshake(ConnectionConfig { controller: ControllerKind::NewReno, ..Default::default() });
+    let (ca, sa) = (CLIENT, SERVER);
     s.write_message(3 * MS, MessageMeta { id: 1, len_bytes: 40 * 1448, priority: 0 });
     let mut t = 3 * MS;
     let mut sent: Vec<Packet> = std::iter::from_fn(|| s.poll_transmit(t)).collect();
@@ -715,12 +719,8 @@ fn losses_seen_on_the_ack_that_ends_recovery_start_a_new_episode() {
 fn sack_blocks_are_reported_most_recent_first() {
     // RFC 2018 §4: with more holes than blocks, the receiver reports the block of the segment
     // just received first, then the other blocks by how recently they changed.
-    let (ca, sa) = (Addr { node: 1, port: 40000 }, Addr { node: 2, port: 80 });
-    let mut c = Connection::connect(ConnectionConfig::default(), ca, sa);
-    let syn = c.poll_transmit(0).unwrap();
-    let mut s = Connection::accept(ConnectionConfig::default(), MS, &syn).unwrap();
-    c.handle_packet(2 * MS, &s.poll_transmit(MS).unwrap());
-    let _ = c.poll_transmit(2 * MS);
+    let (mut c, _s) = handshake(ConnectionConfig::default());
+    let (ca, sa) = (CLIENT, SERVER);
     let seg = |i: u64| Packet {
         src: sa,
         dst: ca,
