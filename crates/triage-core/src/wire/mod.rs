@@ -6,6 +6,7 @@
 //! and queues count.
 
 pub mod packet;
+pub mod quic;
 
 pub use packet::{
     Addr, Ecn, Packet, SackBlock, TcpFlags, IP_HEADER_BYTES, TCP_BASE_HEADER_BYTES, TCP_TIMESTAMP_OPTION_BYTES,
