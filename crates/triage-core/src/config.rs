@@ -97,6 +97,20 @@ pub struct ConnectionConfig {
     /// How NewReno (and NewReno+ECN) grow the window per ACK: byte counting as Linux
     /// (default) or one segment per ACK as ns-3.
     pub newreno_growth: crate::cc::Growth,
+    /// Framing mode: TCP or QUIC.
+    pub mode: TransportMode,
+    /// QUIC-mode settings (used when `mode` is QUIC).
+    pub quic: crate::quic::QuicConfig,
+}
+
+/// The core's two framing modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TransportMode {
+    /// One ordered byte stream (RFC 9293), as today's web over HTTP/1.1 and HTTP/2.
+    #[default]
+    Tcp,
+    /// QUIC (RFC 9000): independent streams and DATAGRAM frames, as HTTP/3.
+    Quic,
 }
 
 impl ConnectionConfig {
@@ -132,6 +146,8 @@ impl Default for ConnectionConfig {
             eecn: EecnConfig::default(),
             vcp: VcpConfig::default(),
             newreno_growth: crate::cc::Growth::Bytes,
+            mode: TransportMode::Tcp,
+            quic: crate::quic::QuicConfig::default(),
         }
     }
 }

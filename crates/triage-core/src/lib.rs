@@ -5,6 +5,8 @@
 //! The simulator (triage-sim) and, later, real sockets drive the same code.
 //!
 //! - [`connection`]: the TCP-mode connection state machine (start here).
+//! - [`quic`]: the QUIC-mode connection (streams, DATAGRAM frames, RFC 9002 recovery).
+//! - [`Endpoint`]: either mode behind one enum, as the simulator drives it.
 //! - [`cc`]: congestion controllers (NewReno, BBR v1, NewReno+ECN, EECN, VCP) behind one trait.
 //! - [`ecn`]: ECN negotiation and echo encodings (classic RFC 3168, EECN, VCP).
 //! - [`sched`]: send schedulers (FIFO) deciding which message bytes go next.
@@ -16,13 +18,16 @@ pub mod cc;
 pub mod config;
 pub mod connection;
 pub mod ecn;
+mod endpoint;
 mod path;
+pub mod quic;
 pub mod recovery;
 pub mod sched;
 pub mod wire;
 
-pub use config::{ConnectionConfig, LoadShedding, SchedulerKind};
+pub use config::{ConnectionConfig, LoadShedding, SchedulerKind, TransportMode};
 pub use connection::{Connection, ConnectionStats, Event, State};
+pub use endpoint::Endpoint;
 
 /// Nanoseconds per millisecond.
 pub const NS_PER_MS: u64 = 1_000_000;

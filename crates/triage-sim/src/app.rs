@@ -17,6 +17,8 @@ pub struct MessageSpec {
     /// Write time relative to the flow start; `None` writes as soon as the connection is up.
     /// A time before the connection is up also writes at connection time.
     pub at_ns: Option<u64>,
+    /// QUIC mode: send as DATAGRAM chunks (RFC 9221), never retransmitted.
+    pub unreliable: bool,
 }
 
 /// The application on one end of a flow.
@@ -78,7 +80,7 @@ impl AppSpec {
         match self {
             AppSpec::Sink => Vec::new(),
             AppSpec::Bulk { bytes } => {
-                vec![MessageSpec { name: "bulk".into(), bytes: *bytes, priority: None, at_ns: None }]
+                vec![MessageSpec { name: "bulk".into(), bytes: *bytes, priority: None, at_ns: None, unreliable: false }]
             }
             AppSpec::Messages(m) => m.clone(),
             // Requests and responses are written as the page is discovered, not up front;
@@ -89,6 +91,7 @@ impl AppSpec {
                     bytes: p.request_bytes,
                     priority: Some(p.page.objects()[i].cats_level),
                     at_ns: None,
+                    unreliable: false,
                 })
                 .collect(),
             AppSpec::PageServer(p) => (0..p.page.len())
@@ -97,6 +100,7 @@ impl AppSpec {
                     bytes: p.page.objects()[i].wire_bytes.max(1),
                     priority: Some(p.page.objects()[i].cats_level),
                     at_ns: None,
+                    unreliable: false,
                 })
                 .collect(),
         }

@@ -507,6 +507,9 @@ pub struct MessageToml {
     /// Write time after the flow start; omitted: as soon as the connection is up.
     #[serde(default)]
     pub at: Option<Duration>,
+    /// QUIC mode: send as DATAGRAM chunks, never retransmitted (default false).
+    #[serde(default)]
+    pub unreliable: Option<bool>,
 }
 
 /// A scenario ready to run.
@@ -793,6 +796,7 @@ impl Scenario {
                                 bytes: m.size.0,
                                 priority: m.priority,
                                 at_ns: m.at.map(|d| d.0),
+                                unreliable: m.unreliable.unwrap_or(false),
                             });
                         }
                         AppSpec::Messages(out)

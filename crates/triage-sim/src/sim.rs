@@ -8,7 +8,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use triage_core::wire::{Addr, Packet, TcpFlags};
-use triage_core::{Connection, ConnectionConfig, Event};
+use triage_core::{Connection, ConnectionConfig, Endpoint, Event};
 
 use std::sync::Arc;
 
@@ -34,6 +34,19 @@ fn packet_record(t_ns: u64, link: u32, p: &Packet) -> PacketRecord {
         priority_option: p.priority_option,
         sack_blocks: p.sack_len,
         event: "enqueue",
+    }
+}
+
+/// Writes a message: reliable, or in QUIC mode as DATAGRAM chunks when `unreliable`.
+fn write_to(conn: &mut Endpoint, now_ns: u64, id: u32, len: u64, prio: Option<u8>, unreliable: bool) {
+    match conn {
+        Endpoint::Quic(q) if unreliable => {
+            let p = prio.unwrap_or(q.config().default_priority);
+            let meta = triage_core::sched::MessageMeta { id, len_bytes: len, priority: p };
+            let signals = triage_core::quic::PrioritySignals { urgency: p.min(7), incremental: false };
+            q.write_message(now_ns, meta, signals, triage_core::quic::Reliability::Unreliable);
+        }
+        _ => conn.write(now_ns, id, len, prio),
     }
 }
 
@@ -188,7 +201,7 @@ struct FlowState {
 
 #[derive(Debug)]
 struct ConnSlot {
-    conn: Connection,
+    conn: Endpoint,
     flow: u32,
     is_server: bool,
     timer_at: u64,
@@ -419,13 +432,13 @@ impl Simulator {
         let flow = &self.flows[f as usize];
         let local = Addr { node: flow.spec.client, port: CLIENT_PORT_BASE + f as u16 };
         let remote = Addr { node: flow.spec.server, port: SERVER_PORT + f as u16 };
-        let conn = Connection::connect(flow.spec.client_transport.clone(), local, remote);
+        let conn = Endpoint::connect(flow.spec.client_transport.clone(), local, remote);
         let id = self.add_conn(conn, f, false);
         self.flows[f as usize].client_conn = Some(id);
         self.service(id);
     }
 
-    fn add_conn(&mut self, conn: Connection, flow: u32, is_server: bool) -> u32 {
+    fn add_conn(&mut self, conn: Endpoint, flow: u32, is_server: bool) -> u32 {
         let id = self.conns.len() as u32;
         self.demux.insert((conn.local(), conn.remote()), id);
         let series = self.recorder.conn_series.len();
@@ -445,7 +458,7 @@ impl Simulator {
         let origin_ns = sp.origin_ns;
         let pkt = sp.pkt;
         if let Some(&c) = self.demux.get(&(pkt.dst, pkt.src)) {
-            if pkt.payload_bytes > 0 {
+            if pkt.payload_bytes > 0 || pkt.quic.is_some() {
                 // One-way delay of data packets, per receiving end.
                 let series = &mut self.recorder.conn_series[self.conns[c as usize].series];
                 series.rx_data_packets += 1;
@@ -455,10 +468,14 @@ impl Simulator {
             self.service(c);
             return;
         }
-        if pkt.flags.has(TcpFlags::SYN) && !pkt.flags.has(TcpFlags::ACK) {
+        let opens = match &pkt.quic {
+            Some(q) => q.is_initial(),
+            None => pkt.flags.has(TcpFlags::SYN) && !pkt.flags.has(TcpFlags::ACK),
+        };
+        if opens {
             if let Some(&f) = self.listeners.get(&pkt.dst) {
                 let cfg = self.flows[f as usize].spec.server_transport.clone();
-                if let Some(conn) = Connection::accept(cfg, self.now_ns, &pkt) {
+                if let Some(conn) = Endpoint::accept(cfg, self.now_ns, &pkt) {
                     let id = self.add_conn(conn, f, true);
                     self.flows[f as usize].server_conn = Some(id);
                     self.service(id);
@@ -613,9 +630,9 @@ impl Simulator {
             let rec = app.record_base + k;
             app.written += 1;
             let m = &app.messages[k];
-            let (bytes, prio) = (m.bytes, m.priority);
+            let (bytes, prio, unrel) = (m.bytes, m.priority, m.unreliable);
             self.recorder.messages[rec].written_ns = Some(self.now_ns);
-            self.conns[c as usize].conn.write(self.now_ns, k as u32, bytes, prio);
+            write_to(&mut self.conns[c as usize].conn, self.now_ns, k as u32, bytes, prio, unrel);
             return;
         }
         let app = &mut self.flows[f as usize].apps[0];
@@ -669,12 +686,11 @@ impl Simulator {
             if m.at_ns.is_some_and(|at| start.saturating_add(at) > self.now_ns) {
                 break;
             }
-            let (id, len, prio) = (app.written as u32, m.bytes, m.priority);
+            let (id, len, prio, unrel) = (app.written as u32, m.bytes, m.priority, m.unreliable);
             let rec = app.record_base + app.written;
             app.written += 1;
             self.recorder.messages[rec].written_ns = Some(self.now_ns);
-            let conn = &mut self.conns[c as usize].conn;
-            conn.write(self.now_ns, id, len, prio);
+            write_to(&mut self.conns[c as usize].conn, self.now_ns, id, len, prio, unrel);
         }
         self.maybe_close(f, side, c);
     }
@@ -760,8 +776,13 @@ impl Simulator {
         Some((page, d))
     }
 
-    /// The connection at one end of a flow, once it exists.
+    /// The TCP-mode connection at one end of a flow, once it exists.
     pub fn connection(&self, flow: u32, server: bool) -> Option<&Connection> {
+        self.endpoint(flow, server)?.tcp()
+    }
+
+    /// The connection (either mode) at one end of a flow, once it exists.
+    pub fn endpoint(&self, flow: u32, server: bool) -> Option<&Endpoint> {
         let f = self.flows.get(flow as usize)?;
         let c = if server { f.server_conn } else { f.client_conn }?;
         Some(&self.conns[c as usize].conn)

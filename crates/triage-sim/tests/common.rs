@@ -26,6 +26,7 @@ pub fn cats_page() -> Vec<MessageSpec> {
             bytes: k * 1024,
             priority: Some(n[1..].parse().unwrap()),
             at_ns: None,
+            unreliable: false,
         })
         .collect()
 }

@@ -106,6 +106,8 @@ pub struct Packet {
     pub payload_bytes: u32,
     /// What the payload holds: pieces of application messages, in order.
     pub chunks: Chunks,
+    /// QUIC mode: the UDP datagram this packet is (then the TCP fields above are unused).
+    pub quic: Option<Box<crate::quic::QuicDatagram>>,
 }
 
 impl Packet {
@@ -138,6 +140,9 @@ impl Packet {
 
     /// Bytes this packet occupies on the wire at the IP layer.
     pub fn wire_bytes(&self) -> u32 {
+        if let Some(q) = &self.quic {
+            return crate::wire::quic::IP_UDP_HEADER_BYTES + q.payload_bytes;
+        }
         self.header_bytes() + self.payload_bytes
     }
 

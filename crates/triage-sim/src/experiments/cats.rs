@@ -164,7 +164,13 @@ pub fn run_page(net: &CatsNetwork, cfg: ConnectionConfig, order: &[usize]) -> (V
     let queue = 100.max(2 * bdp_packets);
     let msgs = order
         .iter()
-        .map(|&i| MessageSpec { name: PAGE[i].0.into(), bytes: PAGE[i].2, priority: Some(PAGE[i].1), at_ns: None })
+        .map(|&i| MessageSpec {
+            name: PAGE[i].0.into(),
+            bytes: PAGE[i].2,
+            priority: Some(PAGE[i].1),
+            at_ns: None,
+            unreliable: false,
+        })
         .collect();
     let bottleneck = LinkParams::new(net.rate_bps, owd, queue);
     let mut sim = one_flow_dumbbell("page", cfg, &bottleneck, AppSpec::Messages(msgs), 0);

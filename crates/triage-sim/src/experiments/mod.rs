@@ -3,3 +3,4 @@
 
 pub mod cats;
 pub mod eecn;
+pub mod quic;

@@ -45,3 +45,79 @@ pub trait StreamScheduler: std::fmt::Debug + Send {
     /// Bytes queued and not yet handed out, retransmissions included.
     fn queued_bytes(&self) -> u64;
 }
+
+/// Which stream scheduler a QUIC-mode connection uses.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum StreamSchedulerKind {
+    /// Streams drained in the order they became ready.
+    #[default]
+    Fifo,
+    /// Round robin (placeholder until the real schedulers land).
+    Rr,
+    /// Strict priority (placeholder).
+    Prio,
+    /// RFC 9218 (placeholder).
+    Rfc9218,
+    /// CATS (placeholder).
+    Cats(crate::sched::CatsConfig),
+}
+
+/// Builds the scheduler `kind` names.
+pub fn build(kind: &StreamSchedulerKind) -> Box<dyn StreamScheduler> {
+    match kind {
+        _ => Box::new(MiniFifo::default()),
+    }
+}
+
+/// A minimal FIFO over messages (head first, lost data first within its message).
+#[derive(Debug, Default)]
+struct MiniFifo {
+    queue: std::collections::VecDeque<(StreamMessage, u64)>,
+    lost: std::collections::VecDeque<MsgChunk>,
+    queued: u64,
+}
+
+impl StreamScheduler for MiniFifo {
+    fn name(&self) -> &'static str {
+        "fifo"
+    }
+    fn enqueue(&mut self, _now_ns: u64, msg: StreamMessage) {
+        self.queued += msg.msg.len_bytes;
+        self.queue.push_back((msg, 0));
+    }
+    fn requeue_lost(&mut self, _now_ns: u64, chunk: MsgChunk) {
+        self.queued += chunk.len_bytes as u64;
+        self.lost.push_back(chunk);
+    }
+    fn next_chunk(&mut self, _now_ns: u64, max_bytes: u32) -> Option<MsgChunk> {
+        if let Some(c) = self.lost.front_mut() {
+            let take = c.len_bytes.min(max_bytes);
+            let out = MsgChunk { len_bytes: take, ..*c };
+            c.len_bytes -= take;
+            c.msg_offset_bytes += take as u64;
+            if c.len_bytes == 0 {
+                self.lost.pop_front();
+            }
+            self.queued -= take as u64;
+            return Some(out);
+        }
+        let (m, sent) = self.queue.front_mut()?;
+        let take = (m.msg.len_bytes - *sent).min(max_bytes as u64);
+        let out = MsgChunk {
+            msg_id: m.msg.id,
+            msg_offset_bytes: *sent,
+            len_bytes: take as u32,
+            msg_len_bytes: m.msg.len_bytes,
+            priority: m.msg.priority,
+        };
+        *sent += take;
+        if *sent == m.msg.len_bytes {
+            self.queue.pop_front();
+        }
+        self.queued -= take;
+        Some(out)
+    }
+    fn queued_bytes(&self) -> u64 {
+        self.queued
+    }
+}

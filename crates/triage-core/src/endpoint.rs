@@ -1,0 +1,144 @@
+//! Either framing mode behind one enum, as the simulator (and later real sockets) drive it.
+//!
+//! The two modes differ in their control loop (what an ACK covers, how data is sent again,
+//! which timer recovers the tail), so they are two state machines over shared components
+//! (controllers, pacing and delivery-rate state in [`crate::path`], schedulers, ECN), and
+//! the driver matches on the mode: no dynamic dispatch in the packet loop.
+
+use crate::config::{ConnectionConfig, TransportMode};
+use crate::connection::{Connection, ConnectionStats, Event, State};
+use crate::quic::QuicConnection;
+use crate::wire::{Addr, Packet};
+
+/// A connection in TCP or QUIC mode.
+#[derive(Debug)]
+pub enum Endpoint {
+    /// TCP mode.
+    Tcp(Connection),
+    /// QUIC mode.
+    Quic(Box<QuicConnection>),
+}
+
+macro_rules! both {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Endpoint::Tcp($c) => $e,
+            Endpoint::Quic($c) => $e,
+        }
+    };
+}
+
+impl Endpoint {
+    /// Active open in the mode the settings name.
+    pub fn connect(cfg: ConnectionConfig, local: Addr, remote: Addr) -> Self {
+        match cfg.mode {
+            TransportMode::Tcp => Endpoint::Tcp(Connection::connect(cfg, local, remote)),
+            TransportMode::Quic => Endpoint::Quic(Box::new(QuicConnection::connect(cfg, local, remote))),
+        }
+    }
+
+    /// Passive open from a first packet (a SYN, or a datagram with a client's first Initial).
+    pub fn accept(cfg: ConnectionConfig, now_ns: u64, first: &Packet) -> Option<Self> {
+        match cfg.mode {
+            TransportMode::Tcp => Connection::accept(cfg, now_ns, first).map(Endpoint::Tcp),
+            TransportMode::Quic => QuicConnection::accept(cfg, now_ns, first).map(|c| Endpoint::Quic(Box::new(c))),
+        }
+    }
+
+    /// The TCP-mode connection, if this is one.
+    pub fn tcp(&self) -> Option<&Connection> {
+        match self {
+            Endpoint::Tcp(c) => Some(c),
+            Endpoint::Quic(_) => None,
+        }
+    }
+
+    /// The QUIC-mode connection, if this is one.
+    pub fn quic(&self) -> Option<&QuicConnection> {
+        match self {
+            Endpoint::Quic(c) => Some(c),
+            Endpoint::Tcp(_) => None,
+        }
+    }
+
+    /// The QUIC-mode connection, mutably.
+    pub fn quic_mut(&mut self) -> Option<&mut QuicConnection> {
+        match self {
+            Endpoint::Quic(c) => Some(c),
+            Endpoint::Tcp(_) => None,
+        }
+    }
+
+    /// Handles a received packet.
+    pub fn handle_packet(&mut self, now_ns: u64, pkt: &Packet) {
+        both!(self, c => c.handle_packet(now_ns, pkt))
+    }
+    /// Handles an expired deadline.
+    pub fn handle_timeout(&mut self, now_ns: u64) {
+        both!(self, c => c.handle_timeout(now_ns))
+    }
+    /// The next packet to send.
+    pub fn poll_transmit(&mut self, now_ns: u64) -> Option<Packet> {
+        both!(self, c => c.poll_transmit(now_ns))
+    }
+    /// The next deadline.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        both!(self, c => c.poll_timeout())
+    }
+    /// The next application event.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        both!(self, c => c.poll_event())
+    }
+    /// Writes a message (reliable, default signals in QUIC mode).
+    pub fn write(&mut self, now_ns: u64, id: u32, len_bytes: u64, priority: Option<u8>) {
+        both!(self, c => c.write(now_ns, id, len_bytes, priority))
+    }
+    /// This end writes no more.
+    pub fn close(&mut self) {
+        both!(self, c => c.close())
+    }
+    /// State.
+    pub fn state(&self) -> State {
+        both!(self, c => c.state())
+    }
+    /// Local endpoint.
+    pub fn local(&self) -> Addr {
+        both!(self, c => c.local())
+    }
+    /// Remote endpoint.
+    pub fn remote(&self) -> Addr {
+        both!(self, c => c.remote())
+    }
+    /// Counters.
+    pub fn stats(&self) -> &ConnectionStats {
+        both!(self, c => c.stats())
+    }
+    /// Congestion window.
+    pub fn cwnd_bytes(&self) -> u64 {
+        both!(self, c => c.cwnd_bytes())
+    }
+    /// Bytes in flight.
+    pub fn bytes_in_flight(&self) -> u64 {
+        both!(self, c => c.bytes_in_flight())
+    }
+    /// Smoothed RTT.
+    pub fn srtt_ns(&self) -> Option<u64> {
+        both!(self, c => c.srtt_ns())
+    }
+    /// Latest RTT sample.
+    pub fn latest_rtt_ns(&self) -> Option<u64> {
+        both!(self, c => c.latest_rtt_ns())
+    }
+    /// Pacing rate.
+    pub fn pacing_rate_bps(&self) -> Option<u64> {
+        both!(self, c => c.pacing_rate_bps())
+    }
+    /// Delivered bytes.
+    pub fn delivered_bytes(&self) -> u64 {
+        both!(self, c => c.delivered_bytes())
+    }
+    /// Controller name and state.
+    pub fn cc_state(&self) -> (&'static str, &'static str) {
+        both!(self, c => c.cc_state())
+    }
+}

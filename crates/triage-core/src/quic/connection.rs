@@ -1,0 +1,1517 @@
+//! The QUIC-mode connection: a sans-IO state machine with the same contract as TCP mode's
+//! [`crate::Connection`] (constructors, `handle_*` inputs, application commands, `poll_*`
+//! outputs drained in order: transmit until `None`, then timeout, then events).
+//!
+//! Read first: RFC 9000 (streams §2-§4, packets §12-§13, frames §19), RFC 9001 §4 (the
+//! handshake's packet number spaces and key discard), RFC 9002 (loss detection §6, PTO
+//! §6.2, congestion control §7, persistent congestion §7.6, Appendix A's pseudo-code),
+//! RFC 9221 (DATAGRAM frames).
+//!
+//! # Model
+//! - **Handshake** (RFC 9001 §4.1): the client's Initial carries a ClientHello and is
+//!   padded; the server answers with an Initial (ServerHello) and Handshake packets
+//!   (EncryptedExtensions, Certificate, CertificateVerify, Finished), coalesced and padded to
+//!   at least 1200 bytes, within the anti-amplification limit (RFC 9000 §8.1); the client,
+//!   holding the server's Finished, sends its own and may send 1-RTT data; the server sends
+//!   1-RTT data once the client's Finished arrives (its side is done), with HANDSHAKE_DONE.
+//!   CRYPTO data is retransmitted on loss and on PTO. Initial keys go when the client first
+//!   sends a Handshake packet and when the server first receives one; Handshake keys at
+//!   confirmation (RFC 9001 §4.9).
+//! - **Streams**: one message per stream. A client's message `k` travels on stream `4k`
+//!   (client-initiated bidirectional); a server's on `4k` when the client opened that
+//!   stream (a response), else on the unidirectional stream `4(k + 1) + 3` (stream 3 is
+//!   the server's HTTP/3 control stream, as stream 2 is the client's). Each stream has its
+//!   own offsets, so a loss on one never blocks another. Lost STREAM data goes back to the
+//!   send scheduler ([`StreamScheduler::requeue_lost`]) and is sent again by priority.
+//! - **Datagrams** (RFC 9221): an unreliable message is cut into chunks that each fill one
+//!   DATAGRAM frame (chunk header + data); they are sent ahead of stream data (as the
+//!   reference stack does), count against the congestion window, and are never
+//!   retransmitted: the sender learns each chunk's fate from ACKs and reports it.
+//! - **Closing**: `close()` means "this end writes no more". It sends an HTTP/3 GOAWAY
+//!   (RFC 9114 §5.2) on its control stream once everything written is sent; the end that has
+//!   written everything, had it acknowledged, received the peer's GOAWAY and every stream
+//!   the peer sent in full sends CONNECTION_CLOSE. Draining is not modelled.
+//! - **Flow control** (RFC 9000 §4): the connection-level limit holds new stream data back;
+//!   the receiver consumes in-order data at once and raises MAX_DATA / MAX_STREAM_DATA when
+//!   half the window is used. Per-stream limits are advertised and tracked (a chunk past the
+//!   peer's stream limit is counted in [`QuicStats::stream_limit_exceeded`]) but do not
+//!   hold a stream back: with the default 1.25 MB stream window and an application that
+//!   reads at once, the limit never binds in our scenarios.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+
+use smallvec::SmallVec;
+
+use super::ack::AckState;
+use super::config::QuicConfig;
+use super::pacer::Pacer;
+use super::packet::{AckFrame, Frame, QuicDatagram, QuicPacket, SpaceId};
+use super::rtt::{QuicRtt, GRANULARITY_NS};
+use crate::cc::{self, AckSample, CongestionSignal, RateSample};
+use crate::config::ConnectionConfig;
+use crate::connection::{ConnectionStats, Event, State};
+use crate::path::Path;
+use crate::recovery::RttEstimator;
+use crate::sched::stream::{self, StreamMessage, StreamScheduler};
+use crate::sched::{MessageMeta, MsgChunk};
+use crate::wire::quic as wq;
+use crate::wire::{Addr, Ecn, Packet};
+
+/// RFC 9218 §4: the priority signals of a message's stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrioritySignals {
+    /// Urgency 0 (most urgent) to 7; 3 by default (§4.1).
+    pub urgency: u8,
+    /// Incremental (§4.2).
+    pub incremental: bool,
+}
+
+impl Default for PrioritySignals {
+    fn default() -> Self {
+        Self { urgency: 3, incremental: false }
+    }
+}
+
+/// How a message travels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Reliability {
+    /// On a stream: every byte arrives, lost data is sent again.
+    #[default]
+    Reliable,
+    /// As DATAGRAM chunks (RFC 9221): never sent again; losses are counted.
+    Unreliable,
+}
+
+/// Counters particular to QUIC mode.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QuicStats {
+    /// Packets sent, by space.
+    pub packets_sent: [u64; 3],
+    /// Packets declared lost.
+    pub packets_lost: u64,
+    /// Bytes (UDP payload) declared lost.
+    pub bytes_lost: u64,
+    /// Probe timeouts.
+    pub pto_count: u64,
+    /// Congestion events (loss or ECN-CE) that reduced the window.
+    pub congestion_events: u64,
+    /// Persistent congestion episodes (RFC 9002 §7.6).
+    pub persistent_congestion: u64,
+    /// ACK frames sent.
+    pub ack_frames_sent: u64,
+    /// STREAM bytes sent again after a loss.
+    pub stream_bytes_retransmitted: u64,
+    /// DATAGRAM chunks sent, acknowledged and declared lost.
+    pub datagrams_sent: u64,
+    /// DATAGRAM chunks acknowledged.
+    pub datagrams_acked: u64,
+    /// DATAGRAM chunks declared lost.
+    pub datagrams_lost: u64,
+    /// DATAGRAM chunks received.
+    pub datagrams_received: u64,
+    /// STREAM chunks that went past the peer's per-stream limit (see the module docs).
+    pub stream_limit_exceeded: u64,
+    /// Packets received twice (dropped).
+    pub duplicate_packets: u64,
+    /// When the handshake completed at this end.
+    pub handshake_done_ns: Option<u64>,
+}
+
+/// What a sent packet carried that may need sending again or reporting.
+#[derive(Clone, Debug)]
+struct SentPacket {
+    time_sent_ns: u64,
+    size_bytes: u32,
+    ack_eliciting: bool,
+    in_flight: bool,
+    frames: SmallVec<[Frame; 2]>,
+    /// Largest packet number an ACK frame in it acknowledged.
+    acked_up_to: Option<u64>,
+    delivered_bytes: u64,
+    delivered_ns: u64,
+    first_sent_ns: u64,
+    app_limited: bool,
+}
+
+/// One packet number space (RFC 9000 §12.3; RFC 9002 Appendix A.1).
+#[derive(Debug, Default)]
+struct Space {
+    next_pn: u64,
+    sent: BTreeMap<u64, SentPacket>,
+    largest_acked: Option<u64>,
+    loss_time_ns: Option<u64>,
+    last_ack_eliciting_sent_ns: Option<u64>,
+    ack_eliciting_in_flight: u32,
+    ack: AckState,
+    /// CRYPTO ranges to send (new or again).
+    crypto_pending: VecDeque<(u64, u32)>,
+    /// CRYPTO bytes of ours sent so far (the stream's end).
+    crypto_total: u64,
+    /// CRYPTO bytes of the peer received (ranges) and the expected length.
+    crypto_rx: Vec<(u64, u64)>,
+    crypto_rx_expected: u64,
+    /// CE count the peer last reported (RFC 9002 §7.1).
+    peer_ce: u64,
+    /// Probes to send after a PTO.
+    probes: u32,
+    discarded: bool,
+}
+
+impl Space {
+    fn crypto_rx_contiguous(&self) -> u64 {
+        match self.crypto_rx.first() {
+            Some(&(0, e)) => e,
+            _ => 0,
+        }
+    }
+
+    fn add_crypto_rx(&mut self, start: u64, end: u64) {
+        self.crypto_rx.push((start, end));
+        self.crypto_rx.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.crypto_rx.len());
+        for &(s, e) in &self.crypto_rx {
+            match merged.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => merged.push((s, e)),
+            }
+        }
+        self.crypto_rx = merged;
+    }
+}
+
+/// A message this end is sending.
+#[derive(Clone, Debug)]
+struct SendMsg {
+    stream_id: u64,
+    len_bytes: u64,
+    /// Bytes sent for the first time (the highest offset reached).
+    sent_bytes: u64,
+    /// Acknowledged byte ranges (merged), to know when the whole message is acknowledged.
+    acked: Vec<(u64, u64)>,
+    acked_bytes: u64,
+    /// Unreliable: chunks and their fates.
+    datagram: Option<DatagramTally>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct DatagramTally {
+    chunks: u32,
+    acked: u32,
+    lost: u32,
+}
+
+/// A stream (message) being received.
+#[derive(Clone, Debug, Default)]
+struct RecvMsg {
+    ranges: Vec<(u64, u64)>,
+    len_bytes: u64,
+    contiguous: u64,
+    complete: bool,
+    /// Datagram messages: chunks received, chunk count, last arrival.
+    datagram: Option<(u32, u32, u64)>,
+    datagram_seen: Vec<bool>,
+    received_bytes: u64,
+}
+
+/// A QUIC-mode connection (see the module documentation for the model and the contract).
+#[derive(Debug)]
+pub struct QuicConnection {
+    cfg: ConnectionConfig,
+    q: QuicConfig,
+    local: Addr,
+    remote: Addr,
+    is_client: bool,
+    state: State,
+    events: VecDeque<Event>,
+    stats: ConnectionStats,
+    qstats: QuicStats,
+    spaces: [Space; 3],
+    handshake_complete: bool,
+    handshake_confirmed: bool,
+    handshake_done_pending: bool,
+    /// Server: bytes received from the client, for the anti-amplification limit.
+    amp_received_bytes: u64,
+    amp_sent_bytes: u64,
+    address_validated: bool,
+    path: Path,
+    rtt: QuicRtt,
+    pacer: Pacer,
+    pacing_wait_ns: Option<u64>,
+    pto_count: u32,
+    recovery_start_ns: Option<u64>,
+    in_recovery: bool,
+    first_rtt_sample_ns: Option<u64>,
+    sched: Box<dyn StreamScheduler>,
+    send_msgs: HashMap<u32, SendMsg>,
+    datagram_queue: VecDeque<Frame>,
+    peer_max_data: u64,
+    data_sent_bytes: u64,
+    peer_stream_window: u64,
+    peer_opened: HashSet<u64>,
+    control: VecDeque<Frame>,
+    recv_msgs: BTreeMap<u32, RecvMsg>,
+    rx_consumed_bytes: u64,
+    local_max_data: u64,
+    close_requested: bool,
+    goaway_sent: bool,
+    goaway_acked: bool,
+    peer_goaway: bool,
+    /// Reliable messages the peer wrote, from its GOAWAY.
+    peer_reliable_messages: Option<u64>,
+    close_sent: bool,
+    lost_since_ack: u64,
+}
+
+impl QuicConnection {
+    fn new(cfg: ConnectionConfig, local: Addr, remote: Addr, is_client: bool) -> Self {
+        let q = cfg.quic.clone();
+        let mut cc_cfg = cfg.clone();
+        // QUIC counts whole packets: the controller's segment is the largest UDP payload.
+        cc_cfg.mss_bytes = q.max_udp_payload_bytes;
+        let controller = cc::build_for(&cc_cfg);
+        let window = controller.window_bytes();
+        let rtt = QuicRtt::new(q.initial_rtt_ns);
+        let pacer = Pacer::new(q.initial_rtt_ns, window, q.max_udp_payload_bytes as u64, 0);
+        let sched = stream::build(&q.scheduler);
+        let local_max_data = q.connection_receive_window_bytes;
+        Self {
+            local,
+            remote,
+            is_client,
+            state: if is_client { State::SynSent } else { State::SynReceived },
+            events: VecDeque::new(),
+            stats: ConnectionStats::default(),
+            qstats: QuicStats::default(),
+            spaces: Default::default(),
+            handshake_complete: false,
+            handshake_confirmed: false,
+            handshake_done_pending: false,
+            amp_received_bytes: 0,
+            amp_sent_bytes: 0,
+            address_validated: is_client,
+            path: Path::new(controller, RttEstimator::new(q.initial_rtt_ns, q.initial_rtt_ns, u64::MAX / 4)),
+            rtt,
+            pacer,
+            pacing_wait_ns: None,
+            pto_count: 0,
+            recovery_start_ns: None,
+            in_recovery: false,
+            first_rtt_sample_ns: None,
+            sched,
+            send_msgs: HashMap::new(),
+            datagram_queue: VecDeque::new(),
+            peer_max_data: q.connection_receive_window_bytes,
+            data_sent_bytes: 0,
+            peer_stream_window: q.stream_receive_window_bytes,
+            peer_opened: HashSet::new(),
+            control: VecDeque::new(),
+            recv_msgs: BTreeMap::new(),
+            rx_consumed_bytes: 0,
+            local_max_data,
+            close_requested: false,
+            goaway_sent: false,
+            goaway_acked: false,
+            peer_goaway: false,
+            peer_reliable_messages: None,
+            close_sent: false,
+            lost_since_ack: 0,
+            q,
+            cfg,
+        }
+    }
+
+    /// Client: the first transmit is the Initial with the ClientHello.
+    pub fn connect(cfg: ConnectionConfig, local: Addr, remote: Addr) -> Self {
+        let mut c = Self::new(cfg, local, remote, true);
+        let hello = c.q.client_hello_bytes;
+        c.queue_crypto(SpaceId::Initial, hello);
+        c.spaces[SpaceId::Initial.index()].crypto_rx_expected = c.q.server_hello_bytes as u64;
+        c.spaces[SpaceId::Handshake.index()].crypto_rx_expected = c.q.server_handshake_bytes();
+        c
+    }
+
+    /// Server: a connection from a client's first datagram (`None` when it does not open one).
+    pub fn accept(cfg: ConnectionConfig, now_ns: u64, first: &Packet) -> Option<Self> {
+        let dg = first.quic.as_deref()?;
+        if !dg.is_initial() {
+            return None;
+        }
+        let mut c = Self::new(cfg, first.dst, first.src, false);
+        c.spaces[SpaceId::Initial.index()].crypto_rx_expected = c.q.client_hello_bytes as u64;
+        c.spaces[SpaceId::Handshake.index()].crypto_rx_expected = c.q.finished_bytes as u64;
+        c.handle_packet(now_ns, first);
+        Some(c)
+    }
+
+    fn queue_crypto(&mut self, space: SpaceId, len: u32) {
+        let s = &mut self.spaces[space.index()];
+        s.crypto_pending.push_back((s.crypto_total, len));
+        s.crypto_total += len as u64;
+    }
+
+    // ------------------------------------------------------------------ getters
+
+    /// Connection state (`SynSent`/`SynReceived` while the handshake runs).
+    pub fn state(&self) -> State {
+        self.state
+    }
+    /// Local endpoint.
+    pub fn local(&self) -> Addr {
+        self.local
+    }
+    /// Remote endpoint.
+    pub fn remote(&self) -> Addr {
+        self.remote
+    }
+    /// Settings.
+    pub fn config(&self) -> &ConnectionConfig {
+        &self.cfg
+    }
+    /// Counters in TCP mode's shape (segments are packets here).
+    pub fn stats(&self) -> &ConnectionStats {
+        &self.stats
+    }
+    /// QUIC-mode counters.
+    pub fn quic_stats(&self) -> &QuicStats {
+        &self.qstats
+    }
+    /// The congestion window that applies now (RFC 9002 §7.3.2: no growth in recovery).
+    pub fn cwnd_bytes(&self) -> u64 {
+        let w = self.path.cc.window_bytes();
+        if self.in_recovery && self.path.cc.uses_prr() {
+            w.min(self.path.cc.ssthresh_bytes())
+        } else {
+            w
+        }
+    }
+    /// Slow-start threshold.
+    pub fn ssthresh_bytes(&self) -> u64 {
+        self.path.cc.ssthresh_bytes()
+    }
+    /// The controller's pacing rate, if it has one.
+    pub fn pacing_rate_bps(&self) -> Option<u64> {
+        self.path.cc.pacing_rate_bps()
+    }
+    /// Controller name and state.
+    pub fn cc_state(&self) -> (&'static str, &'static str) {
+        (self.path.cc.name(), self.path.cc.state())
+    }
+    /// smoothed_rtt once sampled.
+    pub fn srtt_ns(&self) -> Option<u64> {
+        self.rtt.has_sample().then_some(self.rtt.smoothed_ns())
+    }
+    /// latest_rtt once sampled.
+    pub fn latest_rtt_ns(&self) -> Option<u64> {
+        self.rtt.latest_ns()
+    }
+    /// Bytes in flight (RFC 9002 §2).
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.path.pipe_bytes
+    }
+    /// Bytes delivered (acknowledged packet sizes).
+    pub fn delivered_bytes(&self) -> u64 {
+        self.path.delivered_bytes
+    }
+
+    // ------------------------------------------------------------------ application
+
+    /// Writes a message on a stream of its own (reliable) with `priority` (0 most urgent)
+    /// or the connection's default; its RFC 9218 urgency is the priority, not incremental.
+    pub fn write(&mut self, now_ns: u64, id: u32, len_bytes: u64, priority: Option<u8>) {
+        let prio = priority.unwrap_or(self.cfg.default_priority);
+        let signals = PrioritySignals { urgency: prio.min(7), incremental: false };
+        self.write_message(now_ns, MessageMeta { id, len_bytes, priority: prio }, signals, Reliability::Reliable);
+    }
+
+    /// Writes a message with its RFC 9218 signals, reliable (a stream) or unreliable
+    /// (DATAGRAM chunks).
+    pub fn write_message(&mut self, now_ns: u64, msg: MessageMeta, signals: PrioritySignals, rel: Reliability) {
+        let unreliable = rel == Reliability::Unreliable;
+        if msg.len_bytes == 0 || self.close_requested || self.send_msgs.contains_key(&msg.id) {
+            return;
+        }
+        let k = msg.id as u64;
+        let stream_id = if self.is_client || self.peer_opened.contains(&(4 * k)) { 4 * k } else { 4 * (k + 1) + 3 };
+        if unreliable {
+            let per = self.q.datagram_chunk_data_bytes() as u64;
+            let count = msg.len_bytes.div_ceil(per) as u32;
+            for index in 0..count {
+                let off = index as u64 * per;
+                self.datagram_queue.push_back(Frame::Datagram {
+                    msg_id: msg.id,
+                    index,
+                    count,
+                    data_len: (msg.len_bytes - off).min(per) as u32,
+                    msg_len_bytes: msg.len_bytes,
+                    priority: msg.priority,
+                    header_len: self.q.datagram_chunk_header_bytes,
+                });
+            }
+            self.send_msgs.insert(
+                msg.id,
+                SendMsg {
+                    stream_id,
+                    len_bytes: msg.len_bytes,
+                    sent_bytes: 0,
+                    acked: Vec::new(),
+                    acked_bytes: 0,
+                    datagram: Some(DatagramTally { chunks: count, ..Default::default() }),
+                },
+            );
+            return;
+        }
+        self.send_msgs.insert(
+            msg.id,
+            SendMsg {
+                stream_id,
+                len_bytes: msg.len_bytes,
+                sent_bytes: 0,
+                acked: Vec::new(),
+                acked_bytes: 0,
+                datagram: None,
+            },
+        );
+        let sm = StreamMessage { msg, stream_id, urgency: signals.urgency.min(7), incremental: signals.incremental };
+        self.sched.enqueue(now_ns, sm);
+    }
+
+    /// This end writes no more (see the module documentation).
+    pub fn close(&mut self) {
+        self.close_requested = true;
+    }
+
+    // ------------------------------------------------------------------ outputs
+
+    /// The next application event.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// The earliest deadline: loss detection or PTO, the delayed ACK, the pacer.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        if self.state == State::Closed {
+            return None;
+        }
+        let mut t = self.loss_detection_deadline();
+        if let Some(d) = self.spaces[SpaceId::Data.index()].ack.deadline_ns() {
+            t = Some(t.map_or(d, |x| x.min(d)));
+        }
+        if let Some(p) = self.pacing_wait_ns {
+            t = Some(t.map_or(p, |x| x.min(p)));
+        }
+        t
+    }
+
+    /// Handles an expired deadline.
+    pub fn handle_timeout(&mut self, now_ns: u64) {
+        if self.state == State::Closed {
+            return;
+        }
+        if self.pacing_wait_ns.is_some_and(|p| p <= now_ns) {
+            self.pacing_wait_ns = None;
+        }
+        if self.loss_detection_deadline().is_some_and(|d| d <= now_ns) {
+            self.on_loss_detection_timeout(now_ns);
+        }
+    }
+
+    // ------------------------------------------------------------------ loss detection
+
+    /// RFC 9002 Appendix A.8: GetLossTimeAndSpace / GetPtoTimeAndSpace / SetLossDetectionTimer.
+    fn loss_detection_deadline(&self) -> Option<u64> {
+        let mut earliest: Option<u64> = None;
+        for s in &self.spaces {
+            if let Some(t) = s.loss_time_ns {
+                earliest = Some(earliest.map_or(t, |e| e.min(t)));
+            }
+        }
+        if earliest.is_some() {
+            return earliest;
+        }
+        if !self.is_client && !self.address_validated && self.amp_room() == 0 {
+            return None;
+        }
+        self.pto_time_and_space().map(|(t, _)| t)
+    }
+
+    fn pto_duration_ns(&self) -> u64 {
+        self.rtt.pto_base_ns().saturating_mul(1u64 << self.pto_count.min(30))
+    }
+
+    fn pto_time_and_space(&self) -> Option<(u64, SpaceId)> {
+        let duration = self.pto_duration_ns();
+        let any_in_flight = self.spaces.iter().any(|s| !s.discarded && s.ack_eliciting_in_flight > 0);
+        if !any_in_flight {
+            // Anti-deadlock (§6.2.2.1): a client whose handshake is not confirmed arms the
+            // PTO even with nothing in flight, until the server has validated its address.
+            if self.is_client && !self.handshake_confirmed && self.state != State::Closed {
+                let space = if self.spaces[1].discarded || !self.handshake_keys() {
+                    SpaceId::Initial
+                } else {
+                    SpaceId::Handshake
+                };
+                if self.handshake_complete {
+                    return None;
+                }
+                return Some((self.spaces[space.index()].last_ack_eliciting_sent_ns.unwrap_or(0) + duration, space));
+            }
+            return None;
+        }
+        let mut best: Option<(u64, SpaceId)> = None;
+        for space in SpaceId::ALL {
+            let s = &self.spaces[space.index()];
+            if s.discarded || s.ack_eliciting_in_flight == 0 {
+                continue;
+            }
+            let mut d = duration;
+            if space == SpaceId::Data {
+                if !self.handshake_confirmed {
+                    continue;
+                }
+                d = d.saturating_add(self.q.max_ack_delay_ns.saturating_mul(1u64 << self.pto_count.min(30)));
+            }
+            let t = s.last_ack_eliciting_sent_ns.unwrap_or(0).saturating_add(d);
+            if best.is_none_or(|(b, _)| t < b) {
+                best = Some((t, space));
+            }
+        }
+        best
+    }
+
+    fn handshake_keys(&self) -> bool {
+        // The client has Handshake keys once the ServerHello arrived.
+        !self.is_client || self.spaces[0].crypto_rx_contiguous() >= self.q.server_hello_bytes as u64
+    }
+
+    /// RFC 9002 Appendix A.9: OnLossDetectionTimeout.
+    fn on_loss_detection_timeout(&mut self, now_ns: u64) {
+        let mut earliest: Option<(u64, SpaceId)> = None;
+        for space in SpaceId::ALL {
+            if let Some(t) = self.spaces[space.index()].loss_time_ns {
+                if earliest.is_none_or(|(e, _)| t < e) {
+                    earliest = Some((t, space));
+                }
+            }
+        }
+        if let Some((_, space)) = earliest {
+            let lost = self.detect_lost(now_ns, space);
+            self.on_packets_lost(now_ns, space, lost);
+            return;
+        }
+        let Some((_, space)) = self.pto_time_and_space() else { return };
+        self.qstats.pto_count += 1;
+        self.stats.rto_count += 1;
+        self.pto_count += 1;
+        let s = &mut self.spaces[space.index()];
+        s.probes = 2;
+        // A probe sends new data when there is some; in the handshake spaces, every CRYPTO
+        // byte not yet acknowledged is sent again (RFC 9002 §6.2.4).
+        if space != SpaceId::Data && s.crypto_pending.is_empty() {
+            let mut ranges: Vec<(u64, u32)> = Vec::new();
+            for p in s.sent.values() {
+                for f in &p.frames {
+                    if let Frame::Crypto { offset, len } = f {
+                        ranges.push((*offset, *len));
+                    }
+                }
+            }
+            s.crypto_pending.extend(ranges);
+        }
+    }
+
+    /// RFC 9002 Appendix A.10: DetectAndRemoveLostPackets. Returns the lost packets.
+    fn detect_lost(&mut self, now_ns: u64, space: SpaceId) -> Vec<(u64, SentPacket, bool)> {
+        let loss_delay = self.rtt.loss_delay_ns(self.q.time_threshold.0, self.q.time_threshold.1);
+        let threshold = self.q.packet_threshold;
+        let s = &mut self.spaces[space.index()];
+        s.loss_time_ns = None;
+        let Some(largest) = s.largest_acked else { return Vec::new() };
+        let lost_send_time = now_ns.saturating_sub(loss_delay);
+        let mut lost = Vec::new();
+        let candidates: Vec<u64> = s.sent.range(..largest).map(|(&pn, _)| pn).collect();
+        for pn in candidates {
+            let p = &s.sent[&pn];
+            let by_time = p.time_sent_ns <= lost_send_time;
+            let by_count = largest >= pn + threshold;
+            if by_time || by_count {
+                let p = s.sent.remove(&pn).expect("present");
+                lost.push((pn, p, by_count));
+            } else {
+                let t = p.time_sent_ns.saturating_add(loss_delay);
+                s.loss_time_ns = Some(s.loss_time_ns.map_or(t, |x| x.min(t)));
+            }
+        }
+        lost
+    }
+
+    /// RFC 9002 §6.4 and Appendix B.8-B.9: what follows a loss: data back to its queues,
+    /// the controller told once per recovery period, persistent congestion checked.
+    fn on_packets_lost(&mut self, now_ns: u64, space: SpaceId, lost: Vec<(u64, SentPacket, bool)>) {
+        if lost.is_empty() {
+            return;
+        }
+        let mut largest_lost_sent = 0u64;
+        let mut eliciting_times: Vec<(u64, u64)> = Vec::new();
+        for (pn, p, _) in &lost {
+            self.qstats.packets_lost += 1;
+            self.qstats.bytes_lost += p.size_bytes as u64;
+            self.lost_since_ack += p.size_bytes as u64;
+            if p.in_flight {
+                self.path.pipe_bytes = self.path.pipe_bytes.saturating_sub(p.size_bytes as u64);
+                largest_lost_sent = largest_lost_sent.max(p.time_sent_ns);
+            }
+            if p.ack_eliciting {
+                let s = &mut self.spaces[space.index()];
+                s.ack_eliciting_in_flight = s.ack_eliciting_in_flight.saturating_sub(1);
+                eliciting_times.push((*pn, p.time_sent_ns));
+            }
+            for f in &p.frames {
+                self.requeue(now_ns, space, f);
+            }
+        }
+        if largest_lost_sent == 0 && !lost.iter().any(|(_, p, _)| p.in_flight) {
+            return;
+        }
+        // §7.3.2: one reduction per recovery period.
+        if self.recovery_start_ns.is_none_or(|r| largest_lost_sent > r) {
+            self.enter_recovery(now_ns, CongestionSignal::Loss);
+        }
+        // §7.6.2: persistent congestion: ack-eliciting packets lost over a span longer than
+        // the persistent congestion duration, with no packet in between acknowledged (here:
+        // a run of consecutive packet numbers), after the first RTT sample.
+        if eliciting_times.len() >= 2 {
+            let duration = (self.rtt.smoothed_ns()
+                + (4 * self.rtt.var_ns()).max(GRANULARITY_NS)
+                + if space == SpaceId::Data { self.q.max_ack_delay_ns } else { 0 })
+                * self.q.persistent_congestion_threshold as u64;
+            let s = &self.spaces[space.index()];
+            let (first_pn, first_t) = eliciting_times[0];
+            let (last_pn, last_t) = *eliciting_times.last().expect("two");
+            let contiguous =
+                (first_pn..=last_pn).all(|pn| !s.sent.contains_key(&pn)) && lost.len() as u64 >= last_pn - first_pn + 1;
+            if contiguous
+                && last_t.saturating_sub(first_t) > duration
+                && self.first_rtt_sample_ns.is_some_and(|f| f < first_t)
+            {
+                self.qstats.persistent_congestion += 1;
+                self.path.cc.on_congestion(now_ns, CongestionSignal::Timeout, self.path.pipe_bytes);
+                self.in_recovery = false;
+            }
+        }
+    }
+
+    fn enter_recovery(&mut self, now_ns: u64, signal: CongestionSignal) {
+        self.recovery_start_ns = Some(now_ns);
+        self.qstats.congestion_events += 1;
+        self.stats.fast_recoveries += 1;
+        let flight = self.path.pipe_bytes.max(self.path.cc.window_bytes());
+        self.path.cc.on_congestion(now_ns, signal, flight);
+        self.in_recovery = true;
+        if matches!(signal, CongestionSignal::Ecn { .. }) {
+            // An ECN response reduces at once (the controller did) and retransmits nothing.
+            self.path.cc.on_recovery_exit(now_ns);
+            self.in_recovery = true;
+        }
+    }
+
+    /// A lost frame's content goes back where it came from; datagrams are counted lost.
+    fn requeue(&mut self, now_ns: u64, space: SpaceId, f: &Frame) {
+        match f {
+            Frame::Crypto { offset, len } => {
+                if !self.spaces[space.index()].discarded {
+                    self.spaces[space.index()].crypto_pending.push_back((*offset, *len));
+                }
+            }
+            Frame::Stream { chunk, .. } => {
+                let done = self.send_msgs.get(&chunk.msg_id).is_some_and(|m| range_covered(&m.acked, chunk));
+                if !done {
+                    self.qstats.stream_bytes_retransmitted += chunk.len_bytes as u64;
+                    self.stats.retransmitted_bytes += chunk.len_bytes as u64;
+                    self.sched.requeue_lost(now_ns, *chunk);
+                }
+            }
+            Frame::Datagram { msg_id, .. } => {
+                self.qstats.datagrams_lost += 1;
+                if let Some(t) = self.send_msgs.get_mut(msg_id).and_then(|m| m.datagram.as_mut()) {
+                    t.lost += 1;
+                }
+            }
+            Frame::HandshakeDone => self.handshake_done_pending = true,
+            Frame::GoAway { .. } => self.goaway_sent = false,
+            Frame::MaxData(_) | Frame::MaxStreamData { .. } | Frame::MaxStreams { .. } => {
+                self.control.push_back(f.clone());
+            }
+            Frame::Ping | Frame::Padding(_) | Frame::Ack(_) | Frame::ConnectionClose => {}
+        }
+    }
+
+    fn control_stream_id(&self) -> u64 {
+        // The HTTP/3 control stream: the first unidirectional stream of each side.
+        if self.is_client {
+            2
+        } else {
+            3
+        }
+    }
+
+    // ------------------------------------------------------------------ receiving
+
+    /// Handles a received datagram.
+    pub fn handle_packet(&mut self, now_ns: u64, pkt: &Packet) {
+        let Some(dg) = pkt.quic.as_deref() else { return };
+        if self.state == State::Closed {
+            return;
+        }
+        self.stats.packets_received += 1;
+        if !self.is_client {
+            self.amp_received_bytes += dg.payload_bytes as u64;
+        }
+        for p in &dg.packets {
+            self.handle_quic_packet(now_ns, p, pkt.ecn);
+            if self.state == State::Closed {
+                return;
+            }
+        }
+    }
+
+    fn handle_quic_packet(&mut self, now_ns: u64, p: &QuicPacket, ecn: Ecn) {
+        let si = p.space.index();
+        if self.spaces[si].discarded {
+            return;
+        }
+        if p.space == SpaceId::Data && !self.handshake_complete && !self.is_client {
+            return;
+        }
+        if self.spaces[si].ack.contains(p.pn) {
+            self.qstats.duplicate_packets += 1;
+            return;
+        }
+        if p.space == SpaceId::Handshake && !self.is_client {
+            // RFC 9001 §4.9.1: a server drops Initial keys when it first processes a
+            // Handshake packet; RFC 9000 §8.1: that validates the client's address.
+            self.address_validated = true;
+            self.discard_space(SpaceId::Initial);
+        }
+        let eliciting = p.is_ack_eliciting();
+        let (thr, delay) = (self.q.ack_eliciting_threshold, self.q.max_ack_delay_ns);
+        self.spaces[si].ack.on_packet(now_ns, p.pn, eliciting, ecn, p.space != SpaceId::Data, thr, delay);
+        for f in &p.frames {
+            match f {
+                Frame::Ack(a) => self.on_ack_received(now_ns, p.space, a),
+                Frame::Crypto { offset, len } => {
+                    self.spaces[si].add_crypto_rx(*offset, offset + *len as u64);
+                    self.on_crypto_progress(now_ns);
+                }
+                Frame::Stream { stream_id, chunk, .. } => self.on_stream_frame(now_ns, *stream_id, chunk),
+                Frame::Datagram { msg_id, index, count, data_len, msg_len_bytes, .. } => {
+                    self.on_datagram_frame(now_ns, *msg_id, *index, *count, *data_len, *msg_len_bytes)
+                }
+                Frame::MaxData(m) => self.peer_max_data = self.peer_max_data.max(*m),
+                Frame::GoAway { reliable_messages, .. } => {
+                    self.peer_reliable_messages = Some(*reliable_messages);
+                    self.on_peer_goaway();
+                }
+                Frame::MaxStreamData { .. } | Frame::MaxStreams { .. } | Frame::Ping | Frame::Padding(_) => {}
+                Frame::HandshakeDone => {
+                    if self.is_client && !self.handshake_confirmed {
+                        self.handshake_confirmed = true;
+                        self.discard_space(SpaceId::Handshake);
+                    }
+                }
+                Frame::ConnectionClose => {
+                    self.on_peer_goaway();
+                    self.finish(now_ns);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn on_crypto_progress(&mut self, now_ns: u64) {
+        let init = self.spaces[0].crypto_rx_contiguous() >= self.spaces[0].crypto_rx_expected;
+        let hs = self.spaces[1].crypto_rx_contiguous() >= self.spaces[1].crypto_rx_expected;
+        if self.is_client {
+            if init && hs && !self.handshake_complete {
+                // Client: the server's Finished arrived: send ours; 1-RTT may flow.
+                self.queue_crypto(SpaceId::Handshake, self.q.finished_bytes);
+                self.complete_handshake(now_ns);
+            }
+        } else if init && self.spaces[0].crypto_total == 0 {
+            // Server: the ClientHello arrived: ServerHello in Initial, the rest in Handshake.
+            self.queue_crypto(SpaceId::Initial, self.q.server_hello_bytes);
+            let hs_bytes = self.q.server_handshake_bytes();
+            self.queue_crypto(SpaceId::Handshake, hs_bytes as u32);
+        } else if hs && !self.handshake_complete && self.spaces[1].crypto_total > 0 {
+            // Server: the client's Finished: the handshake is complete and confirmed.
+            self.complete_handshake(now_ns);
+            self.handshake_confirmed = true;
+            self.handshake_done_pending = true;
+            self.discard_space(SpaceId::Handshake);
+        }
+    }
+
+    fn complete_handshake(&mut self, now_ns: u64) {
+        self.handshake_complete = true;
+        self.qstats.handshake_done_ns = Some(now_ns);
+        self.state = State::Established;
+        self.events.push_back(Event::Connected);
+    }
+
+    /// RFC 9001 §4.9 / RFC 9002 §6.4: discarding a space's keys removes its packets from
+    /// bytes in flight and stops its timers.
+    fn discard_space(&mut self, space: SpaceId) {
+        let s = &mut self.spaces[space.index()];
+        if s.discarded {
+            return;
+        }
+        s.discarded = true;
+        let mut in_flight = 0;
+        for p in s.sent.values() {
+            if p.in_flight {
+                in_flight += p.size_bytes as u64;
+            }
+        }
+        s.sent.clear();
+        s.loss_time_ns = None;
+        s.ack_eliciting_in_flight = 0;
+        s.crypto_pending.clear();
+        s.probes = 0;
+        self.path.pipe_bytes = self.path.pipe_bytes.saturating_sub(in_flight);
+        self.pto_count = 0;
+    }
+
+    fn on_stream_frame(&mut self, now_ns: u64, stream_id: u64, chunk: &MsgChunk) {
+        self.peer_opened.insert(stream_id);
+        let r = self.recv_msgs.entry(chunk.msg_id).or_default();
+        if r.complete {
+            self.stats.duplicate_bytes_received += chunk.len_bytes as u64;
+            return;
+        }
+        r.len_bytes = chunk.msg_len_bytes;
+        let (s, e) = (chunk.msg_offset_bytes, chunk.msg_offset_bytes + chunk.len_bytes as u64);
+        let before: u64 = r.ranges.iter().map(|&(a, b)| b - a).sum();
+        r.ranges.push((s, e));
+        r.ranges.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(r.ranges.len());
+        for &(a, b) in &r.ranges {
+            match merged.last_mut() {
+                Some(l) if a <= l.1 => l.1 = l.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        r.ranges = merged;
+        let after: u64 = r.ranges.iter().map(|&(a, b)| b - a).sum();
+        self.stats.duplicate_bytes_received += chunk.len_bytes as u64 - (after - before);
+        let contiguous = match r.ranges.first() {
+            Some(&(0, e)) => e,
+            _ => 0,
+        };
+        let newly = contiguous - r.contiguous;
+        r.contiguous = contiguous;
+        self.stats.bytes_delivered += newly;
+        self.rx_consumed_bytes += newly;
+        if contiguous >= r.len_bytes && !r.complete {
+            r.complete = true;
+            r.ranges = Vec::new();
+            self.events.push_back(Event::MessageComplete {
+                msg_id: chunk.msg_id,
+                len_bytes: chunk.msg_len_bytes,
+                priority: None,
+            });
+        }
+        // RFC 9000 §4.2: raise the connection limit when half the window is used.
+        let window = self.q.connection_receive_window_bytes;
+        if window != u64::MAX && self.local_max_data - self.rx_consumed_bytes < window / 2 {
+            self.local_max_data = self.rx_consumed_bytes + window;
+            self.control.push_back(Frame::MaxData(self.local_max_data));
+        }
+        let _ = now_ns;
+    }
+
+    fn on_datagram_frame(&mut self, now_ns: u64, msg_id: u32, index: u32, count: u32, len: u32, msg_len: u64) {
+        self.qstats.datagrams_received += 1;
+        let r = self.recv_msgs.entry(msg_id).or_default();
+        if r.datagram_seen.is_empty() {
+            r.datagram_seen = vec![false; count as usize];
+            r.len_bytes = msg_len;
+            r.datagram = Some((0, count, now_ns));
+        }
+        let Some(seen) = r.datagram_seen.get_mut(index as usize) else { return };
+        if *seen {
+            return;
+        }
+        *seen = true;
+        r.received_bytes += len as u64;
+        self.stats.bytes_delivered += len as u64;
+        let d = r.datagram.as_mut().expect("set above");
+        d.0 += 1;
+        d.2 = now_ns;
+        if d.0 == d.1 && !r.complete {
+            r.complete = true;
+            self.events.push_back(Event::MessageComplete { msg_id, len_bytes: msg_len, priority: None });
+        }
+    }
+
+    fn on_peer_goaway(&mut self) {
+        if !self.peer_goaway {
+            self.peer_goaway = true;
+            self.events.push_back(Event::PeerClosed);
+        }
+    }
+
+    /// Datagram messages received in part: (msg id, bytes received, message length, chunks
+    /// received, chunks, last arrival). Complete ones are left out.
+    pub fn partial_datagram_messages(&self) -> Vec<(u32, u64, u64, u32, u32, u64)> {
+        self.recv_msgs
+            .iter()
+            .filter(|(_, r)| !r.complete)
+            .filter_map(|(&id, r)| r.datagram.map(|(got, n, last)| (id, r.received_bytes, r.len_bytes, got, n, last)))
+            .collect()
+    }
+
+    /// Per datagram message this end sent: (msg id, chunks, acknowledged, declared lost).
+    pub fn datagram_fates(&self) -> Vec<(u32, u32, u32, u32)> {
+        let mut v: Vec<_> = self
+            .send_msgs
+            .iter()
+            .filter_map(|(&id, m)| m.datagram.as_ref().map(|t| (id, t.chunks, t.acked, t.lost)))
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// RFC 9002 Appendix A.7: OnAckReceived.
+    fn on_ack_received(&mut self, now_ns: u64, space: SpaceId, ack: &AckFrame) {
+        let si = space.index();
+        let largest = ack.largest();
+        {
+            let s = &mut self.spaces[si];
+            if largest >= s.next_pn {
+                return; // acknowledges a packet never sent: ignored.
+            }
+            s.largest_acked = Some(s.largest_acked.map_or(largest, |l| l.max(largest)));
+        }
+        let mut newly: Vec<(u64, SentPacket)> = Vec::new();
+        for &(lo, hi) in &ack.ranges {
+            let s = &mut self.spaces[si];
+            let pns: Vec<u64> = s.sent.range(lo..=hi).map(|(&pn, _)| pn).collect();
+            for pn in pns {
+                newly.push((pn, s.sent.remove(&pn).expect("present")));
+            }
+        }
+        if newly.is_empty() {
+            return;
+        }
+        newly.sort_unstable_by_key(|(pn, _)| *pn);
+        let prior_in_flight = self.path.pipe_bytes;
+        // §5.1: an RTT sample when the largest acknowledged is newly acknowledged and
+        // something newly acknowledged was ack-eliciting.
+        let mut rtt_sample = None;
+        if let Some((pn, p)) = newly.last() {
+            if *pn == largest && newly.iter().any(|(_, p)| p.ack_eliciting) {
+                let latest = now_ns.saturating_sub(p.time_sent_ns);
+                let mut delay = if space == SpaceId::Data {
+                    ((ack.delay_encoded << self.q.ack_delay_exponent) * 1_000).min(u64::MAX / 2)
+                } else {
+                    0
+                };
+                if self.handshake_confirmed {
+                    delay = delay.min(self.q.max_ack_delay_ns);
+                }
+                self.rtt.update(latest, delay);
+                if self.first_rtt_sample_ns.is_none() {
+                    self.first_rtt_sample_ns = Some(now_ns);
+                }
+                rtt_sample = Some(latest);
+            }
+        }
+        // Delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation §3.3).
+        let mut acked_bytes = 0u64;
+        let mut rs: Option<RateSample> = None;
+        let mut prior_delivered = 0u64;
+        let mut after_recovery = false;
+        for (_, p) in &newly {
+            if p.ack_eliciting {
+                let s = &mut self.spaces[si];
+                s.ack_eliciting_in_flight = s.ack_eliciting_in_flight.saturating_sub(1);
+            }
+            if p.in_flight {
+                self.path.pipe_bytes = self.path.pipe_bytes.saturating_sub(p.size_bytes as u64);
+                acked_bytes += p.size_bytes as u64;
+                self.path.delivered_bytes += p.size_bytes as u64;
+                self.path.delivered_ns = now_ns;
+                if rs.is_none() || p.delivered_bytes >= prior_delivered {
+                    prior_delivered = p.delivered_bytes;
+                    let send_elapsed = p.time_sent_ns.saturating_sub(p.first_sent_ns);
+                    let ack_elapsed = now_ns.saturating_sub(p.delivered_ns);
+                    self.path.first_sent_ns = p.time_sent_ns;
+                    rs = Some(RateSample {
+                        prior_delivered_bytes: p.delivered_bytes,
+                        delivered_bytes: 0,
+                        interval_ns: send_elapsed.max(ack_elapsed),
+                        is_app_limited: p.app_limited,
+                        rtt_ns: Some(now_ns.saturating_sub(p.time_sent_ns)),
+                    });
+                }
+            }
+            if self.recovery_start_ns.is_some_and(|r| p.time_sent_ns > r) {
+                after_recovery = true;
+            }
+            if let Some(l) = p.acked_up_to {
+                self.spaces[si].ack.prune_below(l);
+            }
+            for f in &p.frames {
+                self.on_frame_acked(f);
+            }
+        }
+        if let Some(r) = rs.as_mut() {
+            r.delivered_bytes = self.path.delivered_bytes - r.prior_delivered_bytes;
+        }
+        if self.path.app_limited_until != 0 && self.path.delivered_bytes > self.path.app_limited_until {
+            self.path.app_limited_until = 0;
+        }
+        // §7.1 / Appendix B.7: a CE count that grew is a congestion signal.
+        if let Some(counts) = ack.ecn {
+            let s = &mut self.spaces[si];
+            if counts[2] > s.peer_ce {
+                s.peer_ce = counts[2];
+                let sent = newly.last().map_or(0, |(_, p)| p.time_sent_ns);
+                if self.recovery_start_ns.is_none_or(|r| sent > r) {
+                    self.enter_recovery(now_ns, CongestionSignal::Ecn { level: 1 });
+                }
+            }
+        }
+        let lost = self.detect_lost(now_ns, space);
+        let lost_bytes: u64 = lost.iter().filter(|(_, p, _)| p.in_flight).map(|(_, p, _)| p.size_bytes as u64).sum();
+        self.on_packets_lost(now_ns, space, lost);
+        // §6.2.1: the PTO backoff resets (a client unsure the server validated it keeps it).
+        if !self.is_client || self.handshake_complete {
+            self.pto_count = 0;
+        }
+        if self.in_recovery && after_recovery {
+            self.in_recovery = false;
+            self.path.cc.on_recovery_exit(now_ns);
+        }
+        let app_limited = self.sched.queued_bytes() == 0 && self.datagram_queue.is_empty();
+        let sample = AckSample {
+            now_ns,
+            newly_acked_bytes: acked_bytes,
+            newly_lost_bytes: lost_bytes,
+            delivered_total_bytes: self.path.delivered_bytes,
+            prior_in_flight_bytes: prior_in_flight,
+            bytes_in_flight: self.path.pipe_bytes,
+            rtt_ns: rtt_sample,
+            min_rtt_ns: self.rtt.min_ns(),
+            srtt_ns: self.srtt_ns(),
+            rate: rs,
+            in_recovery: self.in_recovery,
+            app_limited,
+            ecn_echo: 0,
+        };
+        if acked_bytes > 0 {
+            self.path.cc.on_ack(&sample);
+        }
+        self.lost_since_ack = 0;
+        self.maybe_close_connection();
+    }
+
+    fn on_frame_acked(&mut self, f: &Frame) {
+        match f {
+            Frame::GoAway { .. } => self.goaway_acked = true,
+            Frame::Stream { chunk, .. } => {
+                if let Some(m) = self.send_msgs.get_mut(&chunk.msg_id) {
+                    let (s, e) = (chunk.msg_offset_bytes, chunk.msg_offset_bytes + chunk.len_bytes as u64);
+                    m.acked.push((s, e));
+                    m.acked.sort_unstable();
+                    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(m.acked.len());
+                    for &(a, b) in &m.acked {
+                        match merged.last_mut() {
+                            Some(l) if a <= l.1 => l.1 = l.1.max(b),
+                            _ => merged.push((a, b)),
+                        }
+                    }
+                    m.acked = merged;
+                    m.acked_bytes = m.acked.iter().map(|&(a, b)| b - a).sum();
+                }
+            }
+            Frame::Datagram { msg_id, .. } => {
+                self.qstats.datagrams_acked += 1;
+                if let Some(t) = self.send_msgs.get_mut(msg_id).and_then(|m| m.datagram.as_mut()) {
+                    t.acked += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn all_sent_data_acked(&self) -> bool {
+        self.sched.queued_bytes() == 0
+            && self.datagram_queue.is_empty()
+            && self.send_msgs.values().all(|m| m.datagram.is_some() || m.acked_bytes >= m.len_bytes)
+            && self.spaces[SpaceId::Data.index()].sent.values().all(|p| !p.frames.iter().any(is_datagram))
+    }
+
+    fn all_received(&self) -> bool {
+        let complete = self.recv_msgs.values().filter(|r| r.complete && r.datagram.is_none()).count() as u64;
+        self.peer_reliable_messages.is_some_and(|n| complete >= n)
+    }
+
+    fn maybe_close_connection(&mut self) {
+        if self.close_requested && self.goaway_acked && self.peer_goaway && !self.close_sent {
+            if self.all_sent_data_acked() && self.all_received() {
+                self.control.push_back(Frame::ConnectionClose);
+            }
+        }
+    }
+
+    fn finish(&mut self, _now_ns: u64) {
+        if self.state != State::Closed {
+            self.state = State::Closed;
+            self.events.push_back(Event::Closed);
+        }
+    }
+
+    // ------------------------------------------------------------------ sending
+
+    fn amp_room(&self) -> u64 {
+        if self.is_client || self.address_validated {
+            u64::MAX
+        } else {
+            (3 * self.amp_received_bytes).saturating_sub(self.amp_sent_bytes)
+        }
+    }
+
+    fn can_send_1rtt(&self) -> bool {
+        self.handshake_complete
+    }
+
+    /// The next datagram to send, if any (congestion control, pacing and the
+    /// anti-amplification limit permitting).
+    pub fn poll_transmit(&mut self, now_ns: u64) -> Option<Packet> {
+        if self.state == State::Closed {
+            return None;
+        }
+        if self.close_requested && !self.goaway_sent && self.handshake_complete {
+            let all_written = self.sched.queued_bytes() == 0 && self.datagram_queue.is_empty();
+            if all_written {
+                self.goaway_sent = true;
+                let reliable = self.send_msgs.values().filter(|m| m.datagram.is_none()).count() as u64;
+                self.control
+                    .push_back(Frame::GoAway { stream_id: self.control_stream_id(), reliable_messages: reliable });
+            }
+        }
+        self.maybe_close_connection();
+        let max = self.q.max_udp_payload_bytes as usize;
+        let mut dg = QuicDatagram::default();
+        let mut used = 0usize;
+        let amp = self.amp_room();
+        for space in SpaceId::ALL {
+            if self.spaces[space.index()].discarded {
+                continue;
+            }
+            if space == SpaceId::Data && !self.can_send_1rtt() {
+                continue;
+            }
+            if space == SpaceId::Handshake && !self.handshake_keys() {
+                continue;
+            }
+            let room = max.saturating_sub(used).min(amp.saturating_sub(used as u64) as usize);
+            if room < 48 {
+                break;
+            }
+            let coalescing = !dg.packets.is_empty();
+            let Some(p) = self.build_packet(now_ns, space, room, coalescing) else { continue };
+            used += p.size_bytes as usize;
+            dg.packets.push(p);
+            if space == SpaceId::Data {
+                break;
+            }
+        }
+        if dg.packets.is_empty() {
+            return None;
+        }
+        // RFC 9000 §14.1: padding of datagrams that carry Initial packets.
+        let has_initial = dg.packets.iter().any(|p| p.space == SpaceId::Initial);
+        if has_initial {
+            let eliciting_initial = dg.packets.iter().any(|p| p.space == SpaceId::Initial && p.is_ack_eliciting());
+            let target = if self.is_client {
+                self.q.client_initial_padding_bytes as usize
+            } else if eliciting_initial {
+                wq::MIN_INITIAL_DATAGRAM_BYTES
+            } else {
+                0
+            };
+            let target = target.min(max).min(amp.min(max as u64) as usize);
+            if used < target {
+                let pad = (target - used) as u32;
+                let last = dg.packets.last_mut().expect("non-empty");
+                last.frames.push(Frame::Padding(pad));
+                last.size_bytes += pad;
+                used = target;
+            }
+        }
+        dg.payload_bytes = used as u32;
+        for p in &dg.packets {
+            self.on_packet_sent(now_ns, p);
+        }
+        if !self.is_client {
+            self.amp_sent_bytes += used as u64;
+        }
+        if self.close_sent {
+            self.finish(now_ns);
+        }
+        self.stats.packets_sent += 1;
+        let ecn = if self.q.ecn { Ecn::Ect0 } else { Ecn::NotEct };
+        Some(Packet { src: self.local, dst: self.remote, ecn, quic: Some(Box::new(dg)), ..Default::default() })
+    }
+
+    fn on_packet_sent(&mut self, now_ns: u64, p: &QuicPacket) {
+        let eliciting = p.is_ack_eliciting();
+        let in_flight = eliciting || p.frames.iter().any(|f| matches!(f, Frame::Padding(_)));
+        self.qstats.packets_sent[p.space.index()] += 1;
+        let mut acked_up_to = None;
+        let mut frames: SmallVec<[Frame; 2]> = SmallVec::new();
+        for f in &p.frames {
+            match f {
+                Frame::Ack(a) => {
+                    acked_up_to = Some(a.largest());
+                    self.qstats.ack_frames_sent += 1;
+                }
+                Frame::Padding(_) => {}
+                Frame::Stream { chunk, .. } => {
+                    self.stats.data_bytes_sent += chunk.len_bytes as u64;
+                    frames.push(f.clone());
+                }
+                Frame::ConnectionClose => self.close_sent = true,
+                _ => frames.push(f.clone()),
+            }
+        }
+        if !eliciting && acked_up_to.is_some() {
+            self.stats.pure_acks_sent += 1;
+        } else if eliciting {
+            self.stats.data_segments_sent += 1;
+        }
+        if self.path.pipe_bytes == 0 && in_flight {
+            self.path.first_sent_ns = now_ns;
+            self.path.delivered_ns = now_ns;
+        }
+        let rec = SentPacket {
+            time_sent_ns: now_ns,
+            size_bytes: p.size_bytes,
+            ack_eliciting: eliciting,
+            in_flight,
+            frames,
+            acked_up_to,
+            delivered_bytes: self.path.delivered_bytes,
+            delivered_ns: self.path.delivered_ns,
+            first_sent_ns: self.path.first_sent_ns,
+            app_limited: self.path.app_limited_until != 0,
+        };
+        let s = &mut self.spaces[p.space.index()];
+        if eliciting {
+            s.last_ack_eliciting_sent_ns = Some(now_ns);
+            s.ack_eliciting_in_flight += 1;
+        }
+        if in_flight {
+            self.path.pipe_bytes += p.size_bytes as u64;
+            self.path.cc.on_packet_sent(now_ns, p.size_bytes as u64, self.path.pipe_bytes, false);
+            self.pacer.on_sent(p.size_bytes as u64);
+            if let Some(rate) = self.path.cc.pacing_rate_bps().filter(|&r| r > 0) {
+                let gap = (p.size_bytes as u128 * 8 * 1_000_000_000 / rate as u128) as u64;
+                self.path.next_send_ns = self.path.next_send_ns.max(now_ns).saturating_add(gap);
+            }
+        }
+        s.sent.insert(p.pn, rec);
+        if p.space == SpaceId::Handshake && self.is_client {
+            // RFC 9001 §4.9.1: a client drops Initial keys when it first sends a Handshake packet.
+            self.discard_space(SpaceId::Initial);
+        }
+    }
+
+    fn header_len(&self, space: SpaceId, pn_len: usize, payload_len: usize) -> usize {
+        let cid = self.q.cid_len_bytes as usize;
+        match space {
+            SpaceId::Initial => {
+                wq::long_header_len(wq::LongType::Initial, cid, cid, 0, pn_len, payload_len + wq::AEAD_TAG_BYTES)
+            }
+            SpaceId::Handshake => {
+                wq::long_header_len(wq::LongType::Handshake, cid, cid, 0, pn_len, payload_len + wq::AEAD_TAG_BYTES)
+            }
+            SpaceId::Data => wq::short_header_len(cid, pn_len),
+        }
+    }
+
+    fn has_eliciting_to_send(&self, space: SpaceId) -> bool {
+        let s = &self.spaces[space.index()];
+        if !s.crypto_pending.is_empty() || s.probes > 0 {
+            return true;
+        }
+        space == SpaceId::Data
+            && (self.handshake_done_pending
+                || !self.control.is_empty()
+                || !self.datagram_queue.is_empty()
+                || self.sched.queued_bytes() > 0)
+    }
+
+    fn build_packet(&mut self, now_ns: u64, space: SpaceId, room: usize, coalescing: bool) -> Option<QuicPacket> {
+        let si = space.index();
+        let probe = self.spaces[si].probes > 0;
+        let wants_ack = self.spaces[si].ack.wants_ack_now(now_ns);
+        let mut may_elicit = self.has_eliciting_to_send(space);
+        if may_elicit && !probe {
+            // Congestion window and pacer (RFC 9002 §7, §7.7); handshake packets are not
+            // paced, but they are congestion controlled.
+            let cwnd = self.cwnd_bytes();
+            if self.path.pipe_bytes + room.min(self.q.max_udp_payload_bytes as usize) as u64 > cwnd
+                && space == SpaceId::Data
+            {
+                may_elicit = false;
+            } else if space == SpaceId::Data && self.q.pacing {
+                let mtu = self.q.max_udp_payload_bytes as u64;
+                let d = match self.path.cc.pacing_rate_bps() {
+                    Some(rate) if rate > 0 => {
+                        if self.path.next_send_ns > now_ns {
+                            Some(self.path.next_send_ns)
+                        } else {
+                            None
+                        }
+                    }
+                    _ => self.pacer.delay(self.rtt.smoothed_ns(), mtu, mtu, cwnd, now_ns),
+                };
+                if let Some(t) = d {
+                    self.pacing_wait_ns = Some(t);
+                    may_elicit = false;
+                }
+            }
+        }
+        let has_unacked = self.spaces[si].ack.has_unacked();
+        if !may_elicit && !wants_ack && !(coalescing && has_unacked) {
+            return None;
+        }
+        let s = &self.spaces[si];
+        let pn = s.next_pn;
+        let pn_len = wq::pn_len(pn, s.largest_acked);
+        // Budget: the header with a 2-byte Length field, the tag.
+        let overhead = self.header_len(space, pn_len, 1000) + wq::AEAD_TAG_BYTES;
+        let mut budget = room.checked_sub(overhead)?;
+        let mut frames: Vec<Frame> = Vec::new();
+        if has_unacked || wants_ack {
+            let with_ecn = self.q.ecn;
+            if let Some(a) = self.spaces[si].ack.build(now_ns, self.q.ack_delay_exponent, with_ecn) {
+                let f = Frame::Ack(a);
+                if f.len_bytes() <= budget {
+                    budget -= f.len_bytes();
+                    frames.push(f);
+                }
+            }
+        }
+        if may_elicit {
+            self.fill_frames(now_ns, space, &mut frames, &mut budget);
+            if probe && !frames.iter().any(Frame::is_ack_eliciting) {
+                frames.push(Frame::Ping);
+            }
+            if probe {
+                self.spaces[si].probes -= 1;
+            }
+        }
+        if frames.is_empty() {
+            return None;
+        }
+        let payload: usize = frames.iter().map(Frame::len_bytes).sum();
+        // RFC 9001 §5.4.2: the header-protection sample needs at least 4 bytes of packet
+        // number plus payload; pad short packets.
+        if pn_len + payload < 4 {
+            frames.push(Frame::Padding((4 - pn_len - payload) as u32));
+        }
+        let payload: usize = frames.iter().map(Frame::len_bytes).sum();
+        let size = self.header_len(space, pn_len, payload) + payload + wq::AEAD_TAG_BYTES;
+        self.spaces[si].next_pn += 1;
+        Some(QuicPacket { space, pn, frames, size_bytes: size as u32 })
+    }
+
+    fn fill_frames(&mut self, now_ns: u64, space: SpaceId, frames: &mut Vec<Frame>, budget: &mut usize) {
+        let si = space.index();
+        // CRYPTO first, in its own space.
+        while let Some(&(off, len)) = self.spaces[si].crypto_pending.front() {
+            let hdr = wq::crypto_frame_overhead(off, len as usize);
+            if *budget <= hdr {
+                break;
+            }
+            let take = (len as usize).min(*budget - hdr) as u32;
+            let f = Frame::Crypto { offset: off, len: take };
+            *budget -= f.len_bytes();
+            frames.push(f);
+            let front = self.spaces[si].crypto_pending.front_mut().expect("present");
+            if take == len {
+                self.spaces[si].crypto_pending.pop_front();
+            } else {
+                *front = (off + take as u64, len - take);
+            }
+        }
+        if space != SpaceId::Data {
+            return;
+        }
+        if self.handshake_done_pending && *budget >= 1 {
+            self.handshake_done_pending = false;
+            frames.push(Frame::HandshakeDone);
+            *budget -= 1;
+        }
+        while let Some(f) = self.control.front() {
+            if f.len_bytes() > *budget {
+                break;
+            }
+            *budget -= f.len_bytes();
+            frames.push(self.control.pop_front().expect("present"));
+        }
+        // Datagrams ahead of stream data, as the reference stack writes them.
+        while let Some(f) = self.datagram_queue.front() {
+            if f.len_bytes() > *budget {
+                break;
+            }
+            *budget -= f.len_bytes();
+            let f = self.datagram_queue.pop_front().expect("present");
+            self.qstats.datagrams_sent += 1;
+            frames.push(f);
+        }
+        // Stream data, one chunk at a time from the scheduler. The header is sized for the
+        // largest stream ID, offset and length this budget allows (at most 11 bytes).
+        let mut took_stream = false;
+        loop {
+            let conn_credit = self.peer_max_data.saturating_sub(self.data_sent_bytes);
+            let max_hdr = 1 + 4 + 4 + wq::varint_len(*budget as u64);
+            if *budget <= max_hdr + 1 || self.sched.queued_bytes() == 0 {
+                break;
+            }
+            let want = ((*budget - max_hdr) as u64).min(conn_credit.max(1)) as u32;
+            let Some(chunk) = self.sched.next_chunk(now_ns, want) else { break };
+            let Some(m) = self.send_msgs.get_mut(&chunk.msg_id) else { continue };
+            let end = chunk.msg_offset_bytes + chunk.len_bytes as u64;
+            if end > m.sent_bytes {
+                self.data_sent_bytes += end - m.sent_bytes.max(chunk.msg_offset_bytes);
+                m.sent_bytes = end;
+            } else {
+                self.stats.retransmitted_segments += 1;
+            }
+            if end > self.peer_stream_window {
+                self.qstats.stream_limit_exceeded += 1;
+            }
+            let f = Frame::Stream { stream_id: m.stream_id, stream_base: 0, chunk, fin: end == m.len_bytes };
+            *budget = budget.saturating_sub(f.len_bytes());
+            frames.push(f);
+            took_stream = true;
+        }
+        if took_stream {
+            self.sched.on_packet_end();
+        }
+    }
+}
+
+fn is_datagram(f: &Frame) -> bool {
+    matches!(f, Frame::Datagram { .. })
+}
+
+/// True when `chunk`'s bytes are all inside the merged `ranges`.
+fn range_covered(ranges: &[(u64, u64)], chunk: &MsgChunk) -> bool {
+    let (s, e) = (chunk.msg_offset_bytes, chunk.msg_offset_bytes + chunk.len_bytes as u64);
+    ranges.iter().any(|&(a, b)| a <= s && e <= b)
+}

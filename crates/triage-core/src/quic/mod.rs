@@ -1,0 +1,19 @@
+//! QUIC mode (RFC 9000, 9001, 9002, 9221): the second framing mode of the core.
+//!
+//! - [`connection`]: the state machine (start here).
+//! - [`packet`]: packets and frames as the simulator carries them, with exact sizes.
+//! - [`ack`]: the receiver's acknowledgement state and ACK policy (RFC 9000 §13.2).
+//! - [`rtt`]: RTT estimation (RFC 9002 §5).
+//! - [`pacer`]: the reference stack's token-bucket pacer.
+//! - [`config`]: settings, with the reference's defaults.
+
+pub mod ack;
+pub mod config;
+pub mod connection;
+pub mod pacer;
+pub mod packet;
+pub mod rtt;
+
+pub use config::QuicConfig;
+pub use connection::{PrioritySignals, QuicConnection, QuicStats, Reliability};
+pub use packet::{AckFrame, Frame, QuicDatagram, QuicPacket, SpaceId};
