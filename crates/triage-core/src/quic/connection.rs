@@ -150,6 +150,8 @@ struct Space {
     /// CRYPTO bytes of the peer received (ranges) and the expected length.
     crypto_rx: Vec<(u64, u64)>,
     crypto_rx_expected: u64,
+    /// CRYPTO ranges of ours the peer acknowledged (merged).
+    crypto_acked: Vec<(u64, u64)>,
     /// CE count the peer last reported (RFC 9002 §7.1).
     peer_ce: u64,
     /// Probes to send after a PTO.
@@ -607,15 +609,16 @@ impl QuicConnection {
         // A probe sends new data when there is some; in the handshake spaces, every CRYPTO
         // byte not yet acknowledged is sent again (RFC 9002 §6.2.4).
         if space != SpaceId::Data && s.crypto_pending.is_empty() {
-            let mut ranges: Vec<(u64, u32)> = Vec::new();
-            for p in s.sent.values() {
-                for f in &p.frames {
-                    if let Frame::Crypto { offset, len } = f {
-                        ranges.push((*offset, *len));
-                    }
+            let mut at = 0u64;
+            for &(a, b) in &s.crypto_acked {
+                if a > at {
+                    s.crypto_pending.push_back((at, (a - at) as u32));
                 }
+                at = at.max(b);
             }
-            s.crypto_pending.extend(ranges);
+            if at < s.crypto_total {
+                s.crypto_pending.push_back((at, (s.crypto_total - at) as u32));
+            }
         }
     }
 
@@ -1061,6 +1064,11 @@ impl QuicConnection {
                 self.spaces[si].ack.prune_below(l);
             }
             for f in &p.frames {
+                if let Frame::Crypto { offset, len } = f {
+                    let s = &mut self.spaces[si];
+                    s.crypto_acked.push((*offset, offset + *len as u64));
+                    s.crypto_acked = merge(std::mem::take(&mut s.crypto_acked));
+                }
                 self.on_frame_acked(f);
             }
         }
@@ -1504,6 +1512,19 @@ impl QuicConnection {
             self.sched.on_packet_end();
         }
     }
+}
+
+/// Sorts and merges byte ranges.
+fn merge(mut ranges: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    ranges.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
+    for (a, b) in ranges {
+        match out.last_mut() {
+            Some(l) if a <= l.1 => l.1 = l.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
 }
 
 fn is_datagram(f: &Frame) -> bool {

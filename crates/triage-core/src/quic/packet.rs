@@ -205,8 +205,9 @@ pub struct QuicDatagram {
 }
 
 impl QuicDatagram {
-    /// True when the datagram holds a client's first Initial (a new connection attempt).
+    /// True when the datagram starts with an Initial packet (from a client: a connection
+    /// attempt, whichever of its Initials arrives first).
     pub fn is_initial(&self) -> bool {
-        self.packets.first().is_some_and(|p| p.space == SpaceId::Initial && p.pn == 0)
+        self.packets.first().is_some_and(|p| p.space == SpaceId::Initial)
     }
 }
