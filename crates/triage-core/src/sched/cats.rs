@@ -467,6 +467,37 @@ mod tests {
         assert_eq!(c.shed_one(3), None, "critical data is never shed");
     }
 
+    #[test]
+    fn lost_ranges_go_to_the_head_of_their_queue_in_loss_order() {
+        let mut c = Conductor::new(CatsConfig::default());
+        c.enqueue(0, msg(1, 3000, 2));
+        c.enqueue(0, msg(2, 1000, 2));
+        let a = c.next_segment(0, 1000)[0];
+        let b = c.next_segment(0, 1000)[0];
+        assert_eq!((a.msg_offset_bytes, b.msg_offset_bytes), (0, 1000));
+        // Lost in the order b, a: both go ahead of message 1's last 1000 and message 2.
+        c.requeue_lost(b);
+        c.requeue_lost(a);
+        assert_eq!(c.queue_bytes(2), 4000);
+        assert_eq!(c.queued_bytes(), 4000);
+        let order: Vec<(u32, u64)> = (0..4)
+            .map(|_| {
+                let s = c.next_segment(0, 1000)[0];
+                (s.msg_id, s.msg_offset_bytes)
+            })
+            .collect();
+        assert_eq!(order, vec![(1, 1000), (1, 0), (1, 2000), (2, 0)]);
+        // A range past the message end is clipped: 2500..3500 of a 3000-byte message is 500.
+        c.requeue_lost(MsgChunk { msg_offset_bytes: 2500, len_bytes: 1000, ..a });
+        assert_eq!(c.queued_bytes(), 500);
+        // Shedding a lost range reports a partly sent message, even at offset 0.
+        c.requeue_lost(a);
+        let d = c.shed_one(2).unwrap();
+        assert_eq!((d.msg_id, d.bytes, d.partially_sent), (1, 500, true));
+        let d = c.shed_one(2).unwrap();
+        assert_eq!((d.msg_id, d.bytes, d.partially_sent), (1, 1000, true));
+    }
+
     proptest! {
         /// Whatever the parameters and arrivals, every queued byte is handed out exactly
         /// once, a non-empty queue waits a bounded number of segments, and debts respect
