@@ -19,6 +19,8 @@
 //! - [`round_robin::RoundRobin`]: one packet's worth per ready stream in turn (quinn's default).
 //! - [`strict::StrictPriority`]: CATS priority 0 first, FIFO within a priority (quinn's
 //!   `set_priority`).
+//! - [`rfc9218::Rfc9218`]: RFC 9218 §4 urgency and incremental, served as §10 recommends.
+//! - [`cats::StreamCats`]: the CATS Conductor (CATS §II-C to §II-E) over streams.
 //!
 //! Lost data (RFC 9000 §13.3: "Endpoints SHOULD prioritize retransmission of data over
 //! sending new data, unless priorities specified by the application indicate otherwise")
@@ -27,15 +29,18 @@
 //! rule (RFC 9218 §12 leaves it open). A byte is queued at most once: requeuing bytes that
 //! already wait to be sent again, or bytes never handed out, adds nothing.
 
+pub mod cats;
 pub mod fifo;
+pub mod rfc9218;
 pub mod round_robin;
 pub mod strict;
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
-use super::{MessageMeta, MsgChunk};
+use super::{CatsConfig, MessageMeta, MsgChunk};
 
 /// A message written on a stream of its own, with the priority signals a scheduler may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +71,47 @@ pub trait StreamScheduler: std::fmt::Debug + Send {
     fn on_packet_end(&mut self) {}
     /// Bytes queued and not yet handed out, retransmissions included.
     fn queued_bytes(&self) -> u64;
+}
+
+/// Which stream scheduler a QUIC-mode connection uses (see the module documentation).
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum StreamSchedulerKind {
+    /// [`fifo::StreamFifo`]: streams drained one after another in the order they became ready.
+    Fifo,
+    /// [`round_robin::RoundRobin`]: one packet's worth per ready stream in turn (quinn's default).
+    #[default]
+    Rr,
+    /// [`strict::StrictPriority`]: strict priority by CATS priority, FIFO within a priority.
+    Prio,
+    /// [`rfc9218::Rfc9218`]: RFC 9218 urgency and incremental.
+    Rfc9218,
+    /// [`cats::StreamCats`]: the CATS Conductor with its fairness parameters.
+    Cats(CatsConfig),
+}
+
+impl StreamSchedulerKind {
+    /// The name the scheduler reports ([`StreamScheduler::name`]).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Fifo => "fifo",
+            Self::Rr => "rr",
+            Self::Prio => "prio",
+            Self::Rfc9218 => "rfc9218",
+            Self::Cats(_) => "cats",
+        }
+    }
+}
+
+/// A stream scheduler of the given kind, empty.
+pub fn build(kind: &StreamSchedulerKind) -> Box<dyn StreamScheduler> {
+    match kind {
+        StreamSchedulerKind::Fifo => Box::new(fifo::StreamFifo::new()),
+        StreamSchedulerKind::Rr => Box::new(round_robin::RoundRobin::new()),
+        StreamSchedulerKind::Prio => Box::new(strict::StrictPriority::new()),
+        StreamSchedulerKind::Rfc9218 => Box::new(rfc9218::Rfc9218::new()),
+        StreamSchedulerKind::Cats(cfg) => Box::new(cats::StreamCats::new(cfg.clone())),
+    }
 }
 
 /// Disjoint, non-adjacent byte ranges `[start, end)` in ascending order: the lost bytes of one
@@ -510,6 +556,7 @@ mod testing {
 
 #[cfg(test)]
 mod tests {
+    use super::testing::{ops, run_ops};
     use super::*;
     use proptest::prelude::*;
 
@@ -557,6 +604,23 @@ mod tests {
         assert_eq!(t.get(9).map(|m| (m.urgency, m.incremental, m.stream_id)), Some((3, false, u64::MAX)));
     }
 
+    #[test]
+    fn build_makes_each_kind() {
+        let kinds = [
+            StreamSchedulerKind::Fifo,
+            StreamSchedulerKind::Rr,
+            StreamSchedulerKind::Prio,
+            StreamSchedulerKind::Rfc9218,
+            StreamSchedulerKind::Cats(CatsConfig::default()),
+        ];
+        for k in &kinds {
+            let mut s = build(k);
+            assert_eq!(s.name(), k.name());
+            s.enqueue(0, testing::msg(1, 10, 0, 0));
+            assert_eq!(s.next_chunk(0, 100).map(testing::key), Some((1, 0, 10)));
+        }
+    }
+
     proptest! {
         /// The range set against a byte map: same bytes, and `insert` reports exactly the new ones.
         #[test]
@@ -581,5 +645,17 @@ mod tests {
             }
         }
 
+        /// Every scheduler built by `build` keeps the byte contract.
+        #[test]
+        fn every_kind_keeps_the_byte_contract(ops in ops(), k in 0usize..5) {
+            let kind = [
+                StreamSchedulerKind::Fifo,
+                StreamSchedulerKind::Rr,
+                StreamSchedulerKind::Prio,
+                StreamSchedulerKind::Rfc9218,
+                StreamSchedulerKind::Cats(CatsConfig::default()),
+            ][k].clone();
+            run_ops(build(&kind).as_mut(), &ops)?;
+        }
     }
 }
