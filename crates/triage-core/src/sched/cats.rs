@@ -97,10 +97,17 @@ pub enum QueueState {
     InDebt,
 }
 
+/// A queued piece of one message: the whole message when written, or a lost range of it
+/// taken back ([`Conductor::requeue_lost`]).
 #[derive(Debug, Clone)]
 struct Queued {
     msg: MessageMeta,
+    /// Next offset to hand out.
     sent_bytes: u64,
+    /// End of the piece: the message length, or the end of a lost range.
+    end_bytes: u64,
+    /// A lost range to send again (QUIC mode only).
+    retransmission: bool,
 }
 
 /// Counters of the Conductor.
@@ -164,7 +171,7 @@ impl Conductor {
 
     /// Bytes waiting in queue `i`.
     pub fn queue_bytes(&self, i: usize) -> u64 {
-        self.queues[i].iter().map(|q| q.msg.len_bytes - q.sent_bytes).sum()
+        self.queues[i].iter().map(|q| q.end_bytes - q.sent_bytes).sum()
     }
 
     fn level(priority: u8) -> usize {
@@ -234,9 +241,30 @@ impl Conductor {
 
     fn take_message(&mut self, i: usize, idx: usize, reason: DiscardReason) -> Discarded {
         let q = self.queues[i].remove(idx).expect("index in range");
-        let left = q.msg.len_bytes - q.sent_bytes;
+        let left = q.end_bytes - q.sent_bytes;
         self.queued_bytes -= left;
-        Discarded { msg_id: q.msg.id, bytes: left, partially_sent: q.sent_bytes > 0, reason }
+        Discarded { msg_id: q.msg.id, bytes: left, partially_sent: q.sent_bytes > 0 || q.retransmission, reason }
+    }
+
+    /// Takes back bytes of a message that were handed out and lost, for a transport that
+    /// sends lost data again as new frames scheduled by priority (QUIC, RFC 9002 §2; the
+    /// TCP mode retransmits below the scheduler and never calls this). The range goes to the
+    /// head of its priority's queue, behind lost ranges already waiting there and ahead of
+    /// all new data of that level (RFC 9000 §13.3: retransmissions before new data, within
+    /// what the application's priorities say). It is then served like any queued data: one
+    /// chunk per call, counted in the §II-E debts. The caller queues each lost byte once;
+    /// the range is clipped to the message.
+    pub fn requeue_lost(&mut self, chunk: MsgChunk) {
+        let start = chunk.msg_offset_bytes.min(chunk.msg_len_bytes);
+        let end = chunk.msg_offset_bytes.saturating_add(chunk.len_bytes as u64).min(chunk.msg_len_bytes);
+        if start >= end {
+            return;
+        }
+        let msg = MessageMeta { id: chunk.msg_id, len_bytes: chunk.msg_len_bytes, priority: chunk.priority };
+        let queue = &mut self.queues[Self::level(chunk.priority)];
+        let at = queue.iter().take_while(|q| q.retransmission).count();
+        queue.insert(at, Queued { msg, sent_bytes: start, end_bytes: end, retransmission: true });
+        self.queued_bytes += end - start;
     }
 }
 
@@ -248,7 +276,12 @@ impl SendScheduler for Conductor {
     /// CATS §II-C, "The Interceptor": the whole message goes into its priority's queue.
     fn enqueue(&mut self, _now_ns: u64, msg: MessageMeta) {
         self.queued_bytes += msg.len_bytes;
-        self.queues[Self::level(msg.priority)].push_back(Queued { msg, sent_bytes: 0 });
+        self.queues[Self::level(msg.priority)].push_back(Queued {
+            msg,
+            sent_bytes: 0,
+            end_bytes: msg.len_bytes,
+            retransmission: false,
+        });
     }
 
     /// CATS §II-C, "The Feeder": one chunk of at most one MSS from the selected queue's
@@ -257,7 +290,7 @@ impl SendScheduler for Conductor {
         let mut out = Chunks::new();
         let Some(i) = self.select() else { return out };
         let q = self.queues[i].front_mut().expect("selected queue is non-empty");
-        let take = (q.msg.len_bytes - q.sent_bytes).min(max_bytes as u64);
+        let take = (q.end_bytes - q.sent_bytes).min(max_bytes as u64);
         out.push(MsgChunk {
             msg_id: q.msg.id,
             msg_offset_bytes: q.sent_bytes,
@@ -266,7 +299,7 @@ impl SendScheduler for Conductor {
             priority: q.msg.priority,
         });
         q.sent_bytes += take;
-        if q.sent_bytes == q.msg.len_bytes {
+        if q.sent_bytes == q.end_bytes {
             self.queues[i].pop_front();
         }
         self.queued_bytes -= take;
@@ -432,6 +465,37 @@ mod tests {
         assert_eq!(c.shed_one(3).map(|d| d.msg_id), Some(3));
         assert_eq!(c.shed_one(3).map(|d| d.msg_id), Some(1));
         assert_eq!(c.shed_one(3), None, "critical data is never shed");
+    }
+
+    #[test]
+    fn lost_ranges_go_to_the_head_of_their_queue_in_loss_order() {
+        let mut c = Conductor::new(CatsConfig::default());
+        c.enqueue(0, msg(1, 3000, 2));
+        c.enqueue(0, msg(2, 1000, 2));
+        let a = c.next_segment(0, 1000)[0];
+        let b = c.next_segment(0, 1000)[0];
+        assert_eq!((a.msg_offset_bytes, b.msg_offset_bytes), (0, 1000));
+        // Lost in the order b, a: both go ahead of message 1's last 1000 and message 2.
+        c.requeue_lost(b);
+        c.requeue_lost(a);
+        assert_eq!(c.queue_bytes(2), 4000);
+        assert_eq!(c.queued_bytes(), 4000);
+        let order: Vec<(u32, u64)> = (0..4)
+            .map(|_| {
+                let s = c.next_segment(0, 1000)[0];
+                (s.msg_id, s.msg_offset_bytes)
+            })
+            .collect();
+        assert_eq!(order, vec![(1, 1000), (1, 0), (1, 2000), (2, 0)]);
+        // A range past the message end is clipped: 2500..3500 of a 3000-byte message is 500.
+        c.requeue_lost(MsgChunk { msg_offset_bytes: 2500, len_bytes: 1000, ..a });
+        assert_eq!(c.queued_bytes(), 500);
+        // Shedding a lost range reports a partly sent message, even at offset 0.
+        c.requeue_lost(a);
+        let d = c.shed_one(2).unwrap();
+        assert_eq!((d.msg_id, d.bytes, d.partially_sent), (1, 500, true));
+        let d = c.shed_one(2).unwrap();
+        assert_eq!((d.msg_id, d.bytes, d.partially_sent), (1, 1000, true));
     }
 
     proptest! {
