@@ -208,6 +208,8 @@ impl Cubic {
         }
         // §4.4-4.5 (concave and convex alike): target = W_cubic(t + RTT), clamped to
         // [cwnd, 1.5·cwnd]; cwnd grows by (target − cwnd)/cwnd per segment acknowledged.
+        // RTT is the smoothed RTT, as quinn uses (Linux adds its minimum RTT instead; the
+        // two differ by the queueing delay, which only shifts the target by that much).
         let rtt_ns = ack.srtt_ns.or(ack.min_rtt_ns).or(ack.rtt_ns).unwrap_or(0);
         let target = w_cubic_bytes(t_ns.saturating_add(rtt_ns), epoch.k_ns, epoch.w_max_bytes, mss)
             .clamp(cwnd, cwnd.saturating_add(cwnd / 2));
