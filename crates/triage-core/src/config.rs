@@ -1,6 +1,6 @@
 //! Connection settings.
 
-use crate::cc::{ControllerKind, EecnConfig, VcpConfig};
+use crate::cc::{ControllerKind, CubicConfig, EecnConfig, VcpConfig};
 use crate::ecn::EcnMode;
 use crate::sched::CatsConfig;
 
@@ -94,6 +94,8 @@ pub struct ConnectionConfig {
     pub eecn: EecnConfig,
     /// VCP end-host parameters.
     pub vcp: VcpConfig,
+    /// CUBIC's parameters (RFC 9438; HyStart++, RFC 9406, on or off).
+    pub cubic: CubicConfig,
     /// How NewReno (and NewReno+ECN) grow the window per ACK: byte counting as Linux
     /// (default) or one segment per ACK as ns-3.
     pub newreno_growth: crate::cc::Growth,
@@ -145,6 +147,7 @@ impl Default for ConnectionConfig {
             ecn: None,
             eecn: EecnConfig::default(),
             vcp: VcpConfig::default(),
+            cubic: CubicConfig::default(),
             newreno_growth: crate::cc::Growth::Bytes,
             mode: TransportMode::Tcp,
             quic: crate::quic::QuicConfig::default(),

@@ -126,8 +126,10 @@ pub const PROFILES: &[(&str, u64, u64, u64, &str)] = &[
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TransportToml {
-    /// Congestion controller: "newreno", "bbr", "newreno_ecn", "eecn" or "vcp".
+    /// Congestion controller: "newreno", "bbr", "cubic", "newreno_ecn", "eecn" or "vcp".
     pub cc: Option<ControllerKind>,
+    /// CUBIC only: run HyStart++ (RFC 9406) in the initial slow start (default false).
+    pub hystart: Option<bool>,
     /// ECN variant: "off", "classic", "eecn" or "vcp" (default: the controller's own —
     /// classic for newreno_ecn, eecn for eecn, vcp for vcp, off otherwise).
     pub ecn: Option<triage_core::ecn::EcnMode>,
@@ -210,6 +212,7 @@ impl TransportToml {
     fn or(&self, base: &TransportToml) -> TransportToml {
         TransportToml {
             cc: self.cc.clone().or(base.cc.clone()),
+            hystart: self.hystart.or(base.hystart),
             ecn: self.ecn.or(base.ecn),
             newreno_growth: self.newreno_growth.or(base.newreno_growth),
             eecn: self.eecn.clone().or(base.eecn.clone()),
@@ -292,6 +295,10 @@ impl TransportToml {
                 })
             }
         };
+        let controller = self.cc.clone().unwrap_or(d.controller.clone());
+        if self.hystart.is_some() && controller != ControllerKind::Cubic {
+            return Err(("transport.hystart".into(), "HyStart++ needs cc = \"cubic\"".into()));
+        }
         let eecn = self.eecn.clone().unwrap_or_default().to_config().map_err(|m| ("transport.eecn".to_string(), m))?;
         let vcp = self.vcp.clone().unwrap_or_default().to_config().map_err(|m| ("transport.vcp".to_string(), m))?;
         Ok(ConnectionConfig {
@@ -301,7 +308,8 @@ impl TransportToml {
             vcp,
             mss_bytes: self.mss.map_or(d.mss_bytes, |s| s.0 as u32),
             initial_window_segments: self.initial_window.unwrap_or(d.initial_window_segments),
-            controller: self.cc.clone().unwrap_or(d.controller),
+            controller,
+            cubic: triage_core::cc::CubicConfig { hystart: self.hystart.unwrap_or(false) },
             delayed_ack_segments: self.delayed_ack_segments.unwrap_or(d.delayed_ack_segments),
             delayed_ack_timeout_ns: self.delayed_ack_timeout.map_or(d.delayed_ack_timeout_ns, |x| x.0),
             initial_rto_ns: self.initial_rto.map_or(d.initial_rto_ns, |x| x.0),

@@ -1,6 +1,7 @@
 //! Congestion controllers behind one trait.
 //!
-//! Read first: RFC 5681 (TCP congestion control), RFC 6582 (NewReno), RFC 6937 (PRR),
+//! Read first: RFC 5681 (TCP congestion control), RFC 6582 (NewReno), RFC 9438 (CUBIC) with
+//! RFC 9406 (HyStart++), RFC 6937 (PRR),
 //! draft-cheng-iccrg-delivery-rate-estimation (rate samples), and Cardwell et al.,
 //! "BBR: Congestion-Based Congestion Control" (ACM Queue 2016).
 //!
@@ -13,9 +14,13 @@
 //! lets a controller pick its initial window from what the handshake saw.
 
 pub mod bbr;
+pub mod cubic;
+#[cfg(test)]
+mod cubic_prop_tests;
 #[cfg(test)]
 mod ecn_prop_tests;
 pub mod eecn;
+pub mod hystart;
 pub mod newreno;
 pub mod newreno_ecn;
 pub mod vcp;
@@ -23,6 +28,7 @@ pub mod vcp;
 use serde::{Deserialize, Serialize};
 
 pub use bbr::{Bbr, BbrConfig};
+pub use cubic::{Cubic, CubicConfig};
 pub use eecn::{AvgRtt, Eecn, EecnConfig};
 pub use newreno::{Growth, NewReno};
 pub use newreno_ecn::NewRenoEcn;
@@ -167,6 +173,8 @@ pub enum ControllerKind {
     NewReno,
     /// BBR v1.
     Bbr,
+    /// CUBIC (RFC 9438), with HyStart++ (RFC 9406) when [`CubicConfig::hystart`] is set.
+    Cubic,
     /// NewReno with classic ECN (RFC 3168): the EECN paper's "ECN" baseline.
     #[serde(rename = "newreno_ecn")]
     NewRenoEcn,
@@ -182,6 +190,7 @@ impl ControllerKind {
         match self {
             ControllerKind::NewReno => "newreno",
             ControllerKind::Bbr => "bbr",
+            ControllerKind::Cubic => "cubic",
             ControllerKind::NewRenoEcn => "newreno_ecn",
             ControllerKind::Eecn => "eecn",
             ControllerKind::Vcp => "vcp",
@@ -192,7 +201,7 @@ impl ControllerKind {
     pub fn default_ecn(&self) -> crate::ecn::EcnMode {
         use crate::ecn::EcnMode;
         match self {
-            ControllerKind::NewReno | ControllerKind::Bbr => EcnMode::Off,
+            ControllerKind::NewReno | ControllerKind::Bbr | ControllerKind::Cubic => EcnMode::Off,
             ControllerKind::NewRenoEcn => EcnMode::Classic,
             ControllerKind::Eecn => EcnMode::Eecn,
             ControllerKind::Vcp => EcnMode::Vcp,
@@ -211,6 +220,7 @@ pub fn build(
     match kind {
         ControllerKind::NewReno => Box::new(NewReno::new(mss_bytes, initial_window_segments)),
         ControllerKind::Bbr => Box::new(Bbr::new(BbrConfig::new(mss_bytes, initial_window_segments).with_seed(seed))),
+        ControllerKind::Cubic => Box::new(Cubic::new(mss_bytes, initial_window_segments, CubicConfig::default())),
         ControllerKind::NewRenoEcn => Box::new(NewRenoEcn::new(mss_bytes, initial_window_segments)),
         ControllerKind::Eecn => Box::new(Eecn::new(mss_bytes, initial_window_segments, EecnConfig::default())),
         ControllerKind::Vcp => Box::new(Vcp::new(mss_bytes, initial_window_segments, VcpConfig::default())),
@@ -223,6 +233,7 @@ pub fn build_for(cfg: &crate::ConnectionConfig) -> Box<dyn CongestionController>
     match &cfg.controller {
         ControllerKind::Eecn => Box::new(Eecn::new(mss, iw, cfg.eecn.clone())),
         ControllerKind::Vcp => Box::new(Vcp::new(mss, iw, cfg.vcp.clone())),
+        ControllerKind::Cubic => Box::new(Cubic::new(mss, iw, cfg.cubic)),
         ControllerKind::NewReno => Box::new(NewReno::new(mss, iw).with_growth(cfg.newreno_growth)),
         ControllerKind::NewRenoEcn => {
             Box::new(NewRenoEcn::with_inner(NewReno::new(mss, iw).with_growth(cfg.newreno_growth)))
