@@ -1,0 +1,306 @@
+//! QUIC version 1 packets: long headers (Initial and Handshake, RFC 9000 §17.2, §17.2.2,
+//! §17.2.4) and the 1-RTT short header (§17.3.1), each with its payload and AEAD tag.
+//!
+//! Read first: RFC 9000 §17.2 (long header layout, Figure 13) and §17.3.1 (Figure 19).
+//!
+//! No header protection and no encryption: the codec sees the header's bits in the clear,
+//! the payload as plaintext frames and the 16-byte tag ([`AEAD_TAG_BYTES`]) as opaque bytes
+//! (parse skips them, emit writes zeros). Only sizes and layout matter here; packet
+//! protection (RFC 9001 §5) belongs to the socket layer. A datagram may hold several
+//! coalesced long-header packets, each delimited by its Length field (§12.2); a short-header
+//! packet runs to the end of the datagram.
+
+use super::frame::MAX_CID_BYTES;
+use super::varint::{Reader, Writer};
+use super::{long_header_len, short_header_len, LongType, WireError, AEAD_TAG_BYTES, VARINT_MAX};
+
+/// QUIC version 1 (RFC 9000 §15).
+pub const QUIC_V1: u32 = 0x0000_0001;
+
+const FORM_LONG: u8 = 0x80;
+const FIXED_BIT: u8 = 0x40;
+
+fn check_pn(pn_len: usize, truncated_pn: u32) -> Result<(), WireError> {
+    if !(1..=4).contains(&pn_len) || (pn_len < 4 && truncated_pn >> (8 * pn_len) != 0) {
+        return Err(WireError::BadPacketNumber { pn_len, truncated_pn });
+    }
+    Ok(())
+}
+
+fn check_cid_len(cid: &[u8]) -> Result<(), WireError> {
+    if cid.len() > MAX_CID_BYTES {
+        return Err(WireError::BadConnectionIdLength(cid.len()));
+    }
+    Ok(())
+}
+
+/// A connection ID with its length byte (§17.2), at most 20 bytes in version 1.
+fn read_cid<'a>(r: &mut Reader<'a>) -> Result<&'a [u8], WireError> {
+    let len = r.u8()?;
+    if usize::from(len) > MAX_CID_BYTES {
+        return Err(WireError::BadConnectionIdLength(usize::from(len)));
+    }
+    r.declared(u64::from(len))
+}
+
+/// Splits the bytes after the packet number into frames and the AEAD tag.
+fn split_tag(body: &[u8]) -> Result<&[u8], WireError> {
+    let frames_len = body.len().checked_sub(AEAD_TAG_BYTES).ok_or(WireError::MissingTag)?;
+    Ok(&body[..frames_len])
+}
+
+/// An Initial or Handshake packet of QUIC version 1 (RFC 9000 §17.2): header fields, the
+/// frames as (unprotected) bytes, then a 16-byte tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LongPacket<'a> {
+    /// Initial (type 0x0) or Handshake (type 0x2).
+    pub ty: LongType,
+    /// Destination Connection ID, 0 to 20 bytes.
+    pub dcid: &'a [u8],
+    /// Source Connection ID, 0 to 20 bytes.
+    pub scid: &'a [u8],
+    /// The Initial packet's Token (§17.2.2); must be empty for Handshake packets.
+    pub token: &'a [u8],
+    /// Bytes of the truncated packet number, 1 to 4 (the two low bits of the first byte).
+    pub pn_len: usize,
+    /// The truncated packet number (see [`super::decode_pn`]); fits in `pn_len` bytes.
+    pub truncated_pn: u32,
+    /// The frames, unprotected; the tag follows them on the wire.
+    pub payload: &'a [u8],
+}
+
+impl<'a> LongPacket<'a> {
+    /// Parses one long-header packet from the front of `buf`; returns it and the bytes it
+    /// took (the rest of a datagram may hold coalesced packets). Rejects: a short header,
+    /// the fixed bit clear, a version other than 1 (including Version Negotiation, version 0),
+    /// 0-RTT and Retry packets, non-zero reserved bits (§17.2: they are zero once protection is
+    /// removed, which here it always is), connection IDs over 20 bytes, a Length past the end,
+    /// and a Length too short for the packet number and tag.
+    pub fn parse(buf: &'a [u8]) -> Result<(LongPacket<'a>, usize), WireError> {
+        let mut r = Reader::new(buf);
+        let first = r.u8()?;
+        if first & FORM_LONG == 0 {
+            return Err(WireError::WrongHeaderForm);
+        }
+        if first & FIXED_BIT == 0 {
+            return Err(WireError::FixedBitClear);
+        }
+        let version = r.uint(4)? as u32;
+        if version != QUIC_V1 {
+            return Err(WireError::UnsupportedVersion(version));
+        }
+        let ty = match (first >> 4) & 0x03 {
+            0x0 => LongType::Initial,
+            0x2 => LongType::Handshake,
+            other => return Err(WireError::UnsupportedPacketType(other)),
+        };
+        if first & 0x0c != 0 {
+            return Err(WireError::ReservedBitsSet);
+        }
+        let pn_len = usize::from(first & 0x03) + 1;
+        let dcid = read_cid(&mut r)?;
+        let scid = read_cid(&mut r)?;
+        let token = match ty {
+            LongType::Initial => {
+                let len = r.varint()?;
+                r.declared(len)?
+            }
+            LongType::Handshake => &[],
+        };
+        let length = r.varint()?;
+        let body = r.declared(length)?;
+        if body.len() < pn_len + AEAD_TAG_BYTES {
+            return Err(WireError::MissingTag);
+        }
+        let mut b = Reader::new(body);
+        let truncated_pn = b.uint(pn_len)? as u32;
+        let payload = split_tag(b.rest())?;
+        Ok((LongPacket { ty, dcid, scid, token, pn_len, truncated_pn, payload }, buf.len() - r.remaining()))
+    }
+
+    /// Bytes of the header, through the packet number: [`long_header_len`] for these fields.
+    pub fn header_len(&self) -> usize {
+        long_header_len(
+            self.ty,
+            self.dcid.len(),
+            self.scid.len(),
+            self.token.len(),
+            self.pn_len,
+            self.payload.len() + AEAD_TAG_BYTES,
+        )
+    }
+
+    /// Bytes of the whole packet: header, frames and tag.
+    pub fn encoded_len(&self) -> usize {
+        self.header_len() + self.payload.len() + AEAD_TAG_BYTES
+    }
+
+    /// Writes the packet at the front of `buf` (the tag as 16 zero bytes) and returns
+    /// [`LongPacket::encoded_len`].
+    pub fn emit(&self, buf: &mut [u8]) -> Result<usize, WireError> {
+        check_pn(self.pn_len, self.truncated_pn)?;
+        check_cid_len(self.dcid)?;
+        check_cid_len(self.scid)?;
+        let type_bits = match self.ty {
+            LongType::Initial => 0x0,
+            LongType::Handshake => {
+                if !self.token.is_empty() {
+                    return Err(WireError::TokenNotAllowed);
+                }
+                0x2
+            }
+        };
+        let length = (self.pn_len + self.payload.len() + AEAD_TAG_BYTES) as u64;
+        if length > VARINT_MAX {
+            return Err(WireError::VarintTooLarge(length));
+        }
+        let len = self.encoded_len();
+        let mut w = Writer::new(buf.get_mut(..len).ok_or(WireError::BufferTooSmall)?);
+        w.u8(FORM_LONG | FIXED_BIT | (type_bits << 4) | (self.pn_len - 1) as u8)?;
+        w.uint(u64::from(QUIC_V1), 4)?;
+        w.u8(self.dcid.len() as u8)?;
+        w.bytes(self.dcid)?;
+        w.u8(self.scid.len() as u8)?;
+        w.bytes(self.scid)?;
+        if self.ty == LongType::Initial {
+            w.varint(self.token.len() as u64)?;
+            w.bytes(self.token)?;
+        }
+        w.varint(length)?;
+        w.uint(u64::from(self.truncated_pn), self.pn_len)?;
+        w.bytes(self.payload)?;
+        w.zeros(AEAD_TAG_BYTES)?;
+        debug_assert_eq!(w.pos(), len);
+        Ok(w.pos())
+    }
+}
+
+/// A 1-RTT packet (RFC 9000 §17.3.1): short header, frames, 16-byte tag. The Destination
+/// Connection ID has no length on the wire; the receiver knows it (it chose it), so parse
+/// takes it as a parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShortPacket<'a> {
+    /// The latency spin bit (§17.4).
+    pub spin: bool,
+    /// The key phase bit (RFC 9001 §6).
+    pub key_phase: bool,
+    /// Destination Connection ID, of the length the receiver configured (0 to 20 bytes).
+    pub dcid: &'a [u8],
+    /// Bytes of the truncated packet number, 1 to 4.
+    pub pn_len: usize,
+    /// The truncated packet number; fits in `pn_len` bytes.
+    pub truncated_pn: u32,
+    /// The frames, unprotected; the tag follows them.
+    pub payload: &'a [u8],
+}
+
+impl<'a> ShortPacket<'a> {
+    /// Parses a short-header packet that fills `buf` (the rest of the datagram), with a
+    /// Destination Connection ID of `dcid_len` bytes. Rejects a long header, the fixed bit
+    /// clear, non-zero reserved bits, `dcid_len` over 20 and fewer than 16 bytes after the
+    /// packet number.
+    pub fn parse(buf: &'a [u8], dcid_len: usize) -> Result<ShortPacket<'a>, WireError> {
+        if dcid_len > MAX_CID_BYTES {
+            return Err(WireError::BadConnectionIdLength(dcid_len));
+        }
+        let mut r = Reader::new(buf);
+        let first = r.u8()?;
+        if first & FORM_LONG != 0 {
+            return Err(WireError::WrongHeaderForm);
+        }
+        if first & FIXED_BIT == 0 {
+            return Err(WireError::FixedBitClear);
+        }
+        if first & 0x18 != 0 {
+            return Err(WireError::ReservedBitsSet);
+        }
+        let pn_len = usize::from(first & 0x03) + 1;
+        let dcid = r.bytes(dcid_len)?;
+        let truncated_pn = r.uint(pn_len)? as u32;
+        let payload = split_tag(r.rest())?;
+        Ok(ShortPacket { spin: first & 0x20 != 0, key_phase: first & 0x04 != 0, dcid, pn_len, truncated_pn, payload })
+    }
+
+    /// Bytes of the header: [`short_header_len`] for these fields.
+    pub fn header_len(&self) -> usize {
+        short_header_len(self.dcid.len(), self.pn_len)
+    }
+
+    /// Bytes of the whole packet: header, frames and tag.
+    pub fn encoded_len(&self) -> usize {
+        self.header_len() + self.payload.len() + AEAD_TAG_BYTES
+    }
+
+    /// Writes the packet at the front of `buf` (the tag as 16 zero bytes) and returns
+    /// [`ShortPacket::encoded_len`].
+    pub fn emit(&self, buf: &mut [u8]) -> Result<usize, WireError> {
+        check_pn(self.pn_len, self.truncated_pn)?;
+        check_cid_len(self.dcid)?;
+        let len = self.encoded_len();
+        let mut w = Writer::new(buf.get_mut(..len).ok_or(WireError::BufferTooSmall)?);
+        let spin = if self.spin { 0x20 } else { 0 };
+        let key_phase = if self.key_phase { 0x04 } else { 0 };
+        w.u8(FIXED_BIT | spin | key_phase | (self.pn_len - 1) as u8)?;
+        w.bytes(self.dcid)?;
+        w.uint(u64::from(self.truncated_pn), self.pn_len)?;
+        w.bytes(self.payload)?;
+        w.zeros(AEAD_TAG_BYTES)?;
+        debug_assert_eq!(w.pos(), len);
+        Ok(w.pos())
+    }
+}
+
+/// A long- or short-header packet, as the first bit of a datagram's next packet says
+/// (RFC 9000 §17.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Packet<'a> {
+    /// Initial or Handshake.
+    Long(LongPacket<'a>),
+    /// 1-RTT.
+    Short(ShortPacket<'a>),
+}
+
+impl<'a> Packet<'a> {
+    /// Parses the packet at the front of `buf`; returns it and the bytes it took. A short
+    /// header takes the rest of `buf` and has a Destination Connection ID of
+    /// `short_dcid_len` bytes.
+    pub fn parse(buf: &'a [u8], short_dcid_len: usize) -> Result<(Packet<'a>, usize), WireError> {
+        match buf.first() {
+            None => Err(WireError::Truncated),
+            Some(b) if b & FORM_LONG != 0 => LongPacket::parse(buf).map(|(p, n)| (Packet::Long(p), n)),
+            Some(_) => ShortPacket::parse(buf, short_dcid_len).map(|p| (Packet::Short(p), buf.len())),
+        }
+    }
+
+    /// The frames, unprotected.
+    pub fn payload(&self) -> &'a [u8] {
+        match self {
+            Packet::Long(p) => p.payload,
+            Packet::Short(p) => p.payload,
+        }
+    }
+
+    /// Bytes of the header through the packet number.
+    pub fn header_len(&self) -> usize {
+        match self {
+            Packet::Long(p) => p.header_len(),
+            Packet::Short(p) => p.header_len(),
+        }
+    }
+
+    /// Bytes of the whole packet.
+    pub fn encoded_len(&self) -> usize {
+        match self {
+            Packet::Long(p) => p.encoded_len(),
+            Packet::Short(p) => p.encoded_len(),
+        }
+    }
+
+    /// Writes the packet at the front of `buf`; returns [`Packet::encoded_len`].
+    pub fn emit(&self, buf: &mut [u8]) -> Result<usize, WireError> {
+        match self {
+            Packet::Long(p) => p.emit(buf),
+            Packet::Short(p) => p.emit(buf),
+        }
+    }
+}
