@@ -140,7 +140,12 @@ pub fn h3_data_chunk_overhead(quarter_stream_id: u64, object_id: u64, offset_byt
 
 /// Bytes of an [`ObjectChunk::Metadata`] datagram: Quarter Stream ID, Chunk Type, Object ID,
 /// Size, Content-Type Length and the content type.
-pub fn h3_metadata_chunk_len(quarter_stream_id: u64, object_id: u64, size_bytes: u64, content_type_len: usize) -> usize {
+pub fn h3_metadata_chunk_len(
+    quarter_stream_id: u64,
+    object_id: u64,
+    size_bytes: u64,
+    content_type_len: usize,
+) -> usize {
     varint_len(quarter_stream_id)
         + varint_len(CHUNK_TYPE_METADATA)
         + varint_len(object_id)
@@ -231,5 +236,158 @@ impl<'a> H3Datagram<'a> {
         }
         debug_assert_eq!(w.pos(), len);
         Ok(w.pos())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::frame::tests::{bytes, varint};
+    use super::super::{datagram_frame_overhead, short_header_len, AEAD_TAG_BYTES};
+    use super::*;
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    }
+
+    #[test]
+    fn reference_chunk() {
+        // Group 2, chunk 3 of 5 (big-endian u32s), data "abc".
+        let b = hex("020000000300000005616263");
+        let c = RefChunk::parse(&b).unwrap();
+        assert_eq!(c, RefChunk { group: 2, index: 3, count: 5, data: b"abc" });
+        assert_eq!(c.encoded_len(), 12);
+        let mut out = [0u8; 12];
+        assert_eq!(c.emit(&mut out), Ok(12));
+        assert_eq!(&out[..], &b[..]);
+        assert_eq!(RefChunk::parse(&b[..8]), Err(WireError::Truncated));
+        // Index 5 of 5, and a count of 0.
+        assert_eq!(
+            RefChunk::parse(&hex("000000000500000005")),
+            Err(WireError::ChunkIndexOutOfRange { index: 5, count: 5 })
+        );
+        assert_eq!(
+            RefChunk::parse(&hex("000000000000000000")),
+            Err(WireError::ChunkIndexOutOfRange { index: 0, count: 0 })
+        );
+        // An empty group is one chunk with no data (the reference's `n.max(1)`).
+        assert_eq!(
+            RefChunk::parse(&hex("010000000000000001")),
+            Ok(RefChunk { group: 1, index: 0, count: 1, data: b"" })
+        );
+    }
+
+    #[test]
+    fn reference_chunk_fills_a_1452_byte_packet() {
+        // quinn's budget at 1452 bytes: 1-byte short header + 8-byte CID + 4-byte packet
+        // number + 16-byte tag + 9 bytes reserved for the DATAGRAM type and length = 38, so
+        // 1414 bytes of datagram, 9 of chunk header and 1405 of data.
+        assert_eq!(1 + 8 + 4 + AEAD_TAG_BYTES + 9 + REF_CHUNK_HEADER_BYTES + REF_CHUNK_DATA_BYTES, 1452);
+        // On the wire the DATAGRAM frame takes 3 bytes (0x31 and a 2-byte length), so the
+        // packet is 1446 bytes.
+        let dgram = REF_CHUNK_HEADER_BYTES + REF_CHUNK_DATA_BYTES;
+        assert_eq!(short_header_len(8, 4) + datagram_frame_overhead(dgram) + dgram + AEAD_TAG_BYTES, 1446);
+    }
+
+    #[test]
+    fn h3_vectors() {
+        // Quarter Stream ID 1 (request stream 4), data chunk: object 7, offset 100 (the
+        // 2-byte varint 40 64), length 3, "abc". Header: 1 + 1 + 1 + 2 + 1 = 6 bytes.
+        let mut b = hex("010007406403");
+        b.extend_from_slice(b"abc");
+        let d = H3Datagram::parse(&b).unwrap();
+        assert_eq!(
+            d,
+            H3Datagram {
+                quarter_stream_id: 1,
+                chunk: ObjectChunk::Data { object_id: 7, offset_bytes: 100, data: b"abc" }
+            }
+        );
+        assert_eq!(d.request_stream_id(), 4);
+        assert_eq!(h3_data_chunk_overhead(1, 7, 100, 3), 6);
+        assert_eq!(d.encoded_len(), 9);
+        let mut out = [0u8; 9];
+        assert_eq!(d.emit(&mut out), Ok(9));
+        assert_eq!(&out[..], &b[..]);
+        // Metadata: QSID 0, object 2, size 1024 (the 2-byte varint 44 00: prefix 01, value
+        // 0x0400), content type "font/woff2" (10 bytes): 1 + 1 + 1 + 2 + 1 + 10 = 16.
+        let mut m = hex("00010244000a");
+        m.extend_from_slice(b"font/woff2");
+        let d = H3Datagram::parse(&m).unwrap();
+        assert_eq!(d.chunk, ObjectChunk::Metadata { object_id: 2, size_bytes: 1024, content_type: b"font/woff2" });
+        assert_eq!((d.encoded_len(), h3_metadata_chunk_len(0, 2, 1024, 10)), (16, 16));
+    }
+
+    #[test]
+    fn h3_errors() {
+        // QSID 2^60 = d0 00 00 00 00 00 00 00.
+        assert_eq!(H3Datagram::parse(&hex("d00000000000000000")), Err(WireError::QuarterStreamIdTooLarge(1 << 60)));
+        assert_eq!(H3Datagram::parse(&hex("0002")), Err(WireError::UnknownChunkType(2)));
+        // Length 5 with two bytes left.
+        assert_eq!(H3Datagram::parse(&hex("00000100056162")), Err(WireError::LengthPastEnd));
+        assert_eq!(H3Datagram::parse(&hex("00000100016162")), Err(WireError::TrailingBytes(1)));
+        assert_eq!(H3Datagram::parse(&hex("000001")), Err(WireError::Truncated));
+        // Offset 2^62 - 1 and one byte of data.
+        assert_eq!(H3Datagram::parse(&hex("000001ffffffffffffffff0161")), Err(WireError::OffsetTooLarge));
+    }
+
+    fn ref_chunk() -> impl Strategy<Value = RefChunk<'static>> {
+        (any::<u8>(), 1..=u32::MAX, any::<u32>(), bytes(64)).prop_map(|(group, count, i, data)| RefChunk {
+            group,
+            index: i % count,
+            count,
+            data,
+        })
+    }
+
+    fn h3() -> impl Strategy<Value = H3Datagram<'static>> {
+        let chunk =
+            prop_oneof![
+                (varint(), varint().prop_map(|o| o.min(VARINT_MAX - 64)), bytes(64))
+                    .prop_map(|(object_id, offset_bytes, data)| ObjectChunk::Data { object_id, offset_bytes, data }),
+                (varint(), varint(), bytes(40)).prop_map(|(object_id, size_bytes, content_type)| {
+                    ObjectChunk::Metadata { object_id, size_bytes, content_type }
+                }),
+            ];
+        (varint().prop_map(|q| q.min(MAX_QUARTER_STREAM_ID)), chunk)
+            .prop_map(|(quarter_stream_id, chunk)| H3Datagram { quarter_stream_id, chunk })
+    }
+
+    proptest! {
+        #[test]
+        fn ref_chunk_round_trip(c in ref_chunk()) {
+            let mut buf = vec![0u8; c.encoded_len()];
+            prop_assert_eq!(c.emit(&mut buf), Ok(REF_CHUNK_HEADER_BYTES + c.data.len()));
+            prop_assert_eq!(RefChunk::parse(&buf), Ok(c));
+        }
+
+        #[test]
+        fn h3_round_trip(d in h3()) {
+            let mut buf = vec![0u8; d.encoded_len()];
+            prop_assert_eq!(d.emit(&mut buf), Ok(buf.len()));
+            let size = match d.chunk {
+                ObjectChunk::Data { object_id, offset_bytes, data } => {
+                    h3_data_chunk_overhead(d.quarter_stream_id, object_id, offset_bytes, data.len()) + data.len()
+                }
+                ObjectChunk::Metadata { object_id, size_bytes, content_type } => {
+                    h3_metadata_chunk_len(d.quarter_stream_id, object_id, size_bytes, content_type.len())
+                }
+            };
+            prop_assert_eq!(buf.len(), size);
+            prop_assert_eq!(H3Datagram::parse(&buf), Ok(d));
+        }
+
+        #[test]
+        fn arbitrary_chunks_never_panic(bytes in vec(any::<u8>(), 0..64)) {
+            if let Ok(c) = RefChunk::parse(&bytes) {
+                prop_assert_eq!(c.encoded_len(), bytes.len());
+            }
+            if let Ok(d) = H3Datagram::parse(&bytes) {
+                let mut buf = vec![0u8; d.encoded_len()];
+                prop_assert_eq!(d.emit(&mut buf), Ok(buf.len()));
+                prop_assert_eq!(H3Datagram::parse(&buf), Ok(d));
+            }
+        }
     }
 }

@@ -678,3 +678,296 @@ pub fn emit_payload(frames: &[Frame<'_>], buf: &mut [u8]) -> Result<usize, WireE
     }
     Ok(pos)
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+
+    /// Test data that lives as long as the frames borrowing it (a few bytes per case).
+    pub(crate) fn leak(v: Vec<u8>) -> &'static [u8] {
+        Box::leak(v.into_boxed_slice())
+    }
+
+    pub(crate) fn bytes(max: usize) -> impl Strategy<Value = &'static [u8]> {
+        vec(any::<u8>(), 0..=max).prop_map(leak)
+    }
+
+    /// Varints from each of the four encoded lengths.
+    pub(crate) fn varint() -> impl Strategy<Value = u64> {
+        prop_oneof![0..64u64, 64..16_384u64, 16_384..(1u64 << 30), (1u64 << 30)..=VARINT_MAX]
+    }
+
+    fn dir() -> impl Strategy<Value = StreamDir> {
+        prop_oneof![Just(StreamDir::Bidi), Just(StreamDir::Uni)]
+    }
+
+    /// An offset that leaves room for 64 bytes of data below 2^62.
+    fn offset() -> impl Strategy<Value = u64> {
+        prop_oneof![Just(0u64), varint().prop_map(|v| v.min(VARINT_MAX - 64))]
+    }
+
+    fn ack() -> impl Strategy<Value = AckFrame> {
+        (
+            0..1000u64,
+            vec((0..1000u64, 0..1000u64), 0..8),
+            0..(1u64 << 40),
+            varint(),
+            proptest::option::of([varint(), varint(), varint()]),
+        )
+            .prop_map(|(first, rest, base, ack_delay_encoded, ecn)| {
+                // Put the largest high enough that every gap and range fits above zero.
+                let largest = base + first + rest.iter().map(|(g, l)| g + 2 + l).sum::<u64>();
+                let mut ranges: SmallVec<[(u64, u64); 4]> = SmallVec::new();
+                let mut prev_smallest = largest - first;
+                ranges.push((prev_smallest, largest));
+                for (gap, len) in rest {
+                    let l = prev_smallest - gap - 2;
+                    ranges.push((l - len, l));
+                    prev_smallest = l - len;
+                }
+                AckFrame { ranges, ack_delay_encoded, ecn }
+            })
+    }
+
+    pub(crate) fn frame() -> impl Strategy<Value = Frame<'static>> {
+        let a = prop_oneof![
+            (1..200usize).prop_map(|len| Frame::Padding { len }),
+            Just(Frame::Ping),
+            Just(Frame::HandshakeDone),
+            ack().prop_map(Frame::Ack),
+            (varint(), varint(), varint()).prop_map(|(stream_id, error_code, final_size_bytes)| {
+                Frame::ResetStream { stream_id, error_code, final_size_bytes }
+            }),
+            (varint(), varint()).prop_map(|(stream_id, error_code)| Frame::StopSending { stream_id, error_code }),
+            (offset(), bytes(64)).prop_map(|(offset_bytes, data)| Frame::Crypto { offset_bytes, data }),
+            bytes(64).prop_filter("non-empty", |t| !t.is_empty()).prop_map(|token| Frame::NewToken { token }),
+            (varint(), offset(), any::<bool>(), bytes(64))
+                .prop_map(|(stream_id, offset_bytes, fin, data)| Frame::Stream { stream_id, offset_bytes, fin, data }),
+        ];
+        let b = prop_oneof![
+            varint().prop_map(|max_bytes| Frame::MaxData { max_bytes }),
+            (varint(), varint()).prop_map(|(stream_id, max_bytes)| Frame::MaxStreamData { stream_id, max_bytes }),
+            (dir(), 0..=MAX_STREAM_COUNT).prop_map(|(dir, max_streams)| Frame::MaxStreams { dir, max_streams }),
+            varint().prop_map(|limit_bytes| Frame::DataBlocked { limit_bytes }),
+            (varint(), varint())
+                .prop_map(|(stream_id, limit_bytes)| Frame::StreamDataBlocked { stream_id, limit_bytes }),
+            (dir(), 0..=MAX_STREAM_COUNT).prop_map(|(dir, limit_streams)| Frame::StreamsBlocked { dir, limit_streams }),
+            (varint(), any::<u64>(), vec(any::<u8>(), 1..=MAX_CID_BYTES), any::<[u8; 16]>()).prop_map(
+                |(sequence, r, cid, reset_token)| Frame::NewConnectionId {
+                    sequence,
+                    retire_prior_to: r % (sequence + 1),
+                    cid: leak(cid),
+                    reset_token,
+                }
+            ),
+            varint().prop_map(|sequence| Frame::RetireConnectionId { sequence }),
+            any::<[u8; 8]>().prop_map(|data| Frame::PathChallenge { data }),
+            any::<[u8; 8]>().prop_map(|data| Frame::PathResponse { data }),
+        ];
+        let c = prop_oneof![
+            (varint(), proptest::option::of(varint()), bytes(32))
+                .prop_map(|(error_code, frame_type, reason)| Frame::ConnectionClose { error_code, frame_type, reason }),
+            (any::<bool>(), bytes(64)).prop_map(|(explicit_len, data)| Frame::Datagram { explicit_len, data }),
+        ];
+        prop_oneof![4 => a, 5 => b, 2 => c]
+    }
+
+    /// A payload a sender could build: no two PADDING runs side by side (the receiver would
+    /// see one run) and a DATAGRAM without length only at the end.
+    fn payload() -> impl Strategy<Value = Vec<Frame<'static>>> {
+        vec(frame(), 1..8).prop_map(|mut frames| {
+            let last = frames.len() - 1;
+            for f in &mut frames[..last] {
+                if let Frame::Datagram { explicit_len, .. } = f {
+                    *explicit_len = true;
+                }
+            }
+            frames.dedup_by(|b, a| matches!((a, b), (Frame::Padding { .. }, Frame::Padding { .. })));
+            frames
+        })
+    }
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    }
+
+    fn emit_vec(f: &Frame<'_>) -> Vec<u8> {
+        let mut buf = vec![0u8; f.encoded_len()];
+        assert_eq!(f.emit(&mut buf), Ok(buf.len()));
+        buf
+    }
+
+    #[test]
+    fn rfc9001_a2_client_initial_payload() {
+        // RFC 9001 Appendix A.2: the client Initial's payload starts with a CRYPTO frame,
+        // 06 00 40f1 (offset 0, length 0x40f1 = 241 as a 2-byte varint), and is padded with
+        // PADDING to 1162 bytes, so the run is 1162 - 4 - 241 = 917 bytes.
+        let mut payload = hex("060040f1");
+        payload.extend(std::iter::repeat_n(0xab, 241));
+        payload.resize(1162, 0);
+        let frames = parse_payload(&payload).unwrap();
+        assert_eq!(
+            frames,
+            vec![Frame::Crypto { offset_bytes: 0, data: &payload[4..245] }, Frame::Padding { len: 917 }]
+        );
+        assert_eq!(payload_len(&frames), 1162);
+        let mut out = vec![0u8; 1162];
+        assert_eq!(emit_payload(&frames, &mut out), Ok(1162));
+        assert_eq!(out, payload);
+        assert!(frames[0].is_ack_eliciting() && !frames[1].is_ack_eliciting());
+    }
+
+    #[test]
+    fn stream_type_bits() {
+        // 0x08..=0x0f: OFF 0x04, LEN 0x02, FIN 0x01. Stream 4, data "hi"; with OFF the offset
+        // is 5; without LEN the data runs to the end.
+        for ty in 0x08u8..=0x0f {
+            let mut b = vec![ty, 0x04];
+            if ty & 0x04 != 0 {
+                b.push(0x05);
+            }
+            if ty & 0x02 != 0 {
+                b.push(0x02);
+            }
+            b.extend_from_slice(b"hi");
+            let (f, n) = Frame::parse(&b).unwrap();
+            let offset_bytes = if ty & 0x04 != 0 { 5 } else { 0 };
+            assert_eq!(f, Frame::Stream { stream_id: 4, offset_bytes, fin: ty & 1 != 0, data: b"hi" }, "{ty:#x}");
+            assert_eq!(n, b.len());
+        }
+        // Emit always writes LEN, and OFF only for a non-zero offset: 0x0b 04 02 "hi" and
+        // 0x0e 04 05 02 "hi".
+        assert_eq!(
+            emit_vec(&Frame::Stream { stream_id: 4, offset_bytes: 0, fin: true, data: b"hi" }),
+            hex("0b04026869")
+        );
+        assert_eq!(
+            emit_vec(&Frame::Stream { stream_id: 4, offset_bytes: 5, fin: false, data: b"hi" }),
+            hex("0e0405026869")
+        );
+    }
+
+    #[test]
+    fn ack_ranges_from_gaps() {
+        // 02, Largest 30, Delay 0, Range Count 1, First Range 10 → [20, 30]; Gap 8 → largest
+        // 20 - 8 - 2 = 10, Length 10 → [0, 10]. Seven bytes, as ack_frame_len says.
+        let b = hex("021e00010a080a");
+        let (f, n) = Frame::parse(&b).unwrap();
+        let ack = AckFrame { ranges: SmallVec::from_slice(&[(20, 30), (0, 10)]), ack_delay_encoded: 0, ecn: None };
+        assert_eq!(f, Frame::Ack(ack.clone()));
+        assert_eq!((n, f.encoded_len(), ack_frame_len(&[(20, 30), (0, 10)], 0, None)), (7, 7, 7));
+        assert_eq!(emit_vec(&f), b);
+        // ACK_ECN: the same with counts 1, 2, 3 appended.
+        let mut e = b.clone();
+        e[0] = 0x03;
+        e.extend_from_slice(&[1, 2, 3]);
+        assert_eq!(Frame::parse(&e).unwrap().0, Frame::Ack(AckFrame { ecn: Some([1, 2, 3]), ..ack }));
+        // First range 31 below largest 30, and a gap reaching below zero.
+        assert_eq!(Frame::parse(&hex("021e00001f")), Err(WireError::BadAckRanges));
+        assert_eq!(Frame::parse(&hex("021e00010a1400")), Err(WireError::BadAckRanges));
+        // Adjacent ranges [20, 30] and [10, 19] cannot be written (the gap would be -1).
+        let adjacent =
+            AckFrame { ranges: SmallVec::from_slice(&[(20, 30), (10, 19)]), ack_delay_encoded: 0, ecn: None };
+        assert_eq!(Frame::Ack(adjacent).emit(&mut [0u8; 16]), Err(WireError::BadAckRanges));
+        let empty = AckFrame { ranges: SmallVec::new(), ack_delay_encoded: 0, ecn: None };
+        assert_eq!(Frame::Ack(empty).emit(&mut [0u8; 16]), Err(WireError::EmptyAck));
+    }
+
+    #[test]
+    fn frame_errors() {
+        assert_eq!(Frame::parse(&[0x20]), Err(WireError::UnknownFrameType(0x20)));
+        // PING (1) written as the two-byte varint 0x4001.
+        assert_eq!(Frame::parse(&[0x40, 0x01]), Err(WireError::NonMinimalFrameType(1)));
+        // CRYPTO announcing 5 bytes, holding 2.
+        assert_eq!(Frame::parse(&hex("0600056869")), Err(WireError::LengthPastEnd));
+        assert_eq!(Frame::parse(&hex("06")), Err(WireError::Truncated));
+        // MAX_STREAMS of 2^60 + 1 = 0x1000_0000_0000_0001: prefix 0xc0 on the top byte 0x10.
+        assert_eq!(Frame::parse(&hex("12d000000000000001")), Err(WireError::TooManyStreams((1 << 60) + 1)));
+        // NEW_CONNECTION_ID with a 21-byte CID, and with Retire Prior To 2 above sequence 1.
+        assert_eq!(Frame::parse(&hex("18010015")), Err(WireError::BadConnectionIdLength(21)));
+        let mut ncid = hex("18010201aa");
+        ncid.extend_from_slice(&[0; 16]);
+        assert_eq!(Frame::parse(&ncid), Err(WireError::RetirePriorToTooLarge));
+        assert_eq!(Frame::parse(&hex("0700")), Err(WireError::EmptyToken));
+        // STREAM at offset 2^62 - 1 with one byte goes past the largest offset.
+        assert_eq!(Frame::parse(&hex("0e00ffffffffffffffff0100")), Err(WireError::OffsetTooLarge));
+        assert_eq!(parse_payload(&[]), Err(WireError::EmptyPayload));
+        // A DATAGRAM without length must be last.
+        let frames = [Frame::Datagram { explicit_len: false, data: b"x" }, Frame::Ping];
+        assert_eq!(emit_payload(&frames, &mut [0u8; 8]), Err(WireError::FrameAfterUnbounded));
+        assert_eq!(Frame::Ping.emit(&mut []), Err(WireError::BufferTooSmall));
+        assert_eq!(
+            Frame::MaxData { max_bytes: VARINT_MAX + 1 }.emit(&mut [0; 9]),
+            Err(WireError::VarintTooLarge(VARINT_MAX + 1))
+        );
+    }
+
+    #[test]
+    fn ack_eliciting_frames() {
+        // RFC 9002 §2: all but ACK, PADDING and CONNECTION_CLOSE.
+        let ack = AckFrame { ranges: SmallVec::from_slice(&[(0, 0)]), ack_delay_encoded: 0, ecn: None };
+        assert!(!Frame::Ack(ack).is_ack_eliciting());
+        assert!(!Frame::Padding { len: 3 }.is_ack_eliciting());
+        assert!(!Frame::ConnectionClose { error_code: 0, frame_type: None, reason: b"" }.is_ack_eliciting());
+        assert!(Frame::Ping.is_ack_eliciting());
+        assert!(Frame::Datagram { explicit_len: true, data: b"" }.is_ack_eliciting());
+        assert!(Frame::Stream { stream_id: 0, offset_bytes: 0, fin: true, data: b"" }.is_ack_eliciting());
+    }
+
+    proptest! {
+        #[test]
+        fn frame_round_trip(f in frame()) {
+            let buf = emit_vec(&f);
+            // The simulator's size functions are the real encoding's length.
+            match &f {
+                Frame::Stream { stream_id, offset_bytes, data, .. } => {
+                    prop_assert_eq!(buf.len(), stream_frame_overhead(*stream_id, *offset_bytes, data.len()) + data.len())
+                }
+                Frame::Crypto { offset_bytes, data } => {
+                    prop_assert_eq!(buf.len(), crypto_frame_overhead(*offset_bytes, data.len()) + data.len())
+                }
+                Frame::Datagram { explicit_len: true, data } => {
+                    prop_assert_eq!(buf.len(), datagram_frame_overhead(data.len()) + data.len())
+                }
+                Frame::Ack(a) => prop_assert_eq!(buf.len(), ack_frame_len(&a.ranges, a.ack_delay_encoded, a.ecn)),
+                _ => {}
+            }
+            prop_assert_eq!(Frame::parse(&buf), Ok((f.clone(), buf.len())));
+            // One byte short never fits.
+            prop_assert_eq!(f.emit(&mut vec![0u8; buf.len() - 1]), Err(WireError::BufferTooSmall));
+        }
+
+        #[test]
+        fn payload_round_trip(frames in payload()) {
+            let mut buf = vec![0u8; payload_len(&frames)];
+            prop_assert_eq!(emit_payload(&frames, &mut buf), Ok(buf.len()));
+            prop_assert_eq!(parse_payload(&buf), Ok(frames));
+        }
+
+        #[test]
+        fn arbitrary_payload_never_panics(bytes in vec(any::<u8>(), 0..256)) {
+            // Whatever parses re-emits and parses back to the same frames.
+            if let Ok(frames) = parse_payload(&bytes) {
+                let mut buf = vec![0u8; payload_len(&frames)];
+                prop_assert_eq!(emit_payload(&frames, &mut buf), Ok(buf.len()));
+                prop_assert_eq!(parse_payload(&buf), Ok(frames));
+            }
+        }
+
+        #[test]
+        fn mutated_payload_never_panics(frames in payload(), at in any::<prop::sample::Index>(), byte in any::<u8>()) {
+            // Valid payloads with one byte changed reach much deeper than random bytes.
+            let mut buf = vec![0u8; payload_len(&frames)];
+            emit_payload(&frames, &mut buf).unwrap();
+            let i = at.index(buf.len());
+            buf[i] = byte;
+            if let Ok(frames) = parse_payload(&buf) {
+                let mut out = vec![0u8; payload_len(&frames)];
+                prop_assert_eq!(emit_payload(&frames, &mut out), Ok(out.len()));
+                prop_assert_eq!(parse_payload(&out), Ok(frames));
+            }
+        }
+    }
+}

@@ -304,3 +304,212 @@ impl<'a> Packet<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::frame::tests::{bytes, leak};
+    use super::super::{parse_payload, Frame};
+    use super::*;
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    }
+
+    fn emit_vec(p: &Packet<'_>) -> Vec<u8> {
+        let mut buf = vec![0u8; p.encoded_len()];
+        assert_eq!(p.emit(&mut buf), Ok(buf.len()));
+        buf
+    }
+
+    #[test]
+    fn rfc9001_a2_client_initial() {
+        // RFC 9001 Appendix A.2: the unprotected header c3 00000001 08 8394c8f03e515708 00 00
+        // 449e 00000002: Initial, 4-byte packet number 2, 8-byte DCID, no SCID, no token,
+        // Length 0x049e = 1182 = 4 (packet number) + 1162 (frames) + 16 (tag); 22 header
+        // bytes, 1200 in all (the minimum Initial datagram).
+        let header = hex("c300000001088394c8f03e5157080000449e00000002");
+        let mut buf = header.clone();
+        buf.extend(hex("060040f1"));
+        // 18 bytes precede the Length-covered region: 18 + 1182 = 1200.
+        buf.resize(18 + 1182, 0);
+        let (p, n) = LongPacket::parse(&buf).unwrap();
+        assert_eq!(n, 1200);
+        assert_eq!(n, super::super::MIN_INITIAL_DATAGRAM_BYTES);
+        assert_eq!((p.ty, p.dcid, p.scid, p.token), (LongType::Initial, &header[6..14], &[][..], &[][..]));
+        assert_eq!((p.pn_len, p.truncated_pn, p.payload.len()), (4, 2, 1162));
+        assert_eq!(p.header_len(), 22);
+        assert_eq!(p.header_len(), long_header_len(LongType::Initial, 8, 0, 0, 4, 1162 + AEAD_TAG_BYTES));
+        // The frames: CRYPTO (241 bytes at offset 0) and 917 bytes of PADDING.
+        assert_eq!(parse_payload(p.payload).unwrap()[1], Frame::Padding { len: 917 });
+        // Emit gives the same bytes (the tag was zeros here too).
+        assert_eq!(emit_vec(&Packet::Long(p)), buf);
+    }
+
+    #[test]
+    fn rfc9001_a5_short_header() {
+        // RFC 9001 Appendix A.5: unprotected header 42 00bff4 (fixed bit, 3-byte packet
+        // number, empty DCID), payload 01 (PING), then the ChaCha20-Poly1305 tag: 21 bytes.
+        let buf = hex("4200bff4015e5cd55c41f69080575d7999c25a5bfb");
+        let (p, n) = Packet::parse(&buf, 0).unwrap();
+        assert_eq!(n, 21);
+        let Packet::Short(s) = p else { panic!("short header expected") };
+        assert_eq!((s.spin, s.key_phase, s.dcid, s.pn_len, s.truncated_pn), (false, false, &[][..], 3, 0xbff4));
+        assert_eq!(parse_payload(s.payload), Ok(vec![Frame::Ping]));
+        assert_eq!(s.header_len(), short_header_len(0, 3));
+        assert_eq!(super::super::decode_pn(Some(654_360_563), s.truncated_pn, s.pn_len), 654_360_564);
+        let out = emit_vec(&p);
+        assert_eq!(&out[..5], &buf[..5]);
+        assert_eq!(&out[5..], &[0u8; 16]);
+    }
+
+    #[test]
+    fn coalesced_datagram() {
+        // An Initial, a Handshake and a 1-RTT packet in one datagram (RFC 9000 §12.2).
+        let dcid = [7u8; 8];
+        let packets = [
+            Packet::Long(LongPacket {
+                ty: LongType::Initial,
+                dcid: &dcid,
+                scid: &[1, 2],
+                token: b"tok",
+                pn_len: 1,
+                truncated_pn: 0,
+                payload: &[1],
+            }),
+            Packet::Long(LongPacket {
+                ty: LongType::Handshake,
+                dcid: &dcid,
+                scid: &[1, 2],
+                token: &[],
+                pn_len: 2,
+                truncated_pn: 0x1234,
+                payload: &[1, 0, 0],
+            }),
+            Packet::Short(ShortPacket {
+                spin: true,
+                key_phase: true,
+                dcid: &dcid,
+                pn_len: 4,
+                truncated_pn: 0xdead_beef,
+                payload: &[0x1e],
+            }),
+        ];
+        let datagram: Vec<u8> = packets.iter().flat_map(emit_vec).collect();
+        // Initial: 1+4+1+8+1+2+1+3+1 (Length 18)+1 = 23 header bytes + 1 + 16 = 40.
+        assert_eq!(packets[0].encoded_len(), 40);
+        let mut rest = &datagram[..];
+        for expected in &packets {
+            let (p, n) = Packet::parse(rest, 8).unwrap();
+            assert_eq!(&p, expected);
+            rest = &rest[n..];
+        }
+        assert!(rest.is_empty());
+    }
+
+    #[test]
+    fn header_errors() {
+        let good = hex("c300000001088394c8f03e5157080000449e00000002");
+        let mut buf = good.clone();
+        buf.resize(18 + 1182, 0);
+        let with = |i: usize, b: u8| {
+            let mut v = buf.clone();
+            v[i] = b;
+            v
+        };
+        assert_eq!(LongPacket::parse(&with(0, 0x83)), Err(WireError::FixedBitClear));
+        assert_eq!(LongPacket::parse(&with(0, 0xd3)), Err(WireError::UnsupportedPacketType(1)), "0-RTT");
+        assert_eq!(LongPacket::parse(&with(0, 0xf3)), Err(WireError::UnsupportedPacketType(3)), "Retry");
+        assert_eq!(LongPacket::parse(&with(0, 0xc7)), Err(WireError::ReservedBitsSet));
+        assert_eq!(LongPacket::parse(&with(4, 0x02)), Err(WireError::UnsupportedVersion(2)));
+        assert_eq!(LongPacket::parse(&with(5, 21)), Err(WireError::BadConnectionIdLength(21)));
+        assert_eq!(LongPacket::parse(&buf[..buf.len() - 1]), Err(WireError::LengthPastEnd));
+        assert_eq!(LongPacket::parse(&buf[..5]), Err(WireError::Truncated));
+        assert_eq!(ShortPacket::parse(&buf, 8), Err(WireError::WrongHeaderForm));
+        // Length 19 = 4-byte packet number + 15: one byte short of the tag.
+        let mut short_len = good[..16].to_vec();
+        short_len.extend([0x13, 0, 0, 0, 2]);
+        short_len.resize(16 + 1 + 19, 0);
+        assert_eq!(LongPacket::parse(&short_len), Err(WireError::MissingTag));
+        assert_eq!(ShortPacket::parse(&hex("4200bff401"), 0), Err(WireError::MissingTag));
+        assert_eq!(ShortPacket::parse(&hex("5a00bff4"), 0), Err(WireError::ReservedBitsSet));
+        assert_eq!(ShortPacket::parse(&[0x40; 40], 21), Err(WireError::BadConnectionIdLength(21)));
+        let mut hs = LongPacket::parse(&buf).unwrap().0;
+        hs.ty = LongType::Handshake;
+        hs.token = b"t";
+        assert_eq!(hs.emit(&mut [0u8; 1300]), Err(WireError::TokenNotAllowed));
+        hs.token = &[];
+        hs.pn_len = 1;
+        hs.truncated_pn = 0x100;
+        assert_eq!(hs.emit(&mut [0u8; 1300]), Err(WireError::BadPacketNumber { pn_len: 1, truncated_pn: 0x100 }));
+    }
+
+    fn pn() -> impl Strategy<Value = (usize, u32)> {
+        (1..=4usize, any::<u32>()).prop_map(|(len, v)| (len, if len == 4 { v } else { v & ((1 << (8 * len)) - 1) }))
+    }
+
+    fn cid() -> impl Strategy<Value = &'static [u8]> {
+        bytes(MAX_CID_BYTES)
+    }
+
+    fn long() -> impl Strategy<Value = LongPacket<'static>> {
+        (any::<bool>(), cid(), cid(), bytes(40), pn(), bytes(300)).prop_map(
+            |(initial, dcid, scid, token, (pn_len, truncated_pn), payload)| {
+                let (ty, token) = if initial { (LongType::Initial, token) } else { (LongType::Handshake, &[][..]) };
+                LongPacket { ty, dcid, scid, token, pn_len, truncated_pn, payload }
+            },
+        )
+    }
+
+    fn short() -> impl Strategy<Value = ShortPacket<'static>> {
+        (any::<bool>(), any::<bool>(), cid(), pn(), bytes(300)).prop_map(
+            |(spin, key_phase, dcid, (pn_len, truncated_pn), payload)| ShortPacket {
+                spin,
+                key_phase,
+                dcid,
+                pn_len,
+                truncated_pn,
+                payload,
+            },
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn long_round_trip(p in long()) {
+            let buf = emit_vec(&Packet::Long(p));
+            let size = long_header_len(p.ty, p.dcid.len(), p.scid.len(), p.token.len(), p.pn_len, p.payload.len() + AEAD_TAG_BYTES);
+            prop_assert_eq!(buf.len(), size + p.payload.len() + AEAD_TAG_BYTES);
+            prop_assert_eq!(LongPacket::parse(&buf), Ok((p, buf.len())));
+        }
+
+        #[test]
+        fn short_round_trip(p in short()) {
+            let buf = emit_vec(&Packet::Short(p));
+            prop_assert_eq!(buf.len(), short_header_len(p.dcid.len(), p.pn_len) + p.payload.len() + AEAD_TAG_BYTES);
+            prop_assert_eq!(ShortPacket::parse(&buf, p.dcid.len()), Ok(p));
+        }
+
+        #[test]
+        fn arbitrary_datagram_never_panics(bytes in vec(any::<u8>(), 0..128), dcid_len in 0..=24usize) {
+            if let Ok((p, n)) = Packet::parse(&bytes, dcid_len) {
+                prop_assert!(n <= bytes.len());
+                let out = emit_vec(&p);
+                prop_assert_eq!(out.len(), n);
+                prop_assert_eq!(Packet::parse(&out, dcid_len), Ok((p, n)));
+            }
+        }
+
+        #[test]
+        fn mutated_long_never_panics(p in long(), at in any::<prop::sample::Index>(), byte in any::<u8>()) {
+            let mut buf = emit_vec(&Packet::Long(p));
+            let i = at.index(buf.len());
+            buf[i] = byte;
+            let buf = leak(buf);
+            if let Ok((q, n)) = Packet::parse(buf, 8) {
+                prop_assert_eq!(emit_vec(&q).len(), n);
+            }
+        }
+    }
+}

@@ -209,12 +209,8 @@ mod tests {
     #[test]
     fn rfc9000_a1_varint_examples() {
         // RFC 9000 Appendix A.1 (also §16, Table 4's examples): each encoding and its value.
-        let cases = [
-            ("c2197c5eff14e88c", 151_288_809_941_952_652u64),
-            ("9d7f3e7d", 494_878_333),
-            ("7bbd", 15_293),
-            ("25", 37),
-        ];
+        let cases =
+            [("c2197c5eff14e88c", 151_288_809_941_952_652u64), ("9d7f3e7d", 494_878_333), ("7bbd", 15_293), ("25", 37)];
         for (enc, value) in cases {
             let bytes = hex(enc);
             assert_eq!(decode_varint(&bytes), Ok((value, bytes.len())), "{enc}");
