@@ -342,14 +342,13 @@ mod tests {
     }
 
     fn h3() -> impl Strategy<Value = H3Datagram<'static>> {
-        let chunk =
-            prop_oneof![
-                (varint(), varint().prop_map(|o| o.min(VARINT_MAX - 64)), bytes(64))
-                    .prop_map(|(object_id, offset_bytes, data)| ObjectChunk::Data { object_id, offset_bytes, data }),
-                (varint(), varint(), bytes(40)).prop_map(|(object_id, size_bytes, content_type)| {
-                    ObjectChunk::Metadata { object_id, size_bytes, content_type }
-                }),
-            ];
+        let chunk = prop_oneof![
+            (varint(), varint().prop_map(|o| o.min(VARINT_MAX - 64)), bytes(64))
+                .prop_map(|(object_id, offset_bytes, data)| ObjectChunk::Data { object_id, offset_bytes, data }),
+            (varint(), varint(), bytes(40)).prop_map(|(object_id, size_bytes, content_type)| {
+                ObjectChunk::Metadata { object_id, size_bytes, content_type }
+            }),
+        ];
         (varint().prop_map(|q| q.min(MAX_QUARTER_STREAM_ID)), chunk)
             .prop_map(|(quarter_stream_id, chunk)| H3Datagram { quarter_stream_id, chunk })
     }
