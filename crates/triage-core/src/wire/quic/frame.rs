@@ -659,7 +659,7 @@ pub fn parse_payload(payload: &[u8]) -> Result<Vec<Frame<'_>>, WireError> {
 
 /// Bytes [`emit_payload`] writes for `frames`: the sum of their [`Frame::encoded_len`].
 pub fn payload_len(frames: &[Frame<'_>]) -> usize {
-    frames.iter().map(Frame::encoded_len).sum()
+    frames.iter().map(Frame::encoded_len).fold(0, usize::saturating_add)
 }
 
 /// Writes `frames` back to back at the front of `buf`; returns the bytes written
@@ -871,6 +871,12 @@ pub(crate) mod tests {
         let adjacent =
             AckFrame { ranges: SmallVec::from_slice(&[(20, 30), (10, 19)]), ack_delay_encoded: 0, ecn: None };
         assert_eq!(Frame::Ack(adjacent).emit(&mut [0u8; 16]), Err(WireError::BadAckRanges));
+        // A range with smallest above largest, first or later: rejected, sized without panic.
+        for ranges in [&[(31, 30)][..], &[(20, 30), (12, 11)][..]] {
+            let bad = Frame::Ack(AckFrame { ranges: SmallVec::from_slice(ranges), ack_delay_encoded: 0, ecn: None });
+            assert!(bad.encoded_len() > 0);
+            assert_eq!(bad.emit(&mut [0u8; 16]), Err(WireError::BadAckRanges));
+        }
         let empty = AckFrame { ranges: SmallVec::new(), ack_delay_encoded: 0, ecn: None };
         assert_eq!(Frame::Ack(empty).emit(&mut [0u8; 16]), Err(WireError::EmptyAck));
     }

@@ -227,12 +227,13 @@ pub fn ack_frame_len(ranges: &[(u64, u64)], ack_delay_encoded: u64, ecn: Option<
         + varint_len(largest)
         + varint_len(ack_delay_encoded)
         + varint_len(ranges.len() as u64 - 1)
-        + varint_len(largest - first_smallest);
+        + varint_len(largest.saturating_sub(first_smallest));
     let mut prev_smallest = first_smallest;
     for &(smallest, l) in &ranges[1..] {
         // Gap: packets between this range and the previous one, minus one (§19.3.1).
+        // Saturating, so that malformed ranges size without panicking (emit rejects them).
         let gap = prev_smallest.saturating_sub(l).saturating_sub(2);
-        len += varint_len(gap) + varint_len(l - smallest);
+        len += varint_len(gap) + varint_len(l.saturating_sub(smallest));
         prev_smallest = smallest;
     }
     if let Some(counts) = ecn {
