@@ -1,10 +1,134 @@
 //! QUIC wire sizes (RFC 9000 §12, §16, §17, §19; RFC 9001 §5.3 for the AEAD tag; RFC 9221
-//! §4 for DATAGRAM frames).
+//! §4 for DATAGRAM frames) and the checked codec that proves them.
 //!
 //! The simulator moves parsed packets, never byte buffers, so QUIC mode needs exact sizes:
-//! what a frame or header would occupy on the wire. The functions here are that sizing,
-//! written once and used by the connection; the checked codec in this module (parse and
-//! emit) produces buffers of exactly these lengths, which its tests assert.
+//! what a frame or header would occupy on the wire. The functions in this file are that
+//! sizing, written once and used by the connection. Beside them is a checked codec for real
+//! sockets, in the style of smoltcp: a parse validates every length once against the input
+//! and returns a representation borrowing from it, after which nothing can panic, and an
+//! emit writes exactly the length the representation reports. Its tests assert that every
+//! emitted encoding has the length these size functions give.
+//!
+//! - [`varint`]: variable-length integers (§16) and packet numbers (Appendix A.2-A.3).
+//! - [`frame`]: [`Frame`] (§19, RFC 9221 §4), payload parsing, `is_ack_eliciting`.
+//! - [`header`]: [`LongPacket`] (Initial, Handshake), [`ShortPacket`] (1-RTT), [`Packet`].
+//! - [`chunk`]: datagram chunk headers, the reference tool's [`RefChunk`] and HTTP/3
+//!   datagrams ([`H3Datagram`], RFC 9297 §2.1).
+//!
+//! Every error is a [`WireError`].
+
+pub mod chunk;
+pub mod frame;
+pub mod header;
+pub mod varint;
+
+pub use chunk::{
+    h3_data_chunk_overhead, h3_metadata_chunk_len, H3Datagram, ObjectChunk, RefChunk, MAX_QUARTER_STREAM_ID,
+    REF_CHUNK_DATA_BYTES, REF_CHUNK_HEADER_BYTES,
+};
+pub use frame::{emit_payload, frames, parse_payload, payload_len, AckFrame, Frame, Frames, StreamDir};
+pub use header::{LongPacket, Packet, ShortPacket, QUIC_V1};
+pub use varint::{decode_pn, decode_varint, encode_pn, encode_varint};
+
+/// What was wrong with bytes being parsed, or with a representation being emitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WireError {
+    /// The input ends inside a fixed-size field or a varint.
+    #[error("input ends inside a field")]
+    Truncated,
+    /// A length field points past the end of the input.
+    #[error("a length field points past the end of the input")]
+    LengthPastEnd,
+    /// The output buffer is shorter than the encoding.
+    #[error("output buffer too small")]
+    BufferTooSmall,
+    /// A value above 2^62 - 1 cannot be a varint (RFC 9000 §16).
+    #[error("{0} is above the varint maximum 2^62 - 1")]
+    VarintTooLarge(u64),
+    /// A frame type not in its shortest encoding (RFC 9000 §12.4).
+    #[error("frame type {0:#x} is not in its shortest encoding")]
+    NonMinimalFrameType(u64),
+    /// A frame type this codec does not know (RFC 9000 §12.4: FRAME_ENCODING_ERROR).
+    #[error("unknown frame type {0:#x}")]
+    UnknownFrameType(u64),
+    /// A packet payload with no frame (RFC 9000 §12.4).
+    #[error("packet payload holds no frame")]
+    EmptyPayload,
+    /// A PADDING run of zero bytes cannot be emitted.
+    #[error("empty PADDING run")]
+    EmptyPadding,
+    /// An ACK frame with no range cannot be emitted.
+    #[error("ACK frame without a range")]
+    EmptyAck,
+    /// ACK ranges below packet number 0, or not descending with a gap (RFC 9000 §19.3.1).
+    #[error("ACK ranges below zero or not descending with gaps")]
+    BadAckRanges,
+    /// Offset plus length above 2^62 - 1 (RFC 9000 §19.6, §19.8).
+    #[error("offset plus length above 2^62 - 1")]
+    OffsetTooLarge,
+    /// A stream count above 2^60 (RFC 9000 §19.11, §19.14).
+    #[error("stream count {0} above 2^60")]
+    TooManyStreams(u64),
+    /// A connection ID longer than 20 bytes, or an empty one in NEW_CONNECTION_ID (RFC 9000
+    /// §17.2, §19.15).
+    #[error("connection ID length {0} out of range")]
+    BadConnectionIdLength(usize),
+    /// NEW_CONNECTION_ID's Retire Prior To above its Sequence Number (RFC 9000 §19.15).
+    #[error("Retire Prior To above the sequence number")]
+    RetirePriorToTooLarge,
+    /// NEW_TOKEN with an empty token (RFC 9000 §19.7).
+    #[error("NEW_TOKEN with an empty token")]
+    EmptyToken,
+    /// A frame whose data runs to the end of the packet is not the last frame.
+    #[error("a frame that runs to the end of the packet is followed by another")]
+    FrameAfterUnbounded,
+    /// A long header where a short one was expected, or the reverse (RFC 9000 §17.1).
+    #[error("wrong header form")]
+    WrongHeaderForm,
+    /// The fixed bit is 0 (RFC 9000 §17.2, §17.3.1).
+    #[error("fixed bit is 0")]
+    FixedBitClear,
+    /// Reserved header bits are not 0 (RFC 9000 §17.2, §17.3.1).
+    #[error("reserved header bits set")]
+    ReservedBitsSet,
+    /// A version other than QUIC version 1 (0 is Version Negotiation, RFC 9000 §17.2.1).
+    #[error("unsupported version {0:#010x}")]
+    UnsupportedVersion(u32),
+    /// A long packet type other than Initial and Handshake (0-RTT is 1, Retry is 3).
+    #[error("unsupported long packet type {0}")]
+    UnsupportedPacketType(u8),
+    /// A packet number length outside 1..=4 bytes, or a truncated number that does not fit.
+    #[error("packet number {truncated_pn:#x} does not fit {pn_len} bytes")]
+    BadPacketNumber {
+        /// The length in bytes.
+        pn_len: usize,
+        /// The truncated packet number.
+        truncated_pn: u32,
+    },
+    /// Fewer bytes after the packet number than the 16-byte AEAD tag (RFC 9001 §5.3).
+    #[error("packet shorter than its AEAD tag")]
+    MissingTag,
+    /// A token on a Handshake packet (only Initial packets have one, RFC 9000 §17.2.2).
+    #[error("token on a Handshake packet")]
+    TokenNotAllowed,
+    /// A chunk index not below the chunk count.
+    #[error("chunk index {index} not below chunk count {count}")]
+    ChunkIndexOutOfRange {
+        /// The chunk index.
+        index: u64,
+        /// The chunk count.
+        count: u64,
+    },
+    /// A Quarter Stream ID above 2^60 - 1 (RFC 9297 §2.1).
+    #[error("quarter stream ID {0} above 2^60 - 1")]
+    QuarterStreamIdTooLarge(u64),
+    /// An object chunk type other than data (0) and metadata (1).
+    #[error("unknown chunk type {0:#x}")]
+    UnknownChunkType(u64),
+    /// Bytes after a chunk's declared end.
+    #[error("{0} bytes after the chunk")]
+    TrailingBytes(usize),
+}
 
 /// IPv4 (20) + UDP (8) header bytes in front of every QUIC datagram.
 pub const IP_UDP_HEADER_BYTES: u32 = 28;
@@ -103,12 +227,13 @@ pub fn ack_frame_len(ranges: &[(u64, u64)], ack_delay_encoded: u64, ecn: Option<
         + varint_len(largest)
         + varint_len(ack_delay_encoded)
         + varint_len(ranges.len() as u64 - 1)
-        + varint_len(largest - first_smallest);
+        + varint_len(largest.saturating_sub(first_smallest));
     let mut prev_smallest = first_smallest;
     for &(smallest, l) in &ranges[1..] {
         // Gap: packets between this range and the previous one, minus one (§19.3.1).
+        // Saturating, so that malformed ranges size without panicking (emit rejects them).
         let gap = prev_smallest.saturating_sub(l).saturating_sub(2);
-        len += varint_len(gap) + varint_len(l - smallest);
+        len += varint_len(gap) + varint_len(l.saturating_sub(smallest));
         prev_smallest = smallest;
     }
     if let Some(counts) = ecn {
