@@ -520,11 +520,8 @@ mod tests {
     #[test]
     fn metrics_tracker_reports_only_changes() {
         let mut tracker = MetricsTracker::new();
-        let first = Metrics {
-            smoothed_rtt_ns: Some(50_000_000),
-            congestion_window_bytes: Some(14_720),
-            ..Metrics::default()
-        };
+        let first =
+            Metrics { smoothed_rtt_ns: Some(50_000_000), congestion_window_bytes: Some(14_720), ..Metrics::default() };
         // Everything known is new the first time.
         assert_eq!(tracker.update(&first), Some(first));
         // Nothing changed: no event.
