@@ -80,12 +80,11 @@ pub fn hex(bytes: &[u8]) -> String {
 
 /// Parses a `hexstring` (either case); `None` if it has an odd length or a non-hex digit.
 pub fn parse_hex(text: &str) -> Option<Vec<u8>> {
-    let digits = text.as_bytes();
-    if digits.len() % 2 != 0 {
+    let pairs = text.as_bytes().chunks_exact(2);
+    if !pairs.remainder().is_empty() {
         return None;
     }
-    digits
-        .chunks(2)
+    pairs
         .map(|pair| {
             let hi = char::from(pair[0]).to_digit(16)?;
             let lo = char::from(pair[1]).to_digit(16)?;

@@ -460,8 +460,7 @@ fn opt_str<'a>(fields: &'a Fields, key: &str) -> Result<Option<&'a str>, String>
 fn ns_from_ms(value: &Value, key: &str) -> Result<u64, String> {
     let ms = value.as_f64().ok_or_else(|| format!("field {key:?} is not a number"))?;
     let ns = (ms * 1e6).round();
-    // `!(ns >= 0.0)` also rejects NaN.
-    if !(ns >= 0.0) || ns > MAX_TIME_NS as f64 {
+    if ns.is_nan() || ns < 0.0 || ns > MAX_TIME_NS as f64 {
         return Err(format!("field {key:?} = {ms} ms is outside 0..={MAX_TIME_NS} ns"));
     }
     Ok(ns as u64)
