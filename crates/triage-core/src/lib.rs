@@ -10,6 +10,7 @@
 //! - [`cc`]: congestion controllers (NewReno, BBR v1, NewReno+ECN, EECN, VCP) behind one trait.
 //! - [`ecn`]: ECN negotiation and echo encodings (classic RFC 3168, EECN, VCP).
 //! - [`sched`]: send schedulers (FIFO) deciding which message bytes go next.
+//! - [`qlog`]: qlog event types for QUIC-mode traces (draft-ietf-quic-qlog, version 0.3).
 //! - [`recovery`]: RTT estimation / RTO (RFC 6298) and PRR (RFC 6937).
 //! - [`wire`]: the packet representation and header sizes.
 #![warn(missing_docs)]
@@ -20,6 +21,7 @@ pub mod connection;
 pub mod ecn;
 mod endpoint;
 mod path;
+pub mod qlog;
 pub mod quic;
 pub mod recovery;
 pub mod sched;
