@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use indicatif::{ProgressBar, ProgressStyle};
 use plotters::prelude::*;
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use triage_sim::experiments::quic::{self, GroupOutcome, QuicRun, QuicSetting, MODES};
+use triage_sim::experiments::quic::{self, GroupOutcome, QuicRun, QuicSetting, QuicSettingError, MODES};
 use triage_sim::units::{Duration, Rate};
 
 use crate::chart::{self, ChartResult, PALETTE};
@@ -143,6 +143,8 @@ struct RefRow {
     spread_ms: u32,
 }
 
+/// One row of [`REFERENCE`], positional so that the table reads like results.md.
+#[allow(clippy::too_many_arguments)]
 const fn row(
     rate_mbps: u64,
     owd_ms: u64,
@@ -312,7 +314,11 @@ pub fn run(a: QuicArgs) -> Result<(), String> {
                     loss: a.loss,
                     seed: a.seed + i,
                 };
-                quic::build(&s).map_err(|e| e.to_string())?;
+                quic::build(&s).map_err(|e| {
+                    let f = flag(&e);
+                    let f = if !a.setting.is_empty() && (f == "--rate" || f == "--owd") { "--setting" } else { f };
+                    format!("{f}: {e}")
+                })?;
                 plan.push(s);
             }
         }
@@ -335,6 +341,17 @@ pub fn run(a: QuicArgs) -> Result<(), String> {
         print!("{}", table(&r));
     }
     Ok(())
+}
+
+/// The option a setting's error comes from, so that the message names it.
+fn flag(e: &QuicSettingError) -> &'static str {
+    match e {
+        QuicSettingError::Mode(_) => "--modes",
+        QuicSettingError::Cc(_) => "--cc",
+        QuicSettingError::Rate(_) => "--rate",
+        QuicSettingError::Loss(_) => "--loss",
+        QuicSettingError::Delay(_) => "--owd",
+    }
 }
 
 /// A count of runs, drawn only on a terminal and only when there are more than 10 runs.
@@ -412,11 +429,7 @@ fn diff_pct(ours: f64, reference: f64) -> f64 {
 }
 
 fn rate_label(r: Rate) -> String {
-    if r.0 % 1_000_000 == 0 {
-        format!("{} Mbps", r.0 / 1_000_000)
-    } else {
-        format!("{:.3} Mbps", r.0 as f64 / 1e6)
-    }
+    format!("{} Mbps", r.0 as f64 / 1e6)
 }
 
 fn owd_label(d: Duration) -> String {
@@ -424,7 +437,7 @@ fn owd_label(d: Duration) -> String {
 }
 
 /// Width of a group's column in the table.
-const COL: usize = 16;
+const COL: usize = 17;
 
 /// One table per setting: per mode a row of ours (median), the min-max spread when there are
 /// several runs, the reference's median and the difference in percent.
@@ -499,8 +512,11 @@ fn table(r: &Reproduction) -> String {
     let _ = writeln!(
         s,
         "ᵈ = sent as DATAGRAM frames: when the last chunk that arrived came in, then chunks lost/sent (summed over the\n\
-         runs; the reference's over its {REFERENCE_RUNS} runs). min-max: smallest and largest completion over the runs (width)."
+         runs; the reference's over its {REFERENCE_RUNS} runs)."
     );
+    if r.n > 1 {
+        let _ = writeln!(s, "min-max: smallest and largest completion over the runs (width).");
+    }
     s
 }
 
@@ -689,13 +705,14 @@ fn mode_chart(path: &Path, r: &Reproduction, si: usize, mi: usize) -> ChartResul
         s.cc,
         s.loss * 100.0
     );
+    // Group i is centred on x = i, so the axis's integer ticks fall under the groups.
     let n = GROUPS.len() as f64;
     let mut c = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 20))
         .margin(15)
         .x_label_area_size(40)
         .y_label_area_size(65)
-        .build_cartesian_2d(0f64..n, 0f64..ymax.max(1.0))?;
+        .build_cartesian_2d(-0.5f64..n - 0.5, 0f64..ymax.max(1.0))?;
     let labels: Vec<String> = GROUPS
         .iter()
         .zip(&sums)
@@ -703,11 +720,11 @@ fn mode_chart(path: &Path, r: &Reproduction, si: usize, mi: usize) -> ChartResul
         .collect();
     c.configure_mesh()
         .disable_x_mesh()
-        .x_labels(GROUPS.len() * 2)
+        .x_labels(GROUPS.len())
         .x_label_formatter(&|x| {
-            let i = x.floor() as usize;
-            if (x - i as f64 - 0.5).abs() < 0.26 {
-                labels.get(i).cloned().unwrap_or_default()
+            let i = x.round();
+            if (x - i).abs() < 0.01 && i >= 0.0 {
+                labels.get(i as usize).cloned().unwrap_or_default()
             } else {
                 String::new()
             }
@@ -715,7 +732,7 @@ fn mode_chart(path: &Path, r: &Reproduction, si: usize, mi: usize) -> ChartResul
         .y_desc("completion (ms)")
         .draw()?;
     let k = if theirs.is_some() { 2.0 } else { 1.0 };
-    let bar = |i: usize, j: f64| (i as f64 + 0.1 + 0.8 * j / k, i as f64 + 0.1 + 0.8 * (j + 1.0) / k);
+    let bar = |i: usize, j: f64| (i as f64 - 0.4 + 0.8 * j / k, i as f64 - 0.4 + 0.8 * (j + 1.0) / k);
     let ours_label = if r.n > 1 { format!("triage (median of {} runs)", r.n) } else { "triage".to_string() };
     c.draw_series(
         ours.iter()
