@@ -35,7 +35,7 @@ pub struct QuicArgs {
     #[arg(long, default_value = "0", value_parser = parse_loss)]
     loss: f64,
     /// Sending modes, comma-separated (default: all): tcp, fifo, rr, prio, rfc9218, cats, dg01, dgall.
-    /// See the list of modes below (`--help`).
+    /// `--help` says what each one sends.
     #[arg(long, value_delimiter = ',', value_parser = parse_mode)]
     modes: Vec<String>,
     /// Runs per mode, with seeds S, S+1, ... (the table shows the median and the min-max spread).
