@@ -49,8 +49,10 @@ fn json_has_the_documented_shape() {
             assert_eq!(x["lost"], 0, "lossless run lost chunks: {r}");
         }
     }
-    // The JSON text itself lists the groups P4..P0, as the server writes them.
+    // The JSON text itself lists the groups P4..P0, as the server writes them; the same arguments
+    // give the same bytes.
     let text = String::from_utf8(triage(&["reproduce", "quic", "--modes", "fifo", "--json"]).stdout).unwrap();
+    assert_eq!(text.as_bytes(), triage(&["reproduce", "quic", "--modes", "fifo", "--json"]).stdout);
     let at: Vec<usize> = GROUPS.iter().map(|g| text.find(&format!("\"{g}\"")).unwrap()).collect();
     assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
     // dg01 sends P1 (25600 bytes) and P0 (8192 bytes) in 1405-byte chunks: ceil(25600/1405) = 19,
