@@ -7,6 +7,7 @@ mod output;
 mod page;
 mod reproduce;
 mod reproduce_eecn;
+mod reproduce_quic;
 mod table;
 
 use std::io::IsTerminal;

@@ -25,6 +25,9 @@ enum Which {
     Cats(CatsArgs),
     /// EECN (§6): NewReno, NewReno+ECN, VCP and EECN on the dumbbell and multi-hop paths; Table 4, Figs. 7-12.
     Eecn(crate::reproduce_eecn::EecnArgs),
+    /// QUIC mode against a real QUIC stack: the CATS page in every sending mode (tcp, fifo, rr, prio, rfc9218,
+    /// cats, dg01, dgall) beside quinn's and Linux TCP's medians.
+    Quic(crate::reproduce_quic::QuicArgs),
 }
 
 #[derive(clap::Args)]
@@ -57,6 +60,7 @@ pub fn run(a: ReproduceArgs) -> Result<(), String> {
     match a.which {
         Which::Cats(c) => cats(c),
         Which::Eecn(e) => crate::reproduce_eecn::run(e),
+        Which::Quic(q) => crate::reproduce_quic::run(q),
     }
 }
 

@@ -1,0 +1,243 @@
+//! `triage reproduce quic` end to end: the JSON shape, the files of `--out`, errors for bad
+//! values, and the issue's requirement: lossless, at 2 Mbps / 25 ms, 5 Mbps / 50 ms and
+//! 10 Mbps / 10 ms, NewReno and CUBIC, every group of fifo, rr, prio, dg01 and dgall within 3% of
+//! the real QUIC stack's medians and `tcp` within 3% of Linux TCP's.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn triage(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_triage"))
+        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = triage(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+const GROUPS: [&str; 5] = ["P4", "P3", "P2", "P1", "P0"];
+
+#[test]
+fn json_has_the_documented_shape() {
+    let v = json(&["reproduce", "quic", "--modes", "fifo,dg01", "--runs", "2", "--seed", "7", "--json"]);
+    let obj = v.as_object().unwrap();
+    assert_eq!(obj.keys().collect::<Vec<_>>(), ["reference", "runs"]);
+    let runs = v["runs"].as_array().unwrap();
+    // 2 modes x 2 runs, modes in the order given, seeds 7 and 8.
+    assert_eq!(runs.len(), 4);
+    let got: Vec<(&str, u64)> =
+        runs.iter().map(|r| (r["mode"].as_str().unwrap(), r["seed"].as_u64().unwrap())).collect();
+    assert_eq!(got, [("fifo", 7), ("fifo", 8), ("dg01", 7), ("dg01", 8)]);
+    for r in runs {
+        let keys: Vec<&String> = r.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["cc", "groups", "loss", "mode", "owd_ms", "rate_bps", "seed"]);
+        assert_eq!(r["cc"], "newreno");
+        assert_eq!(r["rate_bps"], 2_000_000);
+        assert_eq!(r["owd_ms"], 25.0);
+        assert_eq!(r["loss"], 0.0);
+        let groups = r["groups"].as_object().unwrap();
+        assert_eq!(groups.keys().collect::<Vec<_>>().len(), 5);
+        for g in GROUPS {
+            let x = &groups[g];
+            assert_eq!(x.as_object().unwrap().keys().collect::<Vec<_>>(), ["chunks", "completed_ms", "lost"]);
+            assert!(x["completed_ms"].as_f64().unwrap() > 0.0, "{g}: {x}");
+            assert_eq!(x["lost"], 0, "lossless run lost chunks: {r}");
+        }
+    }
+    // The JSON text itself lists the groups P4..P0, as the server writes them; the same arguments
+    // give the same bytes.
+    let text = String::from_utf8(triage(&["reproduce", "quic", "--modes", "fifo", "--json"]).stdout).unwrap();
+    assert_eq!(text.as_bytes(), triage(&["reproduce", "quic", "--modes", "fifo", "--json"]).stdout);
+    let at: Vec<usize> = GROUPS.iter().map(|g| text.find(&format!("\"{g}\"")).unwrap()).collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
+    // dg01 sends P1 (25600 bytes) and P0 (8192 bytes) in 1405-byte chunks: ceil(25600/1405) = 19,
+    // ceil(8192/1405) = 6; P4..P2 are streams (no chunks).
+    let dg01 = &runs[2]["groups"];
+    let chunks: Vec<u64> = GROUPS.iter().map(|g| dg01[g]["chunks"].as_u64().unwrap()).collect();
+    assert_eq!(chunks, [0, 0, 0, 19, 6]);
+    // The reference rows of the settings run: results.md, "2 Mbps / 25 ms | 0% | newreno | fifo |
+    // 770 | 1024 | 1196 | 1302 | 1333" and "dg01 | 1330 | 955 | 771 | 233ᵈ | 268ᵈ | P1 0/57, P0 0/18".
+    let refs = v["reference"].as_array().unwrap();
+    assert_eq!(refs.len(), 2);
+    assert_eq!(refs[0]["mode"], "fifo");
+    assert_eq!(refs[0]["stack"], "quinn 0.11.12");
+    assert_eq!(refs[0]["runs"], 3);
+    let ms: Vec<u64> = GROUPS.iter().map(|g| refs[0]["groups"][g]["completed_ms"].as_u64().unwrap()).collect();
+    assert_eq!(ms, [770, 1024, 1196, 1302, 1333]);
+    assert_eq!(refs[1]["mode"], "dg01");
+    assert_eq!(refs[1]["groups"]["P1"]["chunks"], 57);
+    assert_eq!(refs[1]["groups"]["P0"]["chunks"], 18);
+    assert_eq!(refs[1]["groups"]["P1"]["completed_ms"], 233);
+    // No reference at a setting the reference did not run.
+    let v = json(&["reproduce", "quic", "--rate", "3Mbps", "--modes", "fifo", "--json"]);
+    assert_eq!(v["reference"].as_array().unwrap().len(), 0);
+    assert_eq!(v["runs"][0]["rate_bps"], 3_000_000);
+}
+
+#[test]
+fn out_writes_the_csv_and_one_svg_per_mode() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("reproduce-quic-out");
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let out = triage(&["reproduce", "quic", "--modes", "tcp,fifo,dgall", "--runs", "3", "--out", d]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "mode,cc,rate_bps,owd_ms,loss,seed,group,completed_ms,chunks,lost,datagram");
+    // 3 modes x 3 runs x 5 groups.
+    assert_eq!(lines.len(), 1 + 3 * 3 * 5);
+    assert!(lines[1..].iter().all(|l| l.split(',').count() == 11), "{csv}");
+    assert!(lines[1].starts_with("tcp,newreno,2000000,25,0,1,P4,"), "{}", lines[1]);
+    // The last row: dgall, seed 3, P0 as 6 chunks, none lost.
+    assert!(lines[45].starts_with("dgall,newreno,2000000,25,0,3,P0,"), "{}", lines[45]);
+    assert!(lines[45].ends_with(",6,0,true"), "{}", lines[45]);
+    for m in ["tcp", "fifo", "dgall"] {
+        let svg = std::fs::read_to_string(dir.join(format!("{m}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg"), "{m}");
+        for label in ["P4", "P0", "triage (median of 3 runs)", "triage, each run"] {
+            assert!(svg.contains(label), "{m}.svg lacks {label}");
+        }
+    }
+    assert!(std::fs::read_to_string(dir.join("tcp.svg")).unwrap().contains("Linux TCP (median of 3 runs)"));
+    assert!(std::fs::read_to_string(dir.join("fifo.svg")).unwrap().contains("quinn 0.11.12"));
+    // Several settings: one SVG per setting and mode.
+    let out = triage(&[
+        "reproduce",
+        "quic",
+        "--modes",
+        "fifo",
+        "--setting",
+        "5Mbps/50ms",
+        "--setting",
+        "10Mbps/10ms",
+        "--out",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(dir.join("fifo_5Mbps_50ms.svg").exists());
+    assert!(dir.join("fifo_10Mbps_10ms.svg").exists());
+    assert_eq!(std::fs::read_to_string(dir.join("runs.csv")).unwrap().lines().count(), 1 + 2 * 5);
+}
+
+#[test]
+fn the_table_shows_ours_beside_the_reference() {
+    let out = triage(&["reproduce", "quic", "--modes", "tcp,dg01,cats"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("2 Mbps / 25 ms one-way, newreno, loss 0%"), "{text}");
+    // results.md: Linux TCP at 2 Mbps / 25 ms, P4 744; quinn dg01 P1 "233ᵈ" over 57 chunks.
+    assert!(text.contains("Linux") && text.contains(" 744 "), "{text}");
+    assert!(text.contains("233ᵈ 0/57"), "{text}");
+    assert!(text.contains("ᵈ 0/19"), "ours: 19 chunks of P1 in one run\n{text}");
+    assert!(text.contains("(no reference at this setting)"), "cats has no reference\n{text}");
+}
+
+/// A bad value exits non-zero with a message that names it, never a panic.
+#[test]
+fn bad_values_are_rejected_with_a_clear_message() {
+    let cases: [(&[&str], &str); 10] = [
+        (&["--cc", "vegas"], "vegas"),
+        (&["--rate", "2MBps"], "--rate"),
+        (&["--rate", "0bps"], "--rate"),
+        (&["--owd", "25"], "--owd"),
+        (&["--owd", "20s"], "--owd"),
+        (&["--loss", "0.7"], "--loss"),
+        (&["--loss", "lots"], "lots"),
+        (&["--modes", "fifo,dg02"], "dg02"),
+        (&["--modes", "fifo,fifo"], "fifo"),
+        (&["--setting", "2Mbps"], "--setting"),
+    ];
+    for (args, needle) in cases {
+        let mut all = vec!["reproduce", "quic"];
+        all.extend_from_slice(args);
+        let out = triage(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    let out = triage(&["reproduce", "quic", "--runs", "0"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--runs"));
+}
+
+#[test]
+fn help_lists_the_modes() {
+    let out = triage(&["reproduce", "quic", "--help"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for m in ["tcp", "fifo", "rr", "prio", "rfc9218", "cats", "dg01", "dgall"] {
+        assert!(text.contains(&format!("\n  {m} ")), "--help lacks mode {m}:\n{text}");
+    }
+}
+
+/// Runs `modes` at the three reference settings (lossless) with `cc` and returns every group
+/// further than 3% from the reference's median, as readable lines.
+fn misses(cc: &str, modes: &str) -> Vec<String> {
+    let v = json(&[
+        "reproduce",
+        "quic",
+        "--cc",
+        cc,
+        "--modes",
+        modes,
+        "--setting",
+        "2Mbps/25ms",
+        "--setting",
+        "5Mbps/50ms",
+        "--setting",
+        "10Mbps/10ms",
+        "--json",
+    ]);
+    let runs = v["runs"].as_array().unwrap();
+    let refs = v["reference"].as_array().unwrap();
+    let n_modes = modes.split(',').count();
+    assert_eq!(runs.len(), 3 * n_modes);
+    assert_eq!(refs.len(), 3 * n_modes, "every setting and mode has a reference row");
+    let mut bad = Vec::new();
+    for r in runs {
+        let key = |x: &serde_json::Value| (x["mode"].clone(), x["rate_bps"].clone(), x["owd_ms"].clone());
+        let rf = refs.iter().find(|x| key(x) == key(r)).unwrap();
+        for g in GROUPS {
+            let want = rf["groups"][g]["completed_ms"].as_f64().unwrap();
+            let got = r["groups"][g]["completed_ms"].as_f64();
+            let ok = got.is_some_and(|x| (x - want).abs() <= 0.03 * want);
+            if !ok {
+                bad.push(format!(
+                    "{cc} {} {} bps / {} ms {g}: ours {got:?}, reference {want}",
+                    r["mode"], r["rate_bps"], r["owd_ms"]
+                ));
+            }
+        }
+    }
+    bad
+}
+
+/// The issue's requirement for what works today: TCP mode against Linux TCP, and the QUIC modes
+/// that need no new scheduler (fifo, and dgall whose groups all go as datagrams), with NewReno.
+#[test]
+fn newreno_tcp_fifo_dgall_within_3pct_of_the_reference() {
+    let bad = misses("newreno", "tcp,fifo,dgall");
+    assert!(bad.is_empty(), "{} groups off by more than 3%:\n{}", bad.len(), bad.join("\n"));
+}
+
+/// EXPECTED TO FAIL until the stream schedulers merge: rr and prio are placeholders that behave as
+/// fifo, and dg01 sends P4..P2 on round-robin streams. The lead runs it after the merge.
+#[test]
+fn newreno_rr_prio_dg01_within_3pct_of_the_reference() {
+    let bad = misses("newreno", "rr,prio,dg01");
+    assert!(bad.is_empty(), "{} groups off by more than 3%:\n{}", bad.len(), bad.join("\n"));
+}
+
+/// EXPECTED TO FAIL until CUBIC merges (`--cc cubic` is refused until then), and for rr, prio
+/// and dg01 until the stream schedulers merge. The lead runs it after both merges.
+#[test]
+fn cubic_every_mode_within_3pct_of_the_reference() {
+    let bad = misses("cubic", "tcp,fifo,rr,prio,dg01,dgall");
+    assert!(bad.is_empty(), "{} groups off by more than 3%:\n{}", bad.len(), bad.join("\n"));
+}
