@@ -261,6 +261,7 @@ pub struct QuicConnection {
     /// Reliable messages the peer wrote, from its GOAWAY.
     peer_reliable_messages: Option<u64>,
     close_sent: bool,
+    close_resend: bool,
     lost_since_ack: u64,
 }
 
@@ -316,6 +317,7 @@ impl QuicConnection {
             peer_goaway: false,
             peer_reliable_messages: None,
             close_sent: false,
+            close_resend: false,
             lost_since_ack: 0,
             q,
             cfg,
@@ -763,6 +765,11 @@ impl QuicConnection {
     pub fn handle_packet(&mut self, now_ns: u64, pkt: &Packet) {
         let Some(dg) = pkt.quic.as_deref() else { return };
         if self.state == State::Closed {
+            // RFC 9000 §10.2.1: in the closing state, answer what still arrives with
+            // CONNECTION_CLOSE again (the first one may have been lost).
+            if self.close_sent {
+                self.close_resend = true;
+            }
             return;
         }
         self.stats.packets_received += 1;
@@ -1197,7 +1204,20 @@ impl QuicConnection {
     /// anti-amplification limit permitting).
     pub fn poll_transmit(&mut self, now_ns: u64) -> Option<Packet> {
         if self.state == State::Closed {
-            return None;
+            if !std::mem::take(&mut self.close_resend) {
+                return None;
+            }
+            let s = &mut self.spaces[SpaceId::Data.index()];
+            let pn = s.next_pn;
+            s.next_pn += 1;
+            let pn_len = wq::pn_len(pn, s.largest_acked);
+            let frames = vec![Frame::ConnectionClose];
+            let size = self.header_len(SpaceId::Data, pn_len, 4) + 4 + wq::AEAD_TAG_BYTES;
+            let mut dg = QuicDatagram::default();
+            dg.packets.push(QuicPacket { space: SpaceId::Data, pn, frames, size_bytes: size as u32 });
+            dg.payload_bytes = size as u32;
+            self.stats.packets_sent += 1;
+            return Some(Packet { src: self.local, dst: self.remote, quic: Some(Box::new(dg)), ..Default::default() });
         }
         if self.close_requested && !self.goaway_sent && self.handshake_complete {
             let all_written = self.sched.queued_bytes() == 0 && self.datagram_queue.is_empty();
