@@ -50,6 +50,10 @@ pub struct QuicArgs {
     /// Write runs.csv and one SVG chart per mode into this directory.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Write one qlog file (JSON-SEQ, qlog 0.3, opens in qvis) per QUIC-mode connection end
+    /// into this directory.
+    #[arg(long, value_name = "DIR")]
+    qlog: Option<PathBuf>,
 }
 
 /// What each sending mode is, for `--help`.
@@ -323,11 +327,14 @@ pub fn run(a: QuicArgs) -> Result<(), String> {
             }
         }
     }
+    if let Some(dir) = &a.qlog {
+        std::fs::create_dir_all(dir).map_err(|e| format!("--qlog {}: {e}", dir.display()))?;
+    }
     let bar = progress(plan.len() as u64);
     let mut runs = Vec::with_capacity(plan.len());
     for s in &plan {
         bar.set_message(format!("{} {}/{}", s.mode, Rate(s.rate_bps), Duration((s.owd_ms * 1e6).round() as u64)));
-        runs.push(quic::run(s).map_err(|e| e.to_string())?);
+        runs.push(quic::run_with_qlog(s, a.qlog.as_deref()).map_err(|e| e.to_string())?);
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -351,6 +358,7 @@ fn flag(e: &QuicSettingError) -> &'static str {
         QuicSettingError::Rate(_) => "--rate",
         QuicSettingError::Loss(_) => "--loss",
         QuicSettingError::Delay(_) => "--owd",
+        QuicSettingError::Io(_) => "--qlog",
     }
 }
 

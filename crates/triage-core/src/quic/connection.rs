@@ -47,10 +47,12 @@ use super::config::QuicConfig;
 use super::pacer::Pacer;
 use super::packet::{AckFrame, Frame, QuicDatagram, QuicPacket, SpaceId};
 use super::rtt::{QuicRtt, GRANULARITY_NS};
+use super::trace;
 use crate::cc::{self, AckSample, CongestionSignal, RateSample};
 use crate::config::ConnectionConfig;
 use crate::connection::{ConnectionStats, Event, State};
 use crate::path::Path;
+use crate::qlog;
 use crate::recovery::RttEstimator;
 use crate::sched::stream::{self, StreamMessage, StreamScheduler};
 use crate::sched::{MessageMeta, MsgChunk};
@@ -215,6 +217,14 @@ struct RecvMsg {
     received_bytes: u64,
 }
 
+/// The qlog trace and what it last reported.
+#[derive(Debug)]
+struct QlogState {
+    trace: qlog::Trace,
+    metrics: qlog::MetricsTracker,
+    cc_state: &'static str,
+}
+
 /// A QUIC-mode connection (see the module documentation for the model and the contract).
 #[derive(Debug)]
 pub struct QuicConnection {
@@ -262,6 +272,8 @@ pub struct QuicConnection {
     peer_reliable_messages: Option<u64>,
     close_sent: bool,
     close_resend: bool,
+    /// qlog trace, when the settings ask for one.
+    qlog: Option<Box<QlogState>>,
     lost_since_ack: u64,
 }
 
@@ -318,15 +330,83 @@ impl QuicConnection {
             peer_reliable_messages: None,
             close_sent: false,
             close_resend: false,
+            qlog: None,
             lost_since_ack: 0,
             q,
             cfg,
         }
     }
 
+    fn start_qlog(&mut self) {
+        if !self.q.qlog {
+            return;
+        }
+        let (vp, client, server) = if self.is_client {
+            (qlog::VantagePoint::Client, self.local, self.remote)
+        } else {
+            (qlog::VantagePoint::Server, self.remote, self.local)
+        };
+        // The original destination connection ID: derived from the client's address, so both
+        // ends of a connection name the same one.
+        let mut odcid = Vec::with_capacity(self.q.cid_len_bytes as usize);
+        let key = ((client.node as u64) << 48)
+            ^ ((client.port as u64) << 32)
+            ^ ((server.node as u64) << 16)
+            ^ server.port as u64;
+        for i in 0..self.q.cid_len_bytes as usize {
+            odcid.push((key >> ((i % 8) * 8)) as u8);
+        }
+        let title = format!("triage {}:{} -> {}:{}", client.node, client.port, server.node, server.port);
+        self.qlog = Some(Box::new(QlogState {
+            trace: qlog::Trace::new(vp, title, &odcid),
+            metrics: qlog::MetricsTracker::new(),
+            cc_state: "",
+        }));
+    }
+
+    fn log(&mut self, now_ns: u64, data: qlog::EventData) {
+        if let Some(q) = self.qlog.as_mut() {
+            q.trace.push(now_ns, data);
+        }
+    }
+
+    /// RFC 9002 metrics and the controller's state, logged when they change.
+    fn log_metrics(&mut self, now_ns: u64) {
+        if self.qlog.is_none() {
+            return;
+        }
+        let m = qlog::Metrics {
+            min_rtt_ns: self.rtt.min_ns(),
+            smoothed_rtt_ns: self.srtt_ns(),
+            latest_rtt_ns: self.rtt.latest_ns(),
+            rtt_variance_ns: self.rtt.has_sample().then_some(self.rtt.var_ns()),
+            congestion_window_bytes: Some(self.cwnd_bytes()),
+            bytes_in_flight: Some(self.path.pipe_bytes),
+            ssthresh_bytes: Some(self.path.cc.ssthresh_bytes()).filter(|&s| s != u64::MAX),
+            pacing_rate_bps: self.path.cc.pacing_rate_bps(),
+        };
+        let state = self.path.cc.state();
+        let q = self.qlog.as_mut().expect("checked");
+        if let Some(changed) = q.metrics.update(&m) {
+            q.trace.push(now_ns, qlog::EventData::MetricsUpdated(changed));
+        }
+        if state != q.cc_state {
+            let old = (!q.cc_state.is_empty()).then(|| q.cc_state.to_string());
+            q.trace
+                .push(now_ns, qlog::EventData::CongestionStateUpdated { old, new: state.to_string(), trigger: None });
+            q.cc_state = state;
+        }
+    }
+
+    /// The qlog trace, when the settings asked for one (`QuicConfig::qlog`).
+    pub fn qlog_trace(&self) -> Option<&qlog::Trace> {
+        self.qlog.as_ref().map(|q| &q.trace)
+    }
+
     /// Client: the first transmit is the Initial with the ClientHello.
     pub fn connect(cfg: ConnectionConfig, local: Addr, remote: Addr) -> Self {
         let mut c = Self::new(cfg, local, remote, true);
+        c.start_qlog();
         let hello = c.q.client_hello_bytes;
         c.queue_crypto(SpaceId::Initial, hello);
         c.spaces[SpaceId::Initial.index()].crypto_rx_expected = c.q.server_hello_bytes as u64;
@@ -341,6 +421,7 @@ impl QuicConnection {
             return None;
         }
         let mut c = Self::new(cfg, first.dst, first.src, false);
+        c.start_qlog();
         c.spaces[SpaceId::Initial.index()].crypto_rx_expected = c.q.client_hello_bytes as u64;
         c.spaces[SpaceId::Handshake.index()].crypto_rx_expected = c.q.finished_bytes as u64;
         c.handle_packet(now_ns, first);
@@ -605,6 +686,7 @@ impl QuicConnection {
         let Some((_, space)) = self.pto_time_and_space() else { return };
         self.qstats.pto_count += 1;
         self.stats.rto_count += 1;
+        self.log_metrics(now_ns);
         self.pto_count += 1;
         let s = &mut self.spaces[space.index()];
         s.probes = 2;
@@ -657,7 +739,12 @@ impl QuicConnection {
         }
         let mut largest_lost_sent = 0u64;
         let mut eliciting_times: Vec<(u64, u64)> = Vec::new();
-        for (pn, p, _) in &lost {
+        for (pn, p, by_count) in &lost {
+            if self.qlog.is_some() {
+                let trigger =
+                    if *by_count { qlog::LossTrigger::ReorderingThreshold } else { qlog::LossTrigger::TimeThreshold };
+                self.log(now_ns, qlog::EventData::PacketLost { header: trace::header(space, *pn), trigger });
+            }
             self.qstats.packets_lost += 1;
             self.qstats.bytes_lost += p.size_bytes as u64;
             self.lost_since_ack += p.size_bytes as u64;
@@ -801,6 +888,10 @@ impl QuicConnection {
             // Handshake packet; RFC 9000 §8.1: that validates the client's address.
             self.address_validated = true;
             self.discard_space(SpaceId::Initial);
+        }
+        if self.qlog.is_some() {
+            let ev = trace::packet(p, self.q.ack_delay_exponent);
+            self.log(now_ns, qlog::EventData::PacketReceived(ev));
         }
         let eliciting = p.is_ack_eliciting();
         let (thr, delay) = (self.q.ack_eliciting_threshold, self.q.max_ack_delay_ns);
@@ -1013,6 +1104,10 @@ impl QuicConnection {
             return;
         }
         newly.sort_unstable_by_key(|(pn, _)| *pn);
+        if self.qlog.is_some() {
+            let pns = newly.iter().map(|(pn, _)| *pn).collect();
+            self.log(now_ns, qlog::EventData::PacketsAcked { space: trace::pn_space(space), packet_numbers: pns });
+        }
         let prior_in_flight = self.path.pipe_bytes;
         // §5.1: an RTT sample when the largest acknowledged is newly acknowledged and
         // something newly acknowledged was ack-eliciting.
@@ -1127,6 +1222,7 @@ impl QuicConnection {
             self.path.cc.on_ack(&sample);
         }
         self.lost_since_ack = 0;
+        self.log_metrics(now_ns);
         self.maybe_close_connection();
     }
 
@@ -1294,6 +1390,10 @@ impl QuicConnection {
     }
 
     fn on_packet_sent(&mut self, now_ns: u64, p: &QuicPacket) {
+        if self.qlog.is_some() {
+            let ev = trace::packet(p, self.q.ack_delay_exponent);
+            self.log(now_ns, qlog::EventData::PacketSent(ev));
+        }
         let eliciting = p.is_ack_eliciting();
         let in_flight = eliciting || p.frames.iter().any(|f| matches!(f, Frame::Padding(_)));
         self.qstats.packets_sent[p.space.index()] += 1;

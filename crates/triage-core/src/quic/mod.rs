@@ -13,6 +13,7 @@ pub mod connection;
 pub mod pacer;
 pub mod packet;
 pub mod rtt;
+pub mod trace;
 
 pub use config::QuicConfig;
 pub use connection::{PrioritySignals, QuicConnection, QuicStats, Reliability};

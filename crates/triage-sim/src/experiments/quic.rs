@@ -86,6 +86,9 @@ pub enum QuicSettingError {
     /// Loss out of range.
     #[error("loss {0}: expected a probability in [0, 0.5]")]
     Loss(f64),
+    /// A qlog file could not be written.
+    #[error("qlog: {0}")]
+    Io(String),
     /// Delay out of range.
     #[error("one-way delay {0} ms: expected 0 to 10000 ms")]
     Delay(f64),
@@ -154,8 +157,14 @@ fn validate(s: &QuicSetting) -> Result<(), QuicSettingError> {
 /// Builds the simulation of one setting (not run yet). The flow is flow 0; the client is
 /// node "client", the server node "server".
 pub fn build(s: &QuicSetting) -> Result<Simulator, QuicSettingError> {
+    build_with_qlog(s, false)
+}
+
+/// [`build`], with qlog traces kept at both ends when `qlog` (QUIC modes only).
+pub fn build_with_qlog(s: &QuicSetting, qlog: bool) -> Result<Simulator, QuicSettingError> {
     validate(s)?;
-    let cfg = transport(s)?;
+    let mut cfg = transport(s)?;
+    cfg.quic.qlog = qlog;
     let dgram: &[&str] = quic_mode(&s.mode).map_or(&[], |m| m.1);
     let mut net = Network::default();
     let server = net.add_node("server", NodeKind::Host);
@@ -191,8 +200,27 @@ pub fn build(s: &QuicSetting) -> Result<Simulator, QuicSettingError> {
 
 /// Runs one setting.
 pub fn run(s: &QuicSetting) -> Result<QuicRun, QuicSettingError> {
-    let mut sim = build(s)?;
+    run_with_qlog(s, None)
+}
+
+/// Runs one setting; with `qlog`, the client's and the server's traces are written into
+/// that directory as `<mode>_<rate>bps_<owd>ms_seed<seed>_<client|server>.sqlog`.
+pub fn run_with_qlog(s: &QuicSetting, qlog: Option<&std::path::Path>) -> Result<QuicRun, QuicSettingError> {
+    let mut sim = build_with_qlog(s, qlog.is_some())?;
     sim.run(600_000_000_000, |_| {});
+    if let Some(dir) = qlog {
+        for server in [false, true] {
+            if let Some(t) = sim.endpoint(0, server).and_then(|e| e.quic()).and_then(|q| q.qlog_trace()) {
+                let side = if server { "server" } else { "client" };
+                let name = format!("{}_{}bps_{}ms_seed{}_{side}.sqlog", s.mode, s.rate_bps, s.owd_ms, s.seed);
+                let path = dir.join(name);
+                let file = std::fs::File::create(&path)
+                    .map_err(|e| QuicSettingError::Io(format!("{}: {e}", path.display())))?;
+                crate::qlog::write(t, std::io::BufWriter::new(file))
+                    .map_err(|e| QuicSettingError::Io(format!("{}: {e}", path.display())))?;
+            }
+        }
+    }
     let dgram: &[&str] = quic_mode(&s.mode).map_or(&[], |m| m.1);
     let client = sim.endpoint(0, false).and_then(|e| e.quic());
     let server = sim.endpoint(0, true);
