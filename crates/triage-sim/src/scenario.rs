@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use triage_core::cc::ControllerKind;
+use triage_core::sched::stream::StreamSchedulerKind;
+use triage_core::TransportMode;
 use triage_core::sched::CatsConfig;
 use triage_core::{ConnectionConfig, LoadShedding, SchedulerKind};
 
@@ -126,6 +128,8 @@ pub const PROFILES: &[(&str, u64, u64, u64, &str)] = &[
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TransportToml {
+    /// Framing mode: "tcp" (default) or "quic" (RFC 9000 streams and DATAGRAM frames).
+    pub mode: Option<ModeName>,
     /// Congestion controller: "newreno", "bbr", "cubic", "newreno_ecn", "eecn" or "vcp".
     pub cc: Option<ControllerKind>,
     /// CUBIC only: run HyStart++ (RFC 9406) in the initial slow start (default false).
@@ -154,7 +158,8 @@ pub struct TransportToml {
     pub initial_rto: Option<Duration>,
     /// Receive buffer, the largest advertised window (default 1 MiB).
     pub receive_buffer: Option<Size>,
-    /// Send scheduler: "fifo" (default) or "cats" (the CATS Conductor).
+    /// Send scheduler: "fifo" (default) or "cats" (the CATS Conductor); in QUIC mode also
+    /// "rr" (round robin, quinn's default), "prio" (strict priority) and "rfc9218".
     pub scheduler: Option<SchedulerName>,
     /// The Conductor's fairness parameters (CATS §II-E); defaults in the README.
     pub cats: Option<CatsToml>,
@@ -180,6 +185,22 @@ pub enum SchedulerName {
     Fifo,
     /// The CATS Conductor.
     Cats,
+    /// QUIC mode: round robin between streams, one packet's worth at a time.
+    Rr,
+    /// QUIC mode: strict priority between streams.
+    Prio,
+    /// QUIC mode: RFC 9218 urgency and incremental.
+    Rfc9218,
+}
+
+/// Framing modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModeName {
+    /// TCP mode.
+    Tcp,
+    /// QUIC mode.
+    Quic,
 }
 
 /// CATS §II-E parameters, one value per priority queue 0..4.
@@ -213,6 +234,7 @@ impl TransportToml {
         TransportToml {
             cc: self.cc.clone().or(base.cc.clone()),
             hystart: self.hystart.or(base.hystart),
+            mode: self.mode.or(base.mode),
             ecn: self.ecn.or(base.ecn),
             newreno_growth: self.newreno_growth.or(base.newreno_growth),
             eecn: self.eecn.clone().or(base.eecn.clone()),
@@ -254,6 +276,23 @@ impl TransportToml {
             }
             _ => SchedulerKind::Fifo,
         };
+        let quic_mode = self.mode == Some(ModeName::Quic);
+        let stream_scheduler = match (&self.scheduler, &scheduler) {
+            (Some(SchedulerName::Rr), _) => StreamSchedulerKind::Rr,
+            (Some(SchedulerName::Prio), _) => StreamSchedulerKind::Prio,
+            (Some(SchedulerName::Rfc9218), _) => StreamSchedulerKind::Rfc9218,
+            (_, SchedulerKind::Cats(c)) => StreamSchedulerKind::Cats(c.clone()),
+            _ => StreamSchedulerKind::Fifo,
+        };
+        if !quic_mode && matches!(self.scheduler, Some(SchedulerName::Rr | SchedulerName::Prio | SchedulerName::Rfc9218)) {
+            return Err(("transport.scheduler".into(), "rr, prio and rfc9218 schedule streams: they need mode = \"quic\"".into()));
+        }
+        if quic_mode && (self.priority_option.is_some() || self.dscp.is_some() || self.ack_priority0_immediately.is_some()) {
+            return Err((
+                "transport.mode".into(),
+                "priority_option, dscp and ack_priority0_immediately are TCP-mode options".into(),
+            ));
+        }
         for (name, v) in [("default_priority", self.default_priority), ("save_data", self.save_data)] {
             if v.is_some_and(|p| p > 4) {
                 return Err((
@@ -323,6 +362,8 @@ impl TransportToml {
             dscp_by_priority: self.dscp,
             save_data_threshold: self.save_data,
             load_shedding,
+            mode: if quic_mode { TransportMode::Quic } else { TransportMode::Tcp },
+            quic: triage_core::quic::QuicConfig { scheduler: stream_scheduler, ..Default::default() },
             ..d
         })
     }
