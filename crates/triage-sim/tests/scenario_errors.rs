@@ -157,3 +157,16 @@ fn values_that_would_stall_or_spin_a_run_are_refused() {
         assert!(e.contains(field), "{field}: {e}");
     }
 }
+
+#[test]
+fn quic_mode_parses_and_its_options_are_checked() {
+    let quic = GOOD.replace("name = \"t\"\n", "name = \"t\"\n[transport]\nmode = \"quic\"\nscheduler = \"rfc9218\"\n");
+    let s = Scenario::parse(&quic, "q.toml").unwrap();
+    s.build("q.toml", None).unwrap();
+    let e = err(&GOOD.replace("name = \"t\"\n", "name = \"t\"\n[transport]\nscheduler = \"rr\"\n"));
+    assert!(e.contains("transport.scheduler") && e.contains("mode = \"quic\""), "{e}");
+    let e = err(&GOOD.replace("name = \"t\"\n", "name = \"t\"\n[transport]\nmode = \"quic\"\npriority_option = true\n"));
+    assert!(e.contains("transport.mode") && e.contains("TCP-mode"), "{e}");
+    let e = err(&GOOD.replace("name = \"t\"\n", "name = \"t\"\n[transport]\nmode = \"udp\"\n"));
+    assert!(e.contains("udp"), "{e}");
+}
