@@ -55,6 +55,10 @@ struct RunArgs {
     /// Override the scenario's seed.
     #[arg(long)]
     seed: Option<u64>,
+    /// Write one qlog file (qlog 0.3 JSON-SEQ, opens in qvis) per QUIC-mode connection end
+    /// into this directory: VARIANT_FLOW_client.sqlog / _server.sqlog.
+    #[arg(long, value_name = "DIR")]
+    qlog: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -79,6 +83,25 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Writes the qlog traces of a run, one file per QUIC-mode connection end.
+fn write_qlogs(dir: &std::path::Path, variant: Option<&str>, sim: &triage_sim::Simulator) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("--qlog {}: {e}", dir.display()))?;
+    let safe =
+        |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect::<String>();
+    for (flow, server, trace) in sim.qlog_traces() {
+        let side = if server { "server" } else { "client" };
+        let name = match variant {
+            Some(v) => format!("{}_{}_{side}.sqlog", safe(v), safe(flow)),
+            None => format!("{}_{side}.sqlog", safe(flow)),
+        };
+        let path = dir.join(name);
+        let file = std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        triage_sim::qlog::write(trace, std::io::BufWriter::new(file))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Loads a scenario from a file or the built-in set.
@@ -110,6 +133,7 @@ fn run(a: RunArgs) -> Result<(), String> {
     for (name, built) in variants {
         let mut sim = built.sim;
         let stop = built.stop_ns;
+        sim.set_qlog(a.qlog.is_some());
         let bar = progress_bar(stop);
         sim.run(stop, |t| bar.set_position(t / 1_000_000));
         bar.finish_and_clear();
@@ -117,6 +141,9 @@ fn run(a: RunArgs) -> Result<(), String> {
         if let Some(dir) = &a.out {
             let d = if has_variants { dir.join(&name) } else { dir.clone() };
             output::write_out(&d, &report, &sim).map_err(|e| format!("{}: {e}", d.display()))?;
+        }
+        if let Some(dir) = &a.qlog {
+            write_qlogs(dir, if has_variants { Some(&name) } else { None }, &sim)?;
         }
         reports.push((name, report));
     }

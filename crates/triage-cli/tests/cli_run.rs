@@ -124,3 +124,22 @@ fn every_subcommand_has_help() {
         assert!(String::from_utf8(out.stdout).unwrap().contains("Usage"), "{args:?}");
     }
 }
+
+#[test]
+fn run_writes_one_qlog_per_quic_connection_end() {
+    let dir = std::env::temp_dir().join(format!("triage-qlog-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = triage().args(["run", "scenarios/cats-page-slow4g-quic.toml", "--qlog"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    // Three QUIC variants, two ends each; the TCP variants write none.
+    assert_eq!(names.len(), 6, "{names:?}");
+    assert!(names.contains(&"quic-rfc9218_page_server.sqlog".to_string()), "{names:?}");
+    let text = std::fs::read(dir.join("quic-cats_page_client.sqlog")).unwrap();
+    assert_eq!(text[0], 0x1e);
+    let head = String::from_utf8_lossy(&text[..200]);
+    assert!(head.contains("\"qlog_format\":\"JSON-SEQ\""), "{head}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

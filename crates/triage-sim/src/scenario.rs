@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use triage_core::cc::ControllerKind;
 use triage_core::sched::stream::StreamSchedulerKind;
-use triage_core::TransportMode;
 use triage_core::sched::CatsConfig;
+use triage_core::TransportMode;
 use triage_core::{ConnectionConfig, LoadShedding, SchedulerKind};
 
 use std::sync::Arc;
@@ -284,10 +284,17 @@ impl TransportToml {
             (_, SchedulerKind::Cats(c)) => StreamSchedulerKind::Cats(c.clone()),
             _ => StreamSchedulerKind::Fifo,
         };
-        if !quic_mode && matches!(self.scheduler, Some(SchedulerName::Rr | SchedulerName::Prio | SchedulerName::Rfc9218)) {
-            return Err(("transport.scheduler".into(), "rr, prio and rfc9218 schedule streams: they need mode = \"quic\"".into()));
+        if !quic_mode
+            && matches!(self.scheduler, Some(SchedulerName::Rr | SchedulerName::Prio | SchedulerName::Rfc9218))
+        {
+            return Err((
+                "transport.scheduler".into(),
+                "rr, prio and rfc9218 schedule streams: they need mode = \"quic\"".into(),
+            ));
         }
-        if quic_mode && (self.priority_option.is_some() || self.dscp.is_some() || self.ack_priority0_immediately.is_some()) {
+        if quic_mode
+            && (self.priority_option.is_some() || self.dscp.is_some() || self.ack_priority0_immediately.is_some())
+        {
             return Err((
                 "transport.mode".into(),
                 "priority_option, dscp and ack_priority0_immediately are TCP-mode options".into(),

@@ -289,6 +289,27 @@ impl Simulator {
         self.packet_trace = on;
     }
 
+    /// Keep a qlog trace at both ends of every QUIC-mode flow (call before [`run`](Self::run)).
+    pub fn set_qlog(&mut self, on: bool) {
+        for f in &mut self.flows {
+            f.spec.client_transport.quic.qlog = on;
+            f.spec.server_transport.quic.qlog = on;
+        }
+    }
+
+    /// The qlog traces kept: (flow name, server end?, trace), in flow order, client first.
+    pub fn qlog_traces(&self) -> Vec<(&str, bool, &triage_core::qlog::Trace)> {
+        let mut out = Vec::new();
+        for (i, f) in self.flows.iter().enumerate() {
+            for server in [false, true] {
+                if let Some(t) = self.endpoint(i as u32, server).and_then(|e| e.quic()).and_then(|q| q.qlog_trace()) {
+                    out.push((f.spec.name.as_str(), server, t));
+                }
+            }
+        }
+        out
+    }
+
     /// Adds a flow; returns its index.
     pub fn add_flow(&mut self, spec: FlowSpec) -> u32 {
         let id = self.flows.len() as u32;

@@ -165,7 +165,8 @@ fn quic_mode_parses_and_its_options_are_checked() {
     s.build("q.toml", None).unwrap();
     let e = err(&GOOD.replace("name = \"t\"\n", "name = \"t\"\n[transport]\nscheduler = \"rr\"\n"));
     assert!(e.contains("transport.scheduler") && e.contains("mode = \"quic\""), "{e}");
-    let e = err(&GOOD.replace("name = \"t\"\n", "name = \"t\"\n[transport]\nmode = \"quic\"\npriority_option = true\n"));
+    let e =
+        err(&GOOD.replace("name = \"t\"\n", "name = \"t\"\n[transport]\nmode = \"quic\"\npriority_option = true\n"));
     assert!(e.contains("transport.mode") && e.contains("TCP-mode"), "{e}");
     let e = err(&GOOD.replace("name = \"t\"\n", "name = \"t\"\n[transport]\nmode = \"udp\"\n"));
     assert!(e.contains("udp"), "{e}");
