@@ -20,8 +20,9 @@ use triage_core::wire::Packet;
 /// A packet waiting in or moving through the network, with what the simulator tracks.
 #[derive(Clone, Debug)]
 pub struct SimPacket {
-    /// The packet.
-    pub pkt: Packet,
+    /// The packet, boxed: a queued packet is moved through queues, links and events many
+    /// times per hop, and moving a pointer is cheaper than moving the whole header.
+    pub pkt: Box<Packet>,
     /// When it entered the current queue (for sojourn time).
     pub enqueued_ns: u64,
     /// When the sending host handed it to the network (for one-way delay).
@@ -31,7 +32,7 @@ pub struct SimPacket {
 impl SimPacket {
     /// A packet leaving its host at `now_ns`.
     pub fn new(pkt: Packet, now_ns: u64) -> Self {
-        Self { pkt, enqueued_ns: now_ns, origin_ns: now_ns }
+        Self { pkt: Box::new(pkt), enqueued_ns: now_ns, origin_ns: now_ns }
     }
 }
 

@@ -11,7 +11,7 @@ fn setting(mode: &str, loss: f64, seed: u64) -> QuicSetting {
 const PAGE_BYTES: u64 = (150 + 60 + 40 + 25 + 8) * 1024;
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     /// Under 5% random loss each way every stream byte reaches the application exactly once
     /// and every stream group completes.

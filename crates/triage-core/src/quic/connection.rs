@@ -1316,7 +1316,11 @@ impl QuicConnection {
             return Some(Packet { src: self.local, dst: self.remote, quic: Some(Box::new(dg)), ..Default::default() });
         }
         if self.close_requested && !self.goaway_sent && self.handshake_complete {
-            let all_written = self.sched.queued_bytes() == 0 && self.datagram_queue.is_empty();
+            // Everything written is sent, and every datagram's fate is known (a peer that
+            // closes on our GOAWAY must not leave a chunk neither acknowledged nor lost).
+            let all_written = self.sched.queued_bytes() == 0
+                && self.datagram_queue.is_empty()
+                && self.spaces[SpaceId::Data.index()].sent.values().all(|p| !p.frames.iter().any(is_datagram));
             if all_written {
                 self.goaway_sent = true;
                 let reliable = self.send_msgs.values().filter(|m| m.datagram.is_none()).count() as u64;
