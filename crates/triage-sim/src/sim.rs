@@ -653,7 +653,20 @@ impl Simulator {
             let m = &app.messages[k];
             let (bytes, prio, unrel) = (m.bytes, m.priority, m.unreliable);
             self.recorder.messages[rec].written_ns = Some(self.now_ns);
-            write_to(&mut self.conns[c as usize].conn, self.now_ns, k as u32, bytes, prio, unrel);
+            let conn = &mut self.conns[c as usize].conn;
+            match conn {
+                // QUIC mode: the response's stream carries the RFC 9218 urgency Chrome would
+                // send for the request's recorded priority (the CATS level when none is).
+                Endpoint::Quic(q) if !unrel => {
+                    let p = prio.unwrap_or(q.config().default_priority);
+                    let obj = &page.page.objects()[k];
+                    let urgency = obj.browser_priority.map_or(p, |b| b.rfc9218_urgency());
+                    let meta = triage_core::sched::MessageMeta { id: k as u32, len_bytes: bytes, priority: p };
+                    let signals = triage_core::quic::PrioritySignals { urgency, incremental: false };
+                    q.write_message(self.now_ns, meta, signals, triage_core::quic::Reliability::Reliable);
+                }
+                _ => write_to(conn, self.now_ns, k as u32, bytes, prio, unrel),
+            }
             return;
         }
         let app = &mut self.flows[f as usize].apps[0];

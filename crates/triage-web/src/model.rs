@@ -162,6 +162,19 @@ impl BrowserPriority {
         })
     }
 
+    /// The RFC 9218 urgency Chrome sends over HTTP/3 for this priority: its net priorities
+    /// HIGHEST, MEDIUM, LOW, LOWEST, IDLE (DevTools VeryHigh, High, Medium, Low, VeryLow)
+    /// map to urgency 0 to 4.
+    pub fn rfc9218_urgency(self) -> u8 {
+        match self {
+            BrowserPriority::VeryHigh => 0,
+            BrowserPriority::High => 1,
+            BrowserPriority::Medium => 2,
+            BrowserPriority::Low => 3,
+            BrowserPriority::VeryLow => 4,
+        }
+    }
+
     /// DevTools name.
     pub fn name(self) -> &'static str {
         match self {

@@ -146,3 +146,11 @@ proptest! {
         prop_assert!(fcp <= si && si <= plt, "SI {} outside [{}, {}]", si, fcp, plt);
     }
 }
+
+#[test]
+fn chrome_priorities_map_to_rfc9218_urgencies_in_order() {
+    use triage_web::BrowserPriority as B;
+    let all = [B::VeryHigh, B::High, B::Medium, B::Low, B::VeryLow];
+    let u: Vec<u8> = all.iter().map(|b| b.rfc9218_urgency()).collect();
+    assert_eq!(u, [0, 1, 2, 3, 4]);
+}
