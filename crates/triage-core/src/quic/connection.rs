@@ -171,15 +171,7 @@ impl Space {
 
     fn add_crypto_rx(&mut self, start: u64, end: u64) {
         self.crypto_rx.push((start, end));
-        self.crypto_rx.sort_unstable();
-        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.crypto_rx.len());
-        for &(s, e) in &self.crypto_rx {
-            match merged.last_mut() {
-                Some(last) if s <= last.1 => last.1 = last.1.max(e),
-                _ => merged.push((s, e)),
-            }
-        }
-        self.crypto_rx = merged;
+        self.crypto_rx = merge(std::mem::take(&mut self.crypto_rx));
     }
 }
 
@@ -992,15 +984,7 @@ impl QuicConnection {
         let (s, e) = (chunk.msg_offset_bytes, chunk.msg_offset_bytes + chunk.len_bytes as u64);
         let before: u64 = r.ranges.iter().map(|&(a, b)| b - a).sum();
         r.ranges.push((s, e));
-        r.ranges.sort_unstable();
-        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(r.ranges.len());
-        for &(a, b) in &r.ranges {
-            match merged.last_mut() {
-                Some(l) if a <= l.1 => l.1 = l.1.max(b),
-                _ => merged.push((a, b)),
-            }
-        }
-        r.ranges = merged;
+        r.ranges = merge(std::mem::take(&mut r.ranges));
         let after: u64 = r.ranges.iter().map(|&(a, b)| b - a).sum();
         self.stats.duplicate_bytes_received += chunk.len_bytes as u64 - (after - before);
         let contiguous = match r.ranges.first() {
@@ -1233,15 +1217,7 @@ impl QuicConnection {
                 if let Some(m) = self.send_msgs.get_mut(&chunk.msg_id) {
                     let (s, e) = (chunk.msg_offset_bytes, chunk.msg_offset_bytes + chunk.len_bytes as u64);
                     m.acked.push((s, e));
-                    m.acked.sort_unstable();
-                    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(m.acked.len());
-                    for &(a, b) in &m.acked {
-                        match merged.last_mut() {
-                            Some(l) if a <= l.1 => l.1 = l.1.max(b),
-                            _ => merged.push((a, b)),
-                        }
-                    }
-                    m.acked = merged;
+                    m.acked = merge(std::mem::take(&mut m.acked));
                     m.acked_bytes = m.acked.iter().map(|&(a, b)| b - a).sum();
                 }
             }

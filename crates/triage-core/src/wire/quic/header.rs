@@ -523,7 +523,10 @@ mod tests {
             buf[i] = byte;
             let buf = leak(buf);
             if let Ok((q, n)) = Packet::parse(buf, 8) {
-                prop_assert_eq!(emit_vec(&q).len(), n);
+                // A mutated length byte may leave a non-minimal varint, which re-emits shorter.
+                let out = emit_vec(&q);
+                prop_assert!(out.len() <= n);
+                prop_assert_eq!(Packet::parse(&out, 8), Ok((q, out.len())));
             }
         }
     }
