@@ -772,7 +772,7 @@ impl QuicConnection {
             let (first_pn, first_t) = eliciting_times[0];
             let (last_pn, last_t) = *eliciting_times.last().expect("two");
             let contiguous =
-                (first_pn..=last_pn).all(|pn| !s.sent.contains_key(&pn)) && lost.len() as u64 >= last_pn - first_pn + 1;
+                (first_pn..=last_pn).all(|pn| !s.sent.contains_key(&pn)) && lost.len() as u64 > last_pn - first_pn;
             if contiguous
                 && last_t.saturating_sub(first_t) > duration
                 && self.first_rtt_sample_ns.is_some_and(|f| f < first_t)
@@ -1244,10 +1244,15 @@ impl QuicConnection {
     }
 
     fn maybe_close_connection(&mut self) {
-        if self.close_requested && self.goaway_acked && self.peer_goaway && !self.close_sent {
-            if self.all_sent_data_acked() && self.all_received() {
-                self.control.push_back(Frame::ConnectionClose);
-            }
+        if self.close_requested
+            && self.goaway_acked
+            && self.peer_goaway
+            && !self.close_sent
+            && self.all_sent_data_acked()
+            && self.all_received()
+            && !self.control.contains(&Frame::ConnectionClose)
+        {
+            self.control.push_back(Frame::ConnectionClose);
         }
     }
 
@@ -1493,7 +1498,7 @@ impl QuicConnection {
             }
         }
         let has_unacked = self.spaces[si].ack.has_unacked();
-        if !may_elicit && !wants_ack && !(coalescing && has_unacked) {
+        if !(may_elicit || wants_ack || coalescing && has_unacked) {
             return None;
         }
         let s = &self.spaces[si];
