@@ -1472,10 +1472,11 @@ impl QuicConnection {
         let wants_ack = self.spaces[si].ack.wants_ack_now(now_ns);
         let mut may_elicit = self.has_eliciting_to_send(space);
         if may_elicit && !probe {
-            // Congestion window and pacer (RFC 9002 §7, §7.7); handshake packets are not
-            // paced, but they are congestion controlled.
+            // Congestion window and pacer (RFC 9002 §7, §7.7). As the reference stack does, a
+            // full-sized packet must fit strictly below the window (in flight + MTU < cwnd):
+            // an initial window of 10 packets carries 9 full ones.
             let cwnd = self.cwnd_bytes();
-            if self.path.pipe_bytes + room.min(self.q.max_udp_payload_bytes as usize) as u64 > cwnd
+            if self.path.pipe_bytes + room.min(self.q.max_udp_payload_bytes as usize) as u64 >= cwnd
                 && space == SpaceId::Data
             {
                 may_elicit = false;
@@ -1591,13 +1592,31 @@ impl QuicConnection {
         let mut took_stream = false;
         loop {
             let conn_credit = self.peer_max_data.saturating_sub(self.data_sent_bytes);
-            let max_hdr = 1 + 4 + 4 + wq::varint_len(*budget as u64);
-            if *budget <= max_hdr + 1 || self.sched.queued_bytes() == 0 {
+            // Ask for data as if the STREAM header were the smallest one (type, a one-byte
+            // stream ID, no offset, a two-byte length); once the chunk's stream and offset are
+            // known, a longer header trims the chunk and its tail goes back to the scheduler
+            // (it is the stream's next data either way). Packets come out exactly full, as a
+            // real stack fills them.
+            let min_hdr = 1 + 1 + 2;
+            if *budget <= min_hdr + 1 || self.sched.queued_bytes() == 0 {
                 break;
             }
-            let want = ((*budget - max_hdr) as u64).min(conn_credit.max(1)) as u32;
-            let Some(chunk) = self.sched.next_chunk(now_ns, want) else { break };
+            let want = ((*budget - min_hdr) as u64).min(conn_credit.max(1)) as u32;
+            let Some(mut chunk) = self.sched.next_chunk(now_ns, want) else { break };
             let Some(m) = self.send_msgs.get_mut(&chunk.msg_id) else { continue };
+            let hdr = wq::stream_frame_overhead(m.stream_id, chunk.msg_offset_bytes, chunk.len_bytes as usize);
+            let over = (hdr + chunk.len_bytes as usize).saturating_sub(*budget) as u32;
+            if over > 0 {
+                if over >= chunk.len_bytes {
+                    self.sched.requeue_lost(now_ns, chunk);
+                    break;
+                }
+                let keep = chunk.len_bytes - over;
+                let tail =
+                    MsgChunk { msg_offset_bytes: chunk.msg_offset_bytes + keep as u64, len_bytes: over, ..chunk };
+                chunk.len_bytes = keep;
+                self.sched.requeue_lost(now_ns, tail);
+            }
             let end = chunk.msg_offset_bytes + chunk.len_bytes as u64;
             if end > m.sent_bytes {
                 self.data_sent_bytes += end - m.sent_bytes.max(chunk.msg_offset_bytes);
