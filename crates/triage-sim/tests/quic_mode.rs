@@ -77,3 +77,23 @@ fn qlog_traces_account_for_every_packet() {
         }
     }
 }
+
+/// The 5%-loss sweep of the README (CUBIC, fifo and prio, 30 seeds at 2/25 and 10/10) ends
+/// with every connection closed. A HANDSHAKE_DONE held for data once left a deadline in the
+/// past that the simulator served forever at the same instant.
+#[test]
+fn lossy_sweep_terminates_and_closes() {
+    for (rate_bps, owd_ms) in [(2_000_000, 25.0), (10_000_000, 10.0)] {
+        for mode in ["fifo", "prio"] {
+            for seed in 1..=30 {
+                let s = QuicSetting { mode: mode.into(), cc: "cubic".into(), rate_bps, owd_ms, loss: 0.05, seed };
+                let mut sim = build(&s).unwrap();
+                sim.run(600_000_000_000, |_| {});
+                for server in [false, true] {
+                    assert_eq!(sim.endpoint(0, server).unwrap().state(), triage_core::State::Closed, "{s:?}");
+                }
+                assert!(sim.stats().events < 2_000_000, "{s:?}: {} events", sim.stats().events);
+            }
+        }
+    }
+}

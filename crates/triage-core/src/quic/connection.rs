@@ -233,6 +233,8 @@ pub struct QuicConnection {
     handshake_complete: bool,
     handshake_confirmed: bool,
     handshake_done_pending: bool,
+    /// HANDSHAKE_DONE waits this long for data to ride with (see `complete_handshake`).
+    handshake_done_hold_ns: u64,
     /// Server: bytes received from the client, for the anti-amplification limit.
     amp_received_bytes: u64,
     amp_sent_bytes: u64,
@@ -293,6 +295,7 @@ impl QuicConnection {
             handshake_complete: false,
             handshake_confirmed: false,
             handshake_done_pending: false,
+            handshake_done_hold_ns: 0,
             amp_received_bytes: 0,
             amp_sent_bytes: 0,
             address_validated: is_client,
@@ -576,6 +579,10 @@ impl QuicConnection {
         if let Some(p) = self.pacing_wait_ns {
             t = Some(t.map_or(p, |x| x.min(p)));
         }
+        if self.handshake_done_pending && self.handshake_done_hold_ns > 0 {
+            let h = self.handshake_done_hold_ns;
+            t = Some(t.map_or(h, |x| x.min(h)));
+        }
         t
     }
 
@@ -586,6 +593,10 @@ impl QuicConnection {
         }
         if self.pacing_wait_ns.is_some_and(|p| p <= now_ns) {
             self.pacing_wait_ns = None;
+        }
+        if self.handshake_done_hold_ns != 0 && self.handshake_done_hold_ns <= now_ns {
+            // The hold is over: HANDSHAKE_DONE goes with the next packet (no timer any more).
+            self.handshake_done_hold_ns = 0;
         }
         if self.loss_detection_deadline().is_some_and(|d| d <= now_ns) {
             self.on_loss_detection_timeout(now_ns);
@@ -939,6 +950,10 @@ impl QuicConnection {
             self.complete_handshake(now_ns);
             self.handshake_confirmed = true;
             self.handshake_done_pending = true;
+            // The server's application usually writes as soon as it learns the handshake is
+            // done, so HANDSHAKE_DONE rides in the first packet of data (as the reference stack
+            // sends it); it goes alone if nothing is written within 1 ms.
+            self.handshake_done_hold_ns = now_ns.saturating_add(1_000_000);
             self.discard_space(SpaceId::Handshake);
         }
     }
@@ -1454,13 +1469,13 @@ impl QuicConnection {
         }
     }
 
-    fn has_eliciting_to_send(&self, space: SpaceId) -> bool {
+    fn has_eliciting_to_send(&self, now_ns: u64, space: SpaceId) -> bool {
         let s = &self.spaces[space.index()];
         if !s.crypto_pending.is_empty() || s.probes > 0 {
             return true;
         }
         space == SpaceId::Data
-            && (self.handshake_done_pending
+            && (self.handshake_done_pending && now_ns >= self.handshake_done_hold_ns
                 || !self.control.is_empty()
                 || !self.datagram_queue.is_empty()
                 || self.sched.queued_bytes() > 0)
@@ -1470,7 +1485,7 @@ impl QuicConnection {
         let si = space.index();
         let probe = self.spaces[si].probes > 0;
         let wants_ack = self.spaces[si].ack.wants_ack_now(now_ns);
-        let mut may_elicit = self.has_eliciting_to_send(space);
+        let mut may_elicit = self.has_eliciting_to_send(now_ns, space);
         if may_elicit && !probe {
             // Congestion window and pacer (RFC 9002 §7, §7.7). As the reference stack does, a
             // full-sized packet must fit strictly below the window (in flight + MTU < cwnd):
