@@ -37,16 +37,27 @@ fn packet_record(t_ns: u64, link: u32, p: &Packet) -> PacketRecord {
     }
 }
 
-/// Writes a message: reliable, or in QUIC mode as DATAGRAM chunks when `unreliable`.
-fn write_to(conn: &mut Endpoint, now_ns: u64, id: u32, len: u64, prio: Option<u8>, unreliable: bool) {
+/// Writes a message: reliable, or in QUIC mode as DATAGRAM chunks when `unreliable`. In QUIC
+/// mode the stream's RFC 9218 urgency is `urgency`, or the priority when none is given.
+fn write_to(
+    conn: &mut Endpoint,
+    now_ns: u64,
+    id: u32,
+    len: u64,
+    prio: Option<u8>,
+    unreliable: bool,
+    urgency: Option<u8>,
+) {
+    use triage_core::quic::{PrioritySignals, Reliability};
     match conn {
-        Endpoint::Quic(q) if unreliable => {
+        Endpoint::Quic(q) => {
             let p = prio.unwrap_or(q.config().default_priority);
             let meta = triage_core::sched::MessageMeta { id, len_bytes: len, priority: p };
-            let signals = triage_core::quic::PrioritySignals { urgency: p.min(7), incremental: false };
-            q.write_message(now_ns, meta, signals, triage_core::quic::Reliability::Unreliable);
+            let signals = PrioritySignals { urgency: urgency.unwrap_or(p.min(7)), incremental: false };
+            let rel = if unreliable { Reliability::Unreliable } else { Reliability::Reliable };
+            q.write_message(now_ns, meta, signals, rel);
         }
-        _ => conn.write(now_ns, id, len, prio),
+        Endpoint::Tcp(_) => conn.write(now_ns, id, len, prio),
     }
 }
 
@@ -653,20 +664,10 @@ impl Simulator {
             let m = &app.messages[k];
             let (bytes, prio, unrel) = (m.bytes, m.priority, m.unreliable);
             self.recorder.messages[rec].written_ns = Some(self.now_ns);
-            let conn = &mut self.conns[c as usize].conn;
-            match conn {
-                // QUIC mode: the response's stream carries the RFC 9218 urgency Chrome would
-                // send for the request's recorded priority (the CATS level when none is).
-                Endpoint::Quic(q) if !unrel => {
-                    let p = prio.unwrap_or(q.config().default_priority);
-                    let obj = &page.page.objects()[k];
-                    let urgency = obj.browser_priority.map_or(p, |b| b.rfc9218_urgency());
-                    let meta = triage_core::sched::MessageMeta { id: k as u32, len_bytes: bytes, priority: p };
-                    let signals = triage_core::quic::PrioritySignals { urgency, incremental: false };
-                    q.write_message(self.now_ns, meta, signals, triage_core::quic::Reliability::Reliable);
-                }
-                _ => write_to(conn, self.now_ns, k as u32, bytes, prio, unrel),
-            }
+            // QUIC mode: the response's stream carries the RFC 9218 urgency Chrome would send
+            // for the request's recorded priority (the CATS level when none is).
+            let urgency = page.page.objects()[k].browser_priority.map(|b| b.rfc9218_urgency());
+            write_to(&mut self.conns[c as usize].conn, self.now_ns, k as u32, bytes, prio, unrel, urgency);
             return;
         }
         let app = &mut self.flows[f as usize].apps[0];
@@ -724,7 +725,7 @@ impl Simulator {
             let rec = app.record_base + app.written;
             app.written += 1;
             self.recorder.messages[rec].written_ns = Some(self.now_ns);
-            write_to(&mut self.conns[c as usize].conn, self.now_ns, id, len, prio, unrel);
+            write_to(&mut self.conns[c as usize].conn, self.now_ns, id, len, prio, unrel, None);
         }
         self.maybe_close(f, side, c);
     }

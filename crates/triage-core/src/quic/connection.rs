@@ -268,7 +268,6 @@ pub struct QuicConnection {
     close_resend: bool,
     /// qlog trace, when the settings ask for one.
     qlog: Option<Box<QlogState>>,
-    lost_since_ack: u64,
 }
 
 impl QuicConnection {
@@ -326,7 +325,6 @@ impl QuicConnection {
             close_sent: false,
             close_resend: false,
             qlog: None,
-            lost_since_ack: 0,
             q,
             cfg,
         }
@@ -512,9 +510,11 @@ impl QuicConnection {
         }
         let k = msg.id as u64;
         let stream_id = if self.is_client || self.peer_opened.contains(&(4 * k)) { 4 * k } else { 4 * (k + 1) + 3 };
+        let mut datagram = None;
         if unreliable {
             let per = self.q.datagram_chunk_data_bytes() as u64;
             let count = msg.len_bytes.div_ceil(per) as u32;
+            datagram = Some(DatagramTally { chunks: count, ..Default::default() });
             for index in 0..count {
                 let off = index as u64 * per;
                 self.datagram_queue.push_back(Frame::Datagram {
@@ -527,30 +527,14 @@ impl QuicConnection {
                     header_len: self.q.datagram_chunk_header_bytes,
                 });
             }
-            self.send_msgs.insert(
-                msg.id,
-                SendMsg {
-                    stream_id,
-                    len_bytes: msg.len_bytes,
-                    sent_bytes: 0,
-                    acked: Vec::new(),
-                    acked_bytes: 0,
-                    datagram: Some(DatagramTally { chunks: count, ..Default::default() }),
-                },
-            );
-            return;
         }
         self.send_msgs.insert(
             msg.id,
-            SendMsg {
-                stream_id,
-                len_bytes: msg.len_bytes,
-                sent_bytes: 0,
-                acked: Vec::new(),
-                acked_bytes: 0,
-                datagram: None,
-            },
+            SendMsg { stream_id, len_bytes: msg.len_bytes, sent_bytes: 0, acked: Vec::new(), acked_bytes: 0, datagram },
         );
+        if unreliable {
+            return;
+        }
         let sm = StreamMessage { msg, stream_id, urgency: signals.urgency.min(7), incremental: signals.incremental };
         self.sched.enqueue(now_ns, sm);
     }
@@ -750,7 +734,6 @@ impl QuicConnection {
             }
             self.qstats.packets_lost += 1;
             self.qstats.bytes_lost += p.size_bytes as u64;
-            self.lost_since_ack += p.size_bytes as u64;
             if p.in_flight {
                 self.path.pipe_bytes = self.path.pipe_bytes.saturating_sub(p.size_bytes as u64);
                 largest_lost_sent = largest_lost_sent.max(p.time_sent_ns);
@@ -1220,7 +1203,6 @@ impl QuicConnection {
         if acked_bytes > 0 {
             self.path.cc.on_ack(&sample);
         }
-        self.lost_since_ack = 0;
         self.log_metrics(now_ns);
         self.maybe_close_connection();
     }
