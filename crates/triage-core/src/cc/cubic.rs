@@ -315,6 +315,16 @@ impl CongestionController for Cubic {
                 self.in_recovery = false;
                 self.stop_hystart();
             }
+            CongestionSignal::PersistentCongestion => {
+                // RFC 9002 §7.6.2: the window collapses to kMinimumWindow (2 packets) and the
+                // cubic epoch starts over; ssthresh stays where the loss response put it.
+                self.w_max_bytes = None;
+                self.epoch = None;
+                self.ca_remainder = 0;
+                self.cwnd_bytes = 2 * self.mss_bytes;
+                self.in_recovery = false;
+                self.stop_hystart();
+            }
         }
     }
 
@@ -488,6 +498,17 @@ mod tests {
         c.cwnd_prev_bytes = 70_000;
         c.on_ack(&ack(0, 70_000, MS));
         assert_eq!(c.window_bytes(), 71_000, "alpha = 1: one segment per window of ACKs");
+    }
+
+    #[test]
+    fn persistent_congestion_collapses_to_minimum_window() {
+        // RFC 9002 §7.6.2 after the loss response (β = 0.7): cwnd = 2 packets, ssthresh kept.
+        let mut c = Cubic::new(MSS, 100, CubicConfig::default());
+        c.on_congestion(0, CongestionSignal::Loss, 100_000);
+        assert_eq!(c.ssthresh_bytes(), 70_000);
+        c.on_congestion(0, CongestionSignal::PersistentCongestion, 100_000);
+        assert_eq!((c.window_bytes(), c.ssthresh_bytes()), (2 * MSS, 70_000));
+        assert_eq!(c.w_max_bytes(), None, "the cubic epoch starts over");
     }
 
     #[test]

@@ -236,6 +236,11 @@ impl CongestionController for Eecn {
                 self.cwnd = self.mss();
                 self.in_recovery = false;
             }
+            CongestionSignal::PersistentCongestion => {
+                // RFC 9002 §7.6.2: kMinimumWindow; ssthresh as the loss response left it.
+                self.cwnd = 2.0 * self.mss();
+                self.in_recovery = false;
+            }
         }
     }
 

@@ -107,6 +107,12 @@ pub enum CongestionSignal {
     },
     /// The retransmission timer expired.
     Timeout,
+    /// RFC 9002 §7.6: QUIC's persistent congestion (ack-eliciting packets lost over a span of
+    /// three PTO durations with nothing in between acknowledged). It follows the `Loss` signal of
+    /// the same losses; RFC 9002 §7.6.2 and Appendix B.8 then collapse the window to
+    /// kMinimumWindow (2 × max_datagram_size) and leave ssthresh as the `Loss` response set it.
+    /// TCP mode never sends it.
+    PersistentCongestion,
 }
 
 /// What the handshake saw, for controllers that choose an initial window from it (EECN §4.2).

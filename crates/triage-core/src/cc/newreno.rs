@@ -137,6 +137,12 @@ impl CongestionController for NewReno {
                 self.ca_acked_bytes = 0;
                 self.in_recovery = false;
             }
+            CongestionSignal::PersistentCongestion => {
+                // RFC 9002 §7.6.2, Appendix B.8: congestion_window = kMinimumWindow.
+                self.cwnd_bytes = 2 * self.mss_bytes;
+                self.ca_acked_bytes = 0;
+                self.in_recovery = false;
+            }
         }
     }
 
@@ -210,5 +216,19 @@ mod tests {
         c.on_congestion(0, CongestionSignal::Timeout, 3_000);
         assert_eq!(c.ssthresh_bytes(), 2_000, "floor of 2 SMSS");
         assert_eq!(c.window_bytes(), 1_000);
+    }
+
+    #[test]
+    fn persistent_congestion_collapses_to_two_packets_and_keeps_ssthresh() {
+        // RFC 9002 §7.6.2 / B.8: the loss response first (ssthresh = flight / 2), then
+        // congestion_window = kMinimumWindow = 2 × max_datagram_size.
+        let mut c = NewReno::new(1000, 10);
+        c.on_congestion(0, CongestionSignal::Loss, 40_000);
+        c.on_congestion(0, CongestionSignal::PersistentCongestion, 40_000);
+        assert_eq!(c.ssthresh_bytes(), 20_000);
+        assert_eq!(c.window_bytes(), 2_000);
+        // Slow start again from there: every acknowledged byte adds one.
+        c.on_ack(&ack(1000, 2_000));
+        assert_eq!(c.window_bytes(), 3_000);
     }
 }

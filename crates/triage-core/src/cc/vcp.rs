@@ -173,6 +173,12 @@ impl CongestionController for Vcp {
                 self.cwnd = self.mss_bytes as f64;
                 self.in_recovery = false;
             }
+            CongestionSignal::PersistentCongestion => {
+                // RFC 9002 §7.6.2: kMinimumWindow; ssthresh as the loss response left it.
+                self.slow_start = false;
+                self.cwnd = 2.0 * self.mss_bytes as f64;
+                self.in_recovery = false;
+            }
         }
     }
 

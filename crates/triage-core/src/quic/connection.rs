@@ -771,8 +771,11 @@ impl QuicConnection {
                 && last_t.saturating_sub(first_t) > duration
                 && self.first_rtt_sample_ns.is_some_and(|f| f < first_t)
             {
+                // Appendix B.8: congestion_window = kMinimumWindow,
+                // congestion_recovery_start_time = 0.
                 self.qstats.persistent_congestion += 1;
-                self.path.cc.on_congestion(now_ns, CongestionSignal::Timeout, self.path.pipe_bytes);
+                self.path.cc.on_congestion(now_ns, CongestionSignal::PersistentCongestion, self.path.pipe_bytes);
+                self.recovery_start_ns = None;
                 self.in_recovery = false;
             }
         }

@@ -316,7 +316,7 @@ impl CongestionController for Bbr {
     fn on_congestion(&mut self, _now_ns: u64, signal: CongestionSignal, _bytes_in_flight: u64) {
         match signal {
             CongestionSignal::Loss => self.on_loss_signal(),
-            CongestionSignal::Timeout => self.on_timeout(),
+            CongestionSignal::Timeout | CongestionSignal::PersistentCongestion => self.on_timeout(),
             CongestionSignal::Ecn { .. } => {}
         }
     }
