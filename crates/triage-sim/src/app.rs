@@ -19,6 +19,9 @@ pub struct MessageSpec {
     pub at_ns: Option<u64>,
     /// QUIC mode: send as DATAGRAM chunks (RFC 9221), never retransmitted.
     pub unreliable: bool,
+    /// QUIC mode: travel on the stream of this end's earlier message at that index, behind
+    /// it (several messages in order on one stream); `None`: a stream of its own.
+    pub same_stream_as: Option<usize>,
 }
 
 /// The application on one end of a flow.
@@ -80,7 +83,14 @@ impl AppSpec {
         match self {
             AppSpec::Sink => Vec::new(),
             AppSpec::Bulk { bytes } => {
-                vec![MessageSpec { name: "bulk".into(), bytes: *bytes, priority: None, at_ns: None, unreliable: false }]
+                vec![MessageSpec {
+                    name: "bulk".into(),
+                    bytes: *bytes,
+                    priority: None,
+                    at_ns: None,
+                    unreliable: false,
+                    same_stream_as: None,
+                }]
             }
             AppSpec::Messages(m) => m.clone(),
             // Requests and responses are written as the page is discovered, not up front;
@@ -92,6 +102,7 @@ impl AppSpec {
                     priority: Some(p.page.objects()[i].cats_level),
                     at_ns: None,
                     unreliable: false,
+                    same_stream_as: None,
                 })
                 .collect(),
             AppSpec::PageServer(p) => (0..p.page.len())
@@ -101,6 +112,7 @@ impl AppSpec {
                     priority: Some(p.page.objects()[i].cats_level),
                     at_ns: None,
                     unreliable: false,
+                    same_stream_as: None,
                 })
                 .collect(),
         }

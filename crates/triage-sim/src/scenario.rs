@@ -566,6 +566,11 @@ pub struct MessageToml {
     /// QUIC mode: send as DATAGRAM chunks, never retransmitted (default false).
     #[serde(default)]
     pub unreliable: Option<bool>,
+    /// QUIC mode: messages of one end with the same label travel in write order on one
+    /// stream (the first opens it); omitted: a stream of its own. TCP mode has one byte
+    /// stream for everything, so the label changes nothing there.
+    #[serde(default)]
+    pub stream: Option<String>,
 }
 
 /// A scenario ready to run.
@@ -847,12 +852,24 @@ impl Scenario {
                                     "expected 1 byte to 4 GiB".into(),
                                 ));
                             }
+                            let unreliable = m.unreliable.unwrap_or(false);
+                            if unreliable && m.stream.is_some() {
+                                return Err(invalid(
+                                    format!("{field}.{what}.messages[{j}].stream"),
+                                    "no stream for an unreliable message (it travels as DATAGRAM chunks)".into(),
+                                ));
+                            }
+                            let same_stream_as = m
+                                .stream
+                                .as_ref()
+                                .and_then(|label| messages[..j].iter().position(|o| o.stream.as_ref() == Some(label)));
                             out.push(MessageSpec {
                                 name: m.name.clone(),
                                 bytes: m.size.0,
                                 priority: m.priority,
                                 at_ns: m.at.map(|d| d.0),
-                                unreliable: m.unreliable.unwrap_or(false),
+                                unreliable,
+                                same_stream_as,
                             });
                         }
                         AppSpec::Messages(out)

@@ -38,7 +38,9 @@ fn packet_record(t_ns: u64, link: u32, p: &Packet) -> PacketRecord {
 }
 
 /// Writes a message: reliable, or in QUIC mode as DATAGRAM chunks when `unreliable`. In QUIC
-/// mode the stream's RFC 9218 urgency is `urgency`, or the priority when none is given.
+/// mode the stream's RFC 9218 urgency is `urgency`, or the priority when none is given, and
+/// the message follows message `after` of this end on its stream when one is named.
+#[allow(clippy::too_many_arguments)]
 fn write_to(
     conn: &mut Endpoint,
     now_ns: u64,
@@ -47,15 +49,19 @@ fn write_to(
     prio: Option<u8>,
     unreliable: bool,
     urgency: Option<u8>,
+    after: Option<u32>,
 ) {
-    use triage_core::quic::{PrioritySignals, Reliability};
+    use triage_core::quic::{PrioritySignals, Reliability, StreamChoice};
     match conn {
         Endpoint::Quic(q) => {
             let p = prio.unwrap_or(q.config().default_priority);
             let meta = triage_core::sched::MessageMeta { id, len_bytes: len, priority: p };
             let signals = PrioritySignals { urgency: urgency.unwrap_or(p.min(7)), incremental: false };
             let rel = if unreliable { Reliability::Unreliable } else { Reliability::Reliable };
-            q.write_message(now_ns, meta, signals, rel);
+            match after.and_then(|a| q.stream_of(a)) {
+                Some(st) => q.write_message_on(now_ns, meta, signals, rel, StreamChoice::On(st)),
+                None => q.write_message(now_ns, meta, signals, rel),
+            }
         }
         Endpoint::Tcp(_) => conn.write(now_ns, id, len, prio),
     }
@@ -667,7 +673,7 @@ impl Simulator {
             // QUIC mode: the response's stream carries the RFC 9218 urgency Chrome would send
             // for the request's recorded priority (the CATS level when none is).
             let urgency = page.page.objects()[k].browser_priority.map(|b| b.rfc9218_urgency());
-            write_to(&mut self.conns[c as usize].conn, self.now_ns, k as u32, bytes, prio, unrel, urgency);
+            write_to(&mut self.conns[c as usize].conn, self.now_ns, k as u32, bytes, prio, unrel, urgency, None);
             return;
         }
         let app = &mut self.flows[f as usize].apps[0];
@@ -722,10 +728,11 @@ impl Simulator {
                 break;
             }
             let (id, len, prio, unrel) = (app.written as u32, m.bytes, m.priority, m.unreliable);
+            let after = m.same_stream_as.map(|i| i as u32);
             let rec = app.record_base + app.written;
             app.written += 1;
             self.recorder.messages[rec].written_ns = Some(self.now_ns);
-            write_to(&mut self.conns[c as usize].conn, self.now_ns, id, len, prio, unrel, None);
+            write_to(&mut self.conns[c as usize].conn, self.now_ns, id, len, prio, unrel, None, after);
         }
         self.maybe_close(f, side, c);
     }

@@ -27,6 +27,7 @@ pub fn cats_page() -> Vec<MessageSpec> {
             priority: Some(n[1..].parse().unwrap()),
             at_ns: None,
             unreliable: false,
+            same_stream_as: None,
         })
         .collect()
 }

@@ -170,4 +170,7 @@ fn quic_mode_parses_and_its_options_are_checked() {
     assert!(e.contains("transport.mode") && e.contains("TCP-mode"), "{e}");
     let e = err(&GOOD.replace("name = \"t\"\n", "name = \"t\"\n[transport]\nmode = \"udp\"\n"));
     assert!(e.contains("udp"), "{e}");
+    let msgs = "server_app = { kind = \"messages\", messages = [{ name = \"x\", size = \"1KB\", unreliable = true, stream = \"s\" }] }";
+    let e = err(&quic.replace("server_app = { kind = \"bulk\", size = \"10KB\" }", msgs));
+    assert!(e.contains("flows[0].server_app.messages[0].stream") && e.contains("unreliable"), "{e}");
 }

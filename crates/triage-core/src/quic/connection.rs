@@ -17,12 +17,14 @@
 //!   CRYPTO data is retransmitted on loss and on PTO. Initial keys go when the client first
 //!   sends a Handshake packet and when the server first receives one; Handshake keys at
 //!   confirmation (RFC 9001 §4.9).
-//! - **Streams**: one message per stream. A client's message `k` travels on stream `4k`
-//!   (client-initiated bidirectional); a server's on `4k` when the client opened that
-//!   stream (a response), else on the unidirectional stream `4(k + 1) + 3` (stream 3 is
-//!   the server's HTTP/3 control stream, as stream 2 is the client's). Each stream has its
-//!   own offsets, so a loss on one never blocks another. Lost STREAM data goes back to the
-//!   send scheduler ([`StreamScheduler::requeue_lost`]) and is sent again by priority.
+//! - **Streams** ([`super::streams`]): a message goes on a new stream of its own, on the
+//!   stream of the peer's message with the same id (a response), or behind an earlier message
+//!   on one stream ([`QuicConnection::write_message_on`]). A client opens bidirectional
+//!   streams 0, 4, 8, ...; a server its unidirectional streams 7, 11, ... (streams 2 and 3 are
+//!   the HTTP/3 control streams). With one message per stream, a client's message `k` thus
+//!   travels on stream `4k`. Each stream has its own offsets, so a loss on one never blocks
+//!   another. Lost STREAM data goes back to the send scheduler
+//!   ([`StreamScheduler::requeue_lost`]) and is sent again by priority.
 //! - **Datagrams** (RFC 9221): an unreliable message is cut into chunks that each fill one
 //!   DATAGRAM frame (chunk header + data); they are sent ahead of stream data (as the
 //!   reference stack does), count against the congestion window, and are never
@@ -31,14 +33,15 @@
 //!   (RFC 9114 §5.2) on its control stream once everything written is sent; the end that has
 //!   written everything, had it acknowledged, received the peer's GOAWAY and every stream
 //!   the peer sent in full sends CONNECTION_CLOSE. Draining is not modelled.
-//! - **Flow control** (RFC 9000 §4): the connection-level limit holds new stream data back;
-//!   the receiver consumes in-order data at once and raises MAX_DATA / MAX_STREAM_DATA when
-//!   half the window is used. Per-stream limits are advertised and tracked (a chunk past the
-//!   peer's stream limit is counted in [`QuicStats::stream_limit_exceeded`]) but do not
-//!   hold a stream back: with the default 1.25 MB stream window and an application that
-//!   reads at once, the limit never binds in our scenarios.
+//! - **Flow control** (RFC 9000 §4): MAX_STREAMS and MAX_STREAM_DATA hold a stream's data
+//!   back before it reaches the scheduler ([`super::streams`]); the connection-level limit
+//!   (MAX_DATA) caps the new bytes the scheduler may hand out. The receiver consumes in-order
+//!   data at once, raises MAX_DATA and a stream's MAX_STREAM_DATA when half the window is
+//!   used, and returns stream credit (MAX_STREAMS) when a stream the peer opened is done: a
+//!   unidirectional one when all of it arrived, a bidirectional one when, besides, everything
+//!   this end wrote on it is acknowledged (or this end closed without answering).
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use smallvec::SmallVec;
 
@@ -47,6 +50,7 @@ use super::config::QuicConfig;
 use super::pacer::Pacer;
 use super::packet::{AckFrame, Frame, QuicDatagram, QuicPacket, SpaceId};
 use super::rtt::{QuicRtt, GRANULARITY_NS};
+use super::streams::{self as qs, merge, RecvStreams, SendStreams, StreamChoice};
 use super::trace;
 use crate::cc::{self, AckSample, CongestionSignal, RateSample};
 use crate::config::ConnectionConfig;
@@ -54,7 +58,7 @@ use crate::connection::{ConnectionStats, Event, State};
 use crate::path::Path;
 use crate::qlog;
 use crate::recovery::RttEstimator;
-use crate::sched::stream::{self, StreamMessage, StreamScheduler};
+use crate::sched::stream::{self, StreamScheduler};
 use crate::sched::{MessageMeta, MsgChunk};
 use crate::wire::quic as wq;
 use crate::wire::{Addr, Ecn, Packet};
@@ -111,8 +115,12 @@ pub struct QuicStats {
     pub datagrams_lost: u64,
     /// DATAGRAM chunks received.
     pub datagrams_received: u64,
-    /// STREAM chunks that went past the peer's per-stream limit (see the module docs).
-    pub stream_limit_exceeded: u64,
+    /// Times a stream was held at the peer's MAX_STREAM_DATA limit (once per limit value).
+    pub stream_data_blocked: u64,
+    /// Streams that waited for the peer's MAX_STREAMS credit before they could open.
+    pub streams_blocked: u64,
+    /// MAX_STREAMS frames queued (stream credit returned to the peer).
+    pub max_streams_sent: u64,
     /// Packets received twice (dropped).
     pub duplicate_packets: u64,
     /// When the handshake completed at this end.
@@ -178,7 +186,8 @@ impl Space {
 /// A message this end is sending.
 #[derive(Clone, Debug)]
 struct SendMsg {
-    stream_id: u64,
+    /// The stream it travels on (datagram messages: the request stream they answer, if any).
+    stream_id: Option<u64>,
     len_bytes: u64,
     /// Bytes sent for the first time (the highest offset reached).
     sent_bytes: u64,
@@ -196,17 +205,25 @@ struct DatagramTally {
     lost: u32,
 }
 
-/// A stream (message) being received.
+/// A datagram message being received.
 #[derive(Clone, Debug, Default)]
 struct RecvMsg {
-    ranges: Vec<(u64, u64)>,
     len_bytes: u64,
-    contiguous: u64,
     complete: bool,
     /// Datagram messages: chunks received, chunk count, last arrival.
     datagram: Option<(u32, u32, u64)>,
     datagram_seen: Vec<bool>,
     received_bytes: u64,
+}
+
+/// A bidirectional stream the peer opened: its credit returns once both sides are done.
+#[derive(Clone, Copy, Debug, Default)]
+struct PeerBidi {
+    recv_done: bool,
+    /// Our messages on it not yet acknowledged in full.
+    unacked: u32,
+    /// We wrote on it.
+    wrote: bool,
 }
 
 /// The qlog trace and what it last reported.
@@ -252,9 +269,16 @@ pub struct QuicConnection {
     datagram_queue: VecDeque<Frame>,
     peer_max_data: u64,
     data_sent_bytes: u64,
-    peer_stream_window: u64,
-    peer_opened: HashSet<u64>,
+    send_streams: SendStreams,
+    recv_streams: RecvStreams,
+    /// The stream each reliable message of the peer came on (a response goes back on it).
+    peer_msg_stream: HashMap<u32, u64>,
+    /// Bidirectional streams the peer opened, until their credit is returned.
+    peer_bidi: BTreeMap<u64, PeerBidi>,
+    /// MAX_STREAMS we granted, per direction (bidi, uni).
+    local_max_streams: [u64; 2],
     control: VecDeque<Frame>,
+    /// Datagram messages being received.
     recv_msgs: BTreeMap<u32, RecvMsg>,
     rx_consumed_bytes: u64,
     local_max_data: u64,
@@ -311,8 +335,11 @@ impl QuicConnection {
             datagram_queue: VecDeque::new(),
             peer_max_data: q.connection_receive_window_bytes,
             data_sent_bytes: 0,
-            peer_stream_window: q.stream_receive_window_bytes,
-            peer_opened: HashSet::new(),
+            send_streams: SendStreams::new(is_client, q.stream_receive_window_bytes, q.max_streams),
+            recv_streams: RecvStreams::new(q.stream_receive_window_bytes),
+            peer_msg_stream: HashMap::new(),
+            peer_bidi: BTreeMap::new(),
+            local_max_streams: [q.max_streams; 2],
             control: VecDeque::new(),
             recv_msgs: BTreeMap::new(),
             rx_consumed_bytes: 0,
@@ -502,16 +529,40 @@ impl QuicConnection {
     }
 
     /// Writes a message with its RFC 9218 signals, reliable (a stream) or unreliable
-    /// (DATAGRAM chunks).
+    /// (DATAGRAM chunks): on the stream of the peer's message with the same id when there is
+    /// one (a response), else on a new stream.
     pub fn write_message(&mut self, now_ns: u64, msg: MessageMeta, signals: PrioritySignals, rel: Reliability) {
+        let choice = match self.peer_msg_stream.get(&msg.id) {
+            Some(&id) if qs::is_bidi(id) => StreamChoice::On(id),
+            _ => StreamChoice::New,
+        };
+        self.write_message_on(now_ns, msg, signals, rel, choice);
+    }
+
+    /// The stream a message of ours travels on (`None` for an unknown message or one sent
+    /// only as datagrams outside any stream).
+    pub fn stream_of(&self, msg_id: u32) -> Option<u64> {
+        self.send_msgs.get(&msg_id).and_then(|m| m.stream_id)
+    }
+
+    /// Writes a message on the stream `choice` names: a new one, or an existing stream behind
+    /// what it already carries (several messages in order on one stream). An unreliable
+    /// message is sent as DATAGRAM chunks and opens no stream: it is tied to a stream only as
+    /// the response to a peer's message.
+    pub fn write_message_on(
+        &mut self,
+        now_ns: u64,
+        msg: MessageMeta,
+        signals: PrioritySignals,
+        rel: Reliability,
+        choice: StreamChoice,
+    ) {
         let unreliable = rel == Reliability::Unreliable;
         if msg.len_bytes == 0 || self.close_requested || self.send_msgs.contains_key(&msg.id) {
             return;
         }
-        let k = msg.id as u64;
-        let stream_id = if self.is_client || self.peer_opened.contains(&(4 * k)) { 4 * k } else { 4 * (k + 1) + 3 };
         let mut datagram = None;
-        if unreliable {
+        let stream_id = if unreliable {
             let per = self.q.datagram_chunk_data_bytes() as u64;
             let count = msg.len_bytes.div_ceil(per) as u32;
             datagram = Some(DatagramTally { chunks: count, ..Default::default() });
@@ -527,21 +578,39 @@ impl QuicConnection {
                     header_len: self.q.datagram_chunk_header_bytes,
                 });
             }
-        }
+            match choice {
+                StreamChoice::On(id) => Some(id),
+                StreamChoice::New => None,
+            }
+        } else {
+            Some(self.send_streams.assign(choice))
+        };
         self.send_msgs.insert(
             msg.id,
             SendMsg { stream_id, len_bytes: msg.len_bytes, sent_bytes: 0, acked: Vec::new(), acked_bytes: 0, datagram },
         );
-        if unreliable {
-            return;
+        let Some(id) = stream_id.filter(|_| !unreliable) else { return };
+        if let Some(pb) = self.peer_bidi.get_mut(&id) {
+            pb.unacked += 1;
+            pb.wrote = true;
         }
-        let sm = StreamMessage { msg, stream_id, urgency: signals.urgency.min(7), incremental: signals.incremental };
-        self.sched.enqueue(now_ns, sm);
+        let (u, inc) = (signals.urgency.min(7), signals.incremental);
+        self.send_streams.write(now_ns, id, msg, u, inc, &mut *self.sched);
+        self.sync_stream_stats();
+    }
+
+    fn sync_stream_stats(&mut self) {
+        self.qstats.stream_data_blocked = self.send_streams.data_blocked;
+        self.qstats.streams_blocked = self.send_streams.streams_blocked;
     }
 
     /// This end writes no more (see the module documentation).
     pub fn close(&mut self) {
         self.close_requested = true;
+        let ids: Vec<u64> = self.peer_bidi.keys().copied().collect();
+        for id in ids {
+            self.maybe_return_credit(id);
+        }
     }
 
     // ------------------------------------------------------------------ outputs
@@ -808,7 +877,9 @@ impl QuicConnection {
                 if !done {
                     self.qstats.stream_bytes_retransmitted += chunk.len_bytes as u64;
                     self.stats.retransmitted_bytes += chunk.len_bytes as u64;
-                    self.sched.requeue_lost(now_ns, *chunk);
+                    if let Some(c) = self.send_streams.to_entry(chunk) {
+                        self.sched.requeue_lost(now_ns, c);
+                    }
                 }
             }
             Frame::Datagram { msg_id, .. } => {
@@ -892,7 +963,9 @@ impl QuicConnection {
                     self.spaces[si].add_crypto_rx(*offset, offset + *len as u64);
                     self.on_crypto_progress(now_ns);
                 }
-                Frame::Stream { stream_id, chunk, .. } => self.on_stream_frame(now_ns, *stream_id, chunk),
+                Frame::Stream { stream_id, stream_base, chunk, fin } => {
+                    self.on_stream_frame(now_ns, *stream_id, *stream_base, chunk, *fin)
+                }
                 Frame::Datagram { msg_id, index, count, data_len, msg_len_bytes, .. } => {
                     self.on_datagram_frame(now_ns, *msg_id, *index, *count, *data_len, *msg_len_bytes)
                 }
@@ -901,7 +974,15 @@ impl QuicConnection {
                     self.peer_reliable_messages = Some(*reliable_messages);
                     self.on_peer_goaway();
                 }
-                Frame::MaxStreamData { .. } | Frame::MaxStreams { .. } | Frame::Ping | Frame::Padding(_) => {}
+                Frame::MaxStreamData { stream_id, max } => {
+                    self.send_streams.on_max_stream_data(now_ns, *stream_id, *max, &mut *self.sched);
+                    self.sync_stream_stats();
+                }
+                Frame::MaxStreams { bidi, max } => {
+                    self.send_streams.on_max_streams(now_ns, *bidi, *max, &mut *self.sched);
+                    self.sync_stream_stats();
+                }
+                Frame::Ping | Frame::Padding(_) => {}
                 Frame::HandshakeDone => {
                     if self.is_client && !self.handshake_confirmed {
                         self.handshake_confirmed = true;
@@ -974,36 +1055,40 @@ impl QuicConnection {
         self.pto_count = 0;
     }
 
-    fn on_stream_frame(&mut self, now_ns: u64, stream_id: u64, chunk: &MsgChunk) {
-        self.peer_opened.insert(stream_id);
-        let r = self.recv_msgs.entry(chunk.msg_id).or_default();
-        if r.complete {
-            self.stats.duplicate_bytes_received += chunk.len_bytes as u64;
-            return;
+    fn on_stream_frame(&mut self, now_ns: u64, stream_id: u64, stream_base: u64, chunk: &MsgChunk, fin: bool) {
+        let _ = now_ns;
+        let peer_bidi = qs::is_bidi(stream_id) && qs::client_initiated(stream_id) != self.is_client;
+        if peer_bidi && !self.recv_streams.seen(stream_id) {
+            self.peer_bidi.insert(stream_id, PeerBidi::default());
         }
-        r.len_bytes = chunk.msg_len_bytes;
-        let (s, e) = (chunk.msg_offset_bytes, chunk.msg_offset_bytes + chunk.len_bytes as u64);
-        let before: u64 = r.ranges.iter().map(|&(a, b)| b - a).sum();
-        r.ranges.push((s, e));
-        r.ranges = merge(std::mem::take(&mut r.ranges));
-        let after: u64 = r.ranges.iter().map(|&(a, b)| b - a).sum();
-        self.stats.duplicate_bytes_received += chunk.len_bytes as u64 - (after - before);
-        let contiguous = match r.ranges.first() {
-            Some(&(0, e)) => e,
-            _ => 0,
-        };
-        let newly = contiguous - r.contiguous;
-        r.contiguous = contiguous;
-        self.stats.bytes_delivered += newly;
-        self.rx_consumed_bytes += newly;
-        if contiguous >= r.len_bytes && !r.complete {
-            r.complete = true;
-            r.ranges = Vec::new();
-            self.events.push_back(Event::MessageComplete {
-                msg_id: chunk.msg_id,
-                len_bytes: chunk.msg_len_bytes,
-                priority: None,
+        self.peer_msg_stream.entry(chunk.msg_id).or_insert(stream_id);
+        let r = self.recv_streams.on_frame(stream_id, stream_base, chunk, fin);
+        self.stats.duplicate_bytes_received += r.duplicate_bytes;
+        self.stats.bytes_delivered += r.in_order_bytes;
+        self.rx_consumed_bytes += r.in_order_bytes;
+        for c in &r.completed {
+            self.events.push_back(Event::MessageComplete { msg_id: c.msg_id, len_bytes: c.len_bytes, priority: None });
+        }
+        if let Some(max) = r.max_stream_data {
+            // One MAX_STREAM_DATA per stream in the queue, with the latest limit.
+            let queued = self.control.iter_mut().find_map(|f| match f {
+                Frame::MaxStreamData { stream_id: s, max: m } if *s == stream_id => Some(m),
+                _ => None,
             });
+            match queued {
+                Some(m) => *m = max,
+                None => self.control.push_back(Frame::MaxStreamData { stream_id, max }),
+            }
+        }
+        if r.finished {
+            if peer_bidi {
+                if let Some(pb) = self.peer_bidi.get_mut(&stream_id) {
+                    pb.recv_done = true;
+                }
+                self.maybe_return_credit(stream_id);
+            } else if !qs::is_bidi(stream_id) && stream_id > 3 && qs::client_initiated(stream_id) != self.is_client {
+                self.grant_stream(false);
+            }
         }
         // RFC 9000 §4.2: raise the connection limit when half the window is used.
         let window = self.q.connection_receive_window_bytes;
@@ -1011,7 +1096,36 @@ impl QuicConnection {
             self.local_max_data = self.rx_consumed_bytes + window;
             self.control.push_back(Frame::MaxData(self.local_max_data));
         }
-        let _ = now_ns;
+    }
+
+    /// A bidirectional stream the peer opened is done when all of it arrived and everything
+    /// we wrote on it is acknowledged (or we write no more and wrote nothing): its credit
+    /// goes back to the peer (RFC 9000 §4.6).
+    fn maybe_return_credit(&mut self, stream_id: u64) {
+        let Some(pb) = self.peer_bidi.get(&stream_id) else { return };
+        if pb.recv_done && pb.unacked == 0 && (pb.wrote || self.close_requested) {
+            self.peer_bidi.remove(&stream_id);
+            self.grant_stream(true);
+        }
+    }
+
+    /// One more stream of a direction for the peer: MAX_STREAMS, one per direction in the
+    /// queue with the latest limit.
+    fn grant_stream(&mut self, bidi: bool) {
+        let d = usize::from(!bidi);
+        self.local_max_streams[d] += 1;
+        let max = self.local_max_streams[d];
+        let queued = self.control.iter_mut().find_map(|f| match f {
+            Frame::MaxStreams { bidi: b, max: m } if *b == bidi => Some(m),
+            _ => None,
+        });
+        match queued {
+            Some(m) => *m = max,
+            None => {
+                self.qstats.max_streams_sent += 1;
+                self.control.push_back(Frame::MaxStreams { bidi, max });
+            }
+        }
     }
 
     fn on_datagram_frame(&mut self, now_ns: u64, msg_id: u32, index: u32, count: u32, len: u32, msg_len: u64) {
@@ -1215,10 +1329,18 @@ impl QuicConnection {
             Frame::GoAway { .. } => self.goaway_acked = true,
             Frame::Stream { chunk, .. } => {
                 if let Some(m) = self.send_msgs.get_mut(&chunk.msg_id) {
+                    let was_acked = m.acked_bytes >= m.len_bytes;
                     let (s, e) = (chunk.msg_offset_bytes, chunk.msg_offset_bytes + chunk.len_bytes as u64);
                     m.acked.push((s, e));
                     m.acked = merge(std::mem::take(&mut m.acked));
                     m.acked_bytes = m.acked.iter().map(|&(a, b)| b - a).sum();
+                    if !was_acked && m.acked_bytes >= m.len_bytes {
+                        let stream = m.stream_id;
+                        if let Some(pb) = stream.and_then(|id| self.peer_bidi.get_mut(&id)) {
+                            pb.unacked = pb.unacked.saturating_sub(1);
+                            self.maybe_return_credit(stream.expect("present"));
+                        }
+                    }
                 }
             }
             Frame::Datagram { msg_id, .. } => {
@@ -1233,14 +1355,14 @@ impl QuicConnection {
 
     fn all_sent_data_acked(&self) -> bool {
         self.sched.queued_bytes() == 0
+            && self.send_streams.held_bytes() == 0
             && self.datagram_queue.is_empty()
             && self.send_msgs.values().all(|m| m.datagram.is_some() || m.acked_bytes >= m.len_bytes)
             && self.spaces[SpaceId::Data.index()].sent.values().all(|p| !p.frames.iter().any(is_datagram))
     }
 
     fn all_received(&self) -> bool {
-        let complete = self.recv_msgs.values().filter(|r| r.complete && r.datagram.is_none()).count() as u64;
-        self.peer_reliable_messages.is_some_and(|n| complete >= n)
+        self.peer_reliable_messages.is_some_and(|n| self.recv_streams.completed_messages >= n)
     }
 
     fn maybe_close_connection(&mut self) {
@@ -1300,6 +1422,7 @@ impl QuicConnection {
             // Everything written is sent, and every datagram's fate is known (a peer that
             // closes on our GOAWAY must not leave a chunk neither acknowledged nor lost).
             let all_written = self.sched.queued_bytes() == 0
+                && self.send_streams.held_bytes() == 0
                 && self.datagram_queue.is_empty()
                 && self.spaces[SpaceId::Data.index()].sent.values().all(|p| !p.frames.iter().any(is_datagram));
             if all_written {
@@ -1602,9 +1725,11 @@ impl QuicConnection {
                 break;
             }
             let want = ((*budget - min_hdr) as u64).min(conn_credit.max(1)) as u32;
+            // The scheduler works in entries (pieces of messages the stream credit allows):
+            // the chunk is mapped back to its message and stream.
             let Some(mut chunk) = self.sched.next_chunk(now_ns, want) else { break };
-            let Some(m) = self.send_msgs.get_mut(&chunk.msg_id) else { continue };
-            let hdr = wq::stream_frame_overhead(m.stream_id, chunk.msg_offset_bytes, chunk.len_bytes as usize);
+            let Some((stream_id, stream_off)) = self.send_streams.locate(&chunk) else { continue };
+            let hdr = wq::stream_frame_overhead(stream_id, stream_off, chunk.len_bytes as usize);
             let over = (hdr + chunk.len_bytes as usize).saturating_sub(*budget) as u32;
             if over > 0 {
                 if over >= chunk.len_bytes {
@@ -1617,6 +1742,10 @@ impl QuicConnection {
                 chunk.len_bytes = keep;
                 self.sched.requeue_lost(now_ns, tail);
             }
+            let Some((chunk, stream_base)) = self.send_streams.handed_out(now_ns, chunk, &mut *self.sched) else {
+                continue;
+            };
+            let Some(m) = self.send_msgs.get_mut(&chunk.msg_id) else { continue };
             let end = chunk.msg_offset_bytes + chunk.len_bytes as u64;
             if end > m.sent_bytes {
                 self.data_sent_bytes += end - m.sent_bytes.max(chunk.msg_offset_bytes);
@@ -1624,10 +1753,8 @@ impl QuicConnection {
             } else {
                 self.stats.retransmitted_segments += 1;
             }
-            if end > self.peer_stream_window {
-                self.qstats.stream_limit_exceeded += 1;
-            }
-            let f = Frame::Stream { stream_id: m.stream_id, stream_base: 0, chunk, fin: end == m.len_bytes };
+            let fin = self.send_streams.is_stream_end(stream_id, stream_base + end);
+            let f = Frame::Stream { stream_id, stream_base, chunk, fin };
             *budget = budget.saturating_sub(f.len_bytes());
             frames.push(f);
             took_stream = true;
@@ -1635,20 +1762,8 @@ impl QuicConnection {
         if took_stream {
             self.sched.on_packet_end();
         }
+        self.sync_stream_stats();
     }
-}
-
-/// Sorts and merges byte ranges.
-fn merge(mut ranges: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
-    ranges.sort_unstable();
-    let mut out: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
-    for (a, b) in ranges {
-        match out.last_mut() {
-            Some(l) if a <= l.1 => l.1 = l.1.max(b),
-            _ => out.push((a, b)),
-        }
-    }
-    out
 }
 
 fn is_datagram(f: &Frame) -> bool {

@@ -2,6 +2,7 @@
 //!
 //! - [`connection`]: the state machine (start here).
 //! - [`packet`]: packets and frames as the simulator carries them, with exact sizes.
+//! - [`streams`]: which messages ride on which stream, stream credit, in-order delivery.
 //! - [`ack`]: the receiver's acknowledgement state and ACK policy (RFC 9000 §13.2).
 //! - [`rtt`]: RTT estimation (RFC 9002 §5).
 //! - [`pacer`]: the reference stack's token-bucket pacer.
@@ -13,8 +14,12 @@ pub mod connection;
 pub mod pacer;
 pub mod packet;
 pub mod rtt;
+pub mod streams;
+#[cfg(test)]
+mod tests;
 pub mod trace;
 
 pub use config::QuicConfig;
 pub use connection::{PrioritySignals, QuicConnection, QuicStats, Reliability};
 pub use packet::{AckFrame, Frame, QuicDatagram, QuicPacket, SpaceId};
+pub use streams::StreamChoice;

@@ -170,6 +170,7 @@ pub fn run_page(net: &CatsNetwork, cfg: ConnectionConfig, order: &[usize]) -> (V
             priority: Some(PAGE[i].1),
             at_ns: None,
             unreliable: false,
+            same_stream_as: None,
         })
         .collect();
     let bottleneck = LinkParams::new(net.rate_bps, owd, queue);

@@ -182,6 +182,7 @@ pub fn build_with_qlog(s: &QuicSetting, qlog: bool) -> Result<Simulator, QuicSet
             priority: Some(prio),
             at_ns: None,
             unreliable: dgram.contains(&name),
+            same_stream_as: None,
         })
         .collect();
     let mut sim = Simulator::new(net, 0);
