@@ -63,6 +63,32 @@ pub struct FlowReport {
     pub packets_sent: [u64; 2],
     /// For a page load: what a user would see (see `triage_web::qoe`).
     pub page: Option<PageReport>,
+    /// QUIC mode only: the connection's own counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quic: Option<QuicFlowReport>,
+}
+
+/// QUIC-mode counters of a flow, each as `[server end, client end]` (as `packets_sent`).
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct QuicFlowReport {
+    /// When the client's handshake completed (its Finished sent), from t=0.
+    pub handshake_ms: Option<f64>,
+    /// Packets declared lost (RFC 9002 §6.1).
+    pub packets_lost: [u64; 2],
+    /// Probe timeouts (RFC 9002 §6.2).
+    pub pto_count: [u64; 2],
+    /// Persistent congestion episodes (RFC 9002 §7.6).
+    pub persistent_congestion: [u64; 2],
+    /// STREAM bytes sent again after a loss.
+    pub stream_bytes_retransmitted: [u64; 2],
+    /// DATAGRAM chunks sent.
+    pub datagrams_sent: [u64; 2],
+    /// DATAGRAM chunks declared lost (never sent again).
+    pub datagrams_lost: [u64; 2],
+    /// Times a stream was held at its MAX_STREAM_DATA limit.
+    pub stream_data_blocked: [u64; 2],
+    /// Streams that waited for MAX_STREAMS credit before opening.
+    pub streams_blocked: [u64; 2],
 }
 
 /// QoE of a page-load flow, from per-object delivery times (`triage_web::qoe::estimate`).
@@ -152,11 +178,13 @@ impl RunReport {
                     fast_recoveries: f.fast_recoveries,
                     packets_sent: [f.conn_stats[1].packets_sent, f.conn_stats[0].packets_sent],
                     page: None,
+                    quic: None,
                 }
             })
             .collect::<Vec<FlowReport>>();
         let mut flows = flows;
         for (i, fr) in flows.iter_mut().enumerate() {
+            fr.quic = quic_report(sim, i as u32);
             if let Some((page, d)) = sim.page_deliveries(i as u32) {
                 let q = triage_web::estimate(&page.page, &d, &triage_web::QoeConfig::default());
                 let t = |x: Option<u64>| x.map(ms);
@@ -225,4 +253,25 @@ impl RunReport {
             links,
         }
     }
+}
+
+/// The QUIC counters of flow `flow`, when both its ends ran in QUIC mode.
+fn quic_report(sim: &Simulator, flow: u32) -> Option<QuicFlowReport> {
+    let q = |server: bool| match sim.endpoint(flow, server) {
+        Some(triage_core::Endpoint::Quic(c)) => Some(c.quic_stats().clone()),
+        _ => None,
+    };
+    let (s, c) = (q(true)?, q(false)?);
+    let both = |f: fn(&triage_core::quic::QuicStats) -> u64| [f(&s), f(&c)];
+    Some(QuicFlowReport {
+        handshake_ms: c.handshake_done_ns.map(ms),
+        packets_lost: both(|x| x.packets_lost),
+        pto_count: both(|x| x.pto_count),
+        persistent_congestion: both(|x| x.persistent_congestion),
+        stream_bytes_retransmitted: both(|x| x.stream_bytes_retransmitted),
+        datagrams_sent: both(|x| x.datagrams_sent),
+        datagrams_lost: both(|x| x.datagrams_lost),
+        stream_data_blocked: both(|x| x.stream_data_blocked),
+        streams_blocked: both(|x| x.streams_blocked),
+    })
 }
