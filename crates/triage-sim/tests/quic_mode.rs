@@ -37,10 +37,10 @@ proptest! {
         sim.run(600_000_000_000, |_| {});
         let client = sim.endpoint(0, false).unwrap().quic().unwrap();
         let server = sim.endpoint(0, true).unwrap().quic().unwrap();
-        let partial = client.partial_datagram_messages();
+        let objects = client.datagram_objects();
         for (id, chunks, acked, lost) in server.datagram_fates() {
             prop_assert_eq!(acked + lost, chunks, "message {} has chunks of unknown fate", id);
-            let missing = partial.iter().find(|p| p.0 == id).map_or(0, |p| p.4 - p.3);
+            let missing = objects.iter().find(|p| p.msg_id == id).map_or(chunks, |p| p.chunks_missing());
             prop_assert_eq!(lost, missing, "message {}", id);
         }
         prop_assert_eq!(server.quic_stats().datagrams_sent, server.quic_stats().datagrams_acked + server.quic_stats().datagrams_lost);

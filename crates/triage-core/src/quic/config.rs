@@ -4,6 +4,23 @@
 
 use crate::sched::stream::StreamSchedulerKind;
 
+/// How an unreliable message's DATAGRAM frames are laid out (sizes only: the simulator
+/// carries no payload bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DatagramFraming {
+    /// The reference tool's chunks ([`crate::wire::quic::chunk::RefChunk`]): a fixed header
+    /// of [`QuicConfig::datagram_chunk_header_bytes`], every chunk full but the last.
+    #[default]
+    Reference,
+    /// HTTP/3 datagrams (RFC 9297 §2.1) as the thesis sends objects (§5.8.1-5.8.2): each
+    /// starts with the Quarter Stream ID of the request stream the object answers, then an
+    /// object chunk ([`crate::wire::quic::chunk::ObjectChunk`]: object ID, offset, length,
+    /// all varints). A metadata datagram (object ID, size, content type) goes first; data
+    /// chunks fill the largest DATAGRAM payload, so their data shrinks by a byte where an
+    /// offset's varint grows.
+    Http3,
+}
+
 /// Settings of a QUIC-mode connection (both ends of a flow use the same ones).
 #[derive(Clone, Debug, PartialEq)]
 pub struct QuicConfig {
@@ -51,8 +68,13 @@ pub struct QuicConfig {
     /// Largest DATAGRAM frame payload (the reference: 1414 bytes).
     pub max_datagram_frame_bytes: u32,
     /// Bytes of the chunk header in front of each datagram chunk's data (the reference:
-    /// 9 bytes of group, index and count).
+    /// 9 bytes of group, index and count). Used by [`DatagramFraming::Reference`].
     pub datagram_chunk_header_bytes: u32,
+    /// How datagram chunks are framed.
+    pub datagram_framing: DatagramFraming,
+    /// [`DatagramFraming::Http3`]: bytes of the content type in each object's metadata
+    /// datagram (`font/woff2` is 10, `application/javascript` 22).
+    pub datagram_content_type_bytes: u32,
     /// Send scheduler over streams.
     pub scheduler: StreamSchedulerKind,
     /// Pace with the reference's token bucket when the controller has no pacing rate.
@@ -87,6 +109,8 @@ impl Default for QuicConfig {
             finished_bytes: 36,
             max_datagram_frame_bytes: 1414,
             datagram_chunk_header_bytes: 9,
+            datagram_framing: DatagramFraming::Reference,
+            datagram_content_type_bytes: 16,
             scheduler: StreamSchedulerKind::Fifo,
             pacing: true,
             ecn: false,

@@ -46,7 +46,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use smallvec::SmallVec;
 
 use super::ack::AckState;
-use super::config::QuicConfig;
+use super::config::{DatagramFraming, QuicConfig};
 use super::pacer::Pacer;
 use super::packet::{AckFrame, Frame, QuicDatagram, QuicPacket, SpaceId};
 use super::rtt::{QuicRtt, GRANULARITY_NS};
@@ -205,6 +205,34 @@ struct DatagramTally {
     lost: u32,
 }
 
+/// What a receiver holds of one datagram message (object).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DatagramObject {
+    /// The message.
+    pub msg_id: u32,
+    /// HTTP/3 framing: the request stream's Quarter Stream ID (RFC 9297 §2.1).
+    pub quarter_stream_id: Option<u64>,
+    /// The object's size.
+    pub bytes_expected: u64,
+    /// Its bytes that arrived (each chunk once).
+    pub bytes_received: u64,
+    /// Its chunks (with HTTP/3 framing, the metadata datagram is chunk 0).
+    pub chunks: u32,
+    /// Chunks that arrived.
+    pub chunks_received: u32,
+    /// When the last chunk that arrived came in.
+    pub last_chunk_ns: u64,
+    /// Every chunk arrived.
+    pub complete: bool,
+}
+
+impl DatagramObject {
+    /// Chunks that never arrived (lost, or still on their way).
+    pub fn chunks_missing(&self) -> u32 {
+        self.chunks - self.chunks_received
+    }
+}
+
 /// A datagram message being received.
 #[derive(Clone, Debug, Default)]
 struct RecvMsg {
@@ -214,6 +242,7 @@ struct RecvMsg {
     datagram: Option<(u32, u32, u64)>,
     datagram_seen: Vec<bool>,
     received_bytes: u64,
+    quarter_stream_id: Option<u64>,
 }
 
 /// A bidirectional stream the peer opened: its credit returns once both sides are done.
@@ -286,6 +315,8 @@ pub struct QuicConnection {
     goaway_sent: bool,
     goaway_acked: bool,
     peer_goaway: bool,
+    /// Object IDs of HTTP/3 datagram transfers (the thesis's "file ID counter").
+    next_object_id: u64,
     /// Reliable messages the peer wrote, from its GOAWAY.
     peer_reliable_messages: Option<u64>,
     close_sent: bool,
@@ -349,6 +380,7 @@ impl QuicConnection {
             goaway_acked: false,
             peer_goaway: false,
             peer_reliable_messages: None,
+            next_object_id: 0,
             close_sent: false,
             close_resend: false,
             qlog: None,
@@ -563,25 +595,14 @@ impl QuicConnection {
         }
         let mut datagram = None;
         let stream_id = if unreliable {
-            let per = self.q.datagram_chunk_data_bytes() as u64;
-            let count = msg.len_bytes.div_ceil(per) as u32;
-            datagram = Some(DatagramTally { chunks: count, ..Default::default() });
-            for index in 0..count {
-                let off = index as u64 * per;
-                self.datagram_queue.push_back(Frame::Datagram {
-                    msg_id: msg.id,
-                    index,
-                    count,
-                    data_len: (msg.len_bytes - off).min(per) as u32,
-                    msg_len_bytes: msg.len_bytes,
-                    priority: msg.priority,
-                    header_len: self.q.datagram_chunk_header_bytes,
-                });
-            }
-            match choice {
+            let stream = match choice {
                 StreamChoice::On(id) => Some(id),
                 StreamChoice::New => None,
-            }
+            };
+            let chunks = self.datagram_chunks(msg, stream);
+            datagram = Some(DatagramTally { chunks: chunks.len() as u32, ..Default::default() });
+            self.datagram_queue.extend(chunks);
+            stream
         } else {
             Some(self.send_streams.assign(choice))
         };
@@ -597,6 +618,62 @@ impl QuicConnection {
         let (u, inc) = (signals.urgency.min(7), signals.incremental);
         self.send_streams.write(now_ns, id, msg, u, inc, &mut *self.sched);
         self.sync_stream_stats();
+    }
+
+    /// An unreliable message cut into DATAGRAM frames as [`QuicConfig::datagram_framing`]
+    /// says. The frames carry the message's chunk index and count for the simulator's
+    /// accounting; their sizes are those of the wire format.
+    fn datagram_chunks(&mut self, msg: MessageMeta, stream: Option<u64>) -> Vec<Frame> {
+        let h3 = self.q.datagram_framing == DatagramFraming::Http3;
+        let qsid = stream.map_or(0, |s| s / 4);
+        let frame = |index: u32, data_len: u32, header_len: u32| Frame::Datagram {
+            msg_id: msg.id,
+            index,
+            count: 0,
+            data_len,
+            msg_len_bytes: msg.len_bytes,
+            priority: msg.priority,
+            header_len,
+            quarter_stream_id: h3.then_some(qsid),
+        };
+        let mut out = Vec::new();
+        match self.q.datagram_framing {
+            DatagramFraming::Reference => {
+                let per = self.q.datagram_chunk_data_bytes() as u64;
+                let count = msg.len_bytes.div_ceil(per);
+                for index in 0..count {
+                    let off = index * per;
+                    let len = (msg.len_bytes - off).min(per) as u32;
+                    out.push(frame(index as u32, len, self.q.datagram_chunk_header_bytes));
+                }
+            }
+            DatagramFraming::Http3 => {
+                // RFC 9297 §2.1: the Quarter Stream ID of the request stream (0 when the
+                // message answers none); the object ID is this end's counter (thesis §5.8.1).
+                let object = self.next_object_id;
+                self.next_object_id += 1;
+                let ct = self.q.datagram_content_type_bytes as usize;
+                let meta = wq::chunk::h3_metadata_chunk_len(qsid, object, msg.len_bytes, ct);
+                out.push(frame(0, 0, meta as u32));
+                let max = self.q.max_datagram_frame_bytes as usize;
+                let mut off = 0u64;
+                while off < msg.len_bytes {
+                    let left = msg.len_bytes - off;
+                    let mut len = (max - wq::chunk::h3_data_chunk_overhead(qsid, object, off, max)) as u64;
+                    len = len.min(left);
+                    let hdr = wq::chunk::h3_data_chunk_overhead(qsid, object, off, len as usize);
+                    out.push(frame(out.len() as u32, len as u32, hdr as u32));
+                    off += len;
+                }
+            }
+        }
+        let count = out.len() as u32;
+        for f in &mut out {
+            if let Frame::Datagram { count: c, .. } = f {
+                *c = count;
+            }
+        }
+        out
     }
 
     fn sync_stream_stats(&mut self) {
@@ -966,8 +1043,9 @@ impl QuicConnection {
                 Frame::Stream { stream_id, stream_base, chunk, fin } => {
                     self.on_stream_frame(now_ns, *stream_id, *stream_base, chunk, *fin)
                 }
-                Frame::Datagram { msg_id, index, count, data_len, msg_len_bytes, .. } => {
-                    self.on_datagram_frame(now_ns, *msg_id, *index, *count, *data_len, *msg_len_bytes)
+                Frame::Datagram { msg_id, index, count, data_len, msg_len_bytes, quarter_stream_id, .. } => {
+                    let chunk = (*index, *count, *data_len);
+                    self.on_datagram_frame(now_ns, *msg_id, chunk, *msg_len_bytes, *quarter_stream_id)
                 }
                 Frame::MaxData(m) => self.peer_max_data = self.peer_max_data.max(*m),
                 Frame::GoAway { reliable_messages, .. } => {
@@ -1128,9 +1206,11 @@ impl QuicConnection {
         }
     }
 
-    fn on_datagram_frame(&mut self, now_ns: u64, msg_id: u32, index: u32, count: u32, len: u32, msg_len: u64) {
+    fn on_datagram_frame(&mut self, now_ns: u64, msg_id: u32, chunk: (u32, u32, u32), msg_len: u64, qsid: Option<u64>) {
+        let (index, count, len) = chunk;
         self.qstats.datagrams_received += 1;
         let r = self.recv_msgs.entry(msg_id).or_default();
+        r.quarter_stream_id = r.quarter_stream_id.or(qsid);
         if r.datagram_seen.is_empty() {
             r.datagram_seen = vec![false; count as usize];
             r.len_bytes = msg_len;
@@ -1159,13 +1239,24 @@ impl QuicConnection {
         }
     }
 
-    /// Datagram messages received in part: (msg id, bytes received, message length, chunks
-    /// received, chunks, last arrival). Complete ones are left out.
-    pub fn partial_datagram_messages(&self) -> Vec<(u32, u64, u64, u32, u32, u64)> {
+    /// Every datagram message (object) of the peer this end received a chunk of, by message
+    /// id: what arrived of it and when (thesis §5.8.2: bytes, completion status, per file).
+    /// Duplicated chunks count once; chunks arrive in any order.
+    pub fn datagram_objects(&self) -> Vec<DatagramObject> {
         self.recv_msgs
             .iter()
-            .filter(|(_, r)| !r.complete)
-            .filter_map(|(&id, r)| r.datagram.map(|(got, n, last)| (id, r.received_bytes, r.len_bytes, got, n, last)))
+            .filter_map(|(&id, r)| {
+                r.datagram.map(|(got, n, last)| DatagramObject {
+                    msg_id: id,
+                    quarter_stream_id: r.quarter_stream_id,
+                    bytes_expected: r.len_bytes,
+                    bytes_received: r.received_bytes,
+                    chunks: n,
+                    chunks_received: got,
+                    last_chunk_ns: last,
+                    complete: r.complete,
+                })
+            })
             .collect()
     }
 

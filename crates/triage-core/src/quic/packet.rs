@@ -107,6 +107,8 @@ pub enum Frame {
         priority: u8,
         /// Bytes of the chunk header in front of the data.
         header_len: u32,
+        /// HTTP/3 framing: the Quarter Stream ID of the request stream (RFC 9297 §2.1).
+        quarter_stream_id: Option<u64>,
     },
     /// MAX_DATA (§19.9).
     MaxData(u64),

@@ -1,6 +1,7 @@
 //! Packet-level tests of a client and a server connection wired back to back: a link of fixed
 //! rate and one-way delay each way, and a drop rule the test chooses.
 
+use super::config::DatagramFraming;
 use super::connection::{PrioritySignals, QuicConnection, Reliability};
 use super::packet::Frame;
 use super::streams::StreamChoice;
@@ -8,6 +9,7 @@ use crate::cc::ControllerKind;
 use crate::config::{ConnectionConfig, TransportMode};
 use crate::connection::Event;
 use crate::sched::MessageMeta;
+use crate::wire::quic::chunk;
 use crate::wire::{Addr, Packet};
 
 const CLIENT: Addr = Addr { node: 1, port: 4000 };
@@ -22,6 +24,8 @@ struct Seen {
 
 /// Drops a packet when true: (direction, index of the packet in that direction, packet).
 type DropRule = Box<dyn FnMut(usize, u64, &Packet) -> bool>;
+/// Extra one-way delay (reordering) and whether to deliver a second copy: (direction, index).
+type Disorder = Box<dyn FnMut(usize, u64) -> (u64, bool)>;
 /// What the server's application does once connected.
 type OnConnected = Box<dyn FnMut(&mut QuicConnection, u64)>;
 
@@ -36,10 +40,13 @@ struct Pair {
     busy_until: [u64; 2],
     wire: Vec<(u64, usize, Packet)>,
     drop: DropRule,
+    disorder: Disorder,
     sent: [u64; 2],
     seen: [Seen; 2],
     /// Frames each end sent (0: client, 1: server), with the time they were sent.
     frames: [Vec<(u64, Frame)>; 2],
+    /// Frames delivered to each end (0: client, 1: server), duplicates included.
+    delivered: [Vec<Frame>; 2],
     /// Called when the server first reports the connection established.
     on_server_connected: Option<OnConnected>,
 }
@@ -65,9 +72,11 @@ impl Pair {
             busy_until: [0; 2],
             wire: Vec::new(),
             drop: Box::new(|_, _, _| false),
+            disorder: Box::new(|_, _| (0, false)),
             sent: [0; 2],
             seen: Default::default(),
             frames: Default::default(),
+            delivered: Default::default(),
             on_server_connected: None,
         }
     }
@@ -91,7 +100,11 @@ impl Pair {
                 let start = self.busy_until[side].max(self.now);
                 let done = start + bytes * 8 * 1_000_000_000 / self.rate_bps;
                 self.busy_until[side] = done;
-                self.wire.push((done + self.owd_ns, side, p));
+                let (extra_ns, twice) = (self.disorder)(side, n);
+                if twice {
+                    self.wire.push((done + self.owd_ns + extra_ns + 1, side, p.clone()));
+                }
+                self.wire.push((done + self.owd_ns + extra_ns, side, p));
             }
         }
     }
@@ -140,6 +153,9 @@ impl Pair {
             while i < self.wire.len() {
                 if self.wire[i].0 <= self.now {
                     let (_, side, p) = self.wire.remove(i);
+                    for qp in &p.quic.as_ref().expect("quic").packets {
+                        self.delivered[1 - side].extend(qp.frames.iter().cloned());
+                    }
                     if side == 0 {
                         match self.server.as_mut() {
                             Some(s) => s.handle_packet(self.now, &p),
@@ -398,6 +414,138 @@ mod props {
                         .filter(|(lt, _)| lt < t).map(|l| l.1).max().unwrap_or(0).max(window);
                     prop_assert!(end <= allowed, "stream {} to {} at {} over {}", stream_id, end, t, allowed);
                 }
+            }
+        }
+    }
+}
+
+/// The client requests object 1 on stream 4; the server answers as HTTP/3 datagrams.
+fn h3_pair(len: u64) -> Pair {
+    let mut cfg = config(1_250_000, 100);
+    cfg.quic.datagram_framing = DatagramFraming::Http3;
+    let mut p = Pair::new(cfg, 20_000_000, 5 * MS);
+    p.run(50 * MS);
+    let now = p.now;
+    p.client.write_message(now, meta(0, 100), PrioritySignals::default(), Reliability::Reliable);
+    p.client.write_message(now, meta(1, 100), PrioritySignals::default(), Reliability::Reliable);
+    p.client.close();
+    let mut t = p.now;
+    while p.seen[1].completed.len() < 2 {
+        t += MS;
+        p.run(t);
+    }
+    let now = p.now;
+    let s = p.server.as_mut().unwrap();
+    s.write_message(now, meta(1, len), PrioritySignals::default(), Reliability::Unreliable);
+    s.write_message(now, meta(0, 500), PrioritySignals::default(), Reliability::Reliable);
+    s.close();
+    p
+}
+
+fn datagrams(frames: &[(u64, Frame)]) -> Vec<(u32, u32, u32, Option<u64>)> {
+    frames
+        .iter()
+        .filter_map(|(_, f)| match f {
+            Frame::Datagram { index, data_len, header_len, quarter_stream_id, .. } => {
+                Some((*index, *data_len, *header_len, *quarter_stream_id))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn http3_datagrams_carry_the_quarter_stream_id_metadata_first_and_fill_the_frame() {
+    let len = 100_000u64;
+    let mut p = h3_pair(len);
+    p.run(10_000 * MS);
+    let d = datagrams(&p.frames[1]);
+    // Metadata first: Quarter Stream ID 1 (stream 4), chunk type, object 0, size, content type.
+    let ct = p.cfg.quic.datagram_content_type_bytes as usize;
+    assert_eq!(d[0], (0, 0, chunk::h3_metadata_chunk_len(1, 0, len, ct) as u32, Some(1)));
+    assert_eq!(d[0].2, 1 + 1 + 1 + 4 + 1 + 16, "100000 needs a 4-byte varint");
+    // Every data chunk but the last fills the 1414-byte DATAGRAM payload exactly.
+    let max = p.cfg.quic.max_datagram_frame_bytes;
+    for w in &d[1..d.len() - 1] {
+        assert_eq!(w.1 + w.2, max, "{w:?}");
+    }
+    // The first chunk's header: qsid 1, type, object 0, offset 0 (1 byte each), length 2.
+    assert_eq!(d[1].2, 6);
+    assert_eq!(d[1].1, max - 6);
+    // From offset 16384 the offset takes 4 bytes: the data shrinks by 2 bytes.
+    let total: u64 = d.iter().map(|x| x.1 as u64).sum();
+    assert_eq!(total, len);
+    assert!(d.iter().all(|x| x.3 == Some(1)));
+    let objects = p.client.datagram_objects();
+    assert_eq!(objects.len(), 1);
+    let o = objects[0];
+    assert_eq!((o.msg_id, o.quarter_stream_id, o.bytes_expected, o.bytes_received), (1, Some(1), len, len));
+    assert_eq!((o.chunks, o.chunks_received, o.complete), (d.len() as u32, d.len() as u32, true));
+}
+
+mod datagram_props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+        /// Under loss, reordering and duplication the receiver's per-object account is exact:
+        /// each chunk counted once, received + missing = sent, the bytes received are the
+        /// data of the chunks that arrived, and the sender's fates agree with the receiver.
+        #[test]
+        fn receiver_accounting_is_exact(
+            len in 1u64..200_000,
+            loss_per_mille in 0u64..150,
+            dup_per_mille in 0u64..200,
+            jitter_ms in 0u64..20,
+            seed in any::<u64>(),
+        ) {
+            let mut p = h3_pair(len);
+            let mut st = seed | 1;
+            let mut rnd = move || { st ^= st << 13; st ^= st >> 7; st ^= st << 17; st };
+            let mut st2 = seed.rotate_left(17) | 1;
+            let mut rnd2 = move || { st2 ^= st2 << 13; st2 ^= st2 >> 7; st2 ^= st2 << 17; st2 };
+            p.drop = Box::new(move |side, _, _| side == 1 && rnd() % 1000 < loss_per_mille);
+            p.disorder = Box::new(move |side, _| {
+                if side != 1 { return (0, false); }
+                let r = rnd2();
+                ((r % (jitter_ms * MS + 1)), (r >> 32) % 1000 < dup_per_mille)
+            });
+            p.run(600_000 * MS);
+            let sent = datagrams(&p.frames[1]);
+            let server = p.server();
+            let (id, chunks, acked, lost) = server.datagram_fates()[0];
+            prop_assert_eq!(id, 1);
+            prop_assert_eq!(chunks as usize, sent.iter().filter(|d| d.0 < chunks).map(|d| d.0).collect::<std::collections::BTreeSet<_>>().len());
+            prop_assert_eq!(acked + lost, chunks, "every chunk's fate is known");
+            // What really reached the client, each chunk once.
+            let mut arrived = std::collections::BTreeMap::new();
+            for f in &p.delivered[0] {
+                if let Frame::Datagram { index, data_len, .. } = f {
+                    arrived.insert(*index, *data_len as u64);
+                }
+            }
+            let objects = p.client.datagram_objects();
+            match objects.first() {
+                None => prop_assert!(arrived.is_empty()),
+                Some(o) => {
+                    prop_assert_eq!(o.chunks, chunks);
+                    prop_assert_eq!(o.chunks_received as usize, arrived.len(), "each arrived chunk once");
+                    prop_assert_eq!(o.bytes_received, arrived.values().sum::<u64>());
+                    prop_assert_eq!(o.chunks_received + o.chunks_missing(), chunks);
+                    prop_assert_eq!(o.complete, o.chunks_missing() == 0);
+                    if o.complete { prop_assert_eq!(o.bytes_received, len); }
+                    // The sender knows less: an acknowledged chunk arrived; one it declared
+                    // lost may still have arrived late (reordering past the time threshold).
+                    prop_assert!(acked <= o.chunks_received);
+                    prop_assert!(lost >= o.chunks_missing());
+                }
+            }
+            if jitter_ms == 0 {
+                // In order, the sender's fates are exactly the receiver's.
+                let missing = objects.first().map_or(chunks, |o| o.chunks_missing());
+                prop_assert_eq!(lost, missing);
             }
         }
     }

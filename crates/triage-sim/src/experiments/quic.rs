@@ -225,7 +225,7 @@ pub fn run_with_qlog(s: &QuicSetting, qlog: Option<&std::path::Path>) -> Result<
     let dgram: &[&str] = quic_mode(&s.mode).map_or(&[], |m| m.1);
     let client = sim.endpoint(0, false).and_then(|e| e.quic());
     let server = sim.endpoint(0, true);
-    let partial = client.map(|c| c.partial_datagram_messages()).unwrap_or_default();
+    let objects = client.map(|c| c.datagram_objects()).unwrap_or_default();
     let fates = server.and_then(|e| e.quic()).map(|c| c.datagram_fates()).unwrap_or_default();
     let mut groups = Vec::new();
     for (i, &(name, _, _)) in PAGE.iter().enumerate() {
@@ -235,9 +235,9 @@ pub fn run_with_qlog(s: &QuicSetting, qlog: Option<&std::path::Path>) -> Result<
         if is_dg {
             let id = i as u32;
             out.chunks = fates.iter().find(|f| f.0 == id).map_or(0, |f| f.1);
-            if let Some(p) = partial.iter().find(|p| p.0 == id) {
-                out.lost = p.4 - p.3;
-                out.completed_ms = Some(ms(p.5));
+            if let Some(p) = objects.iter().find(|p| p.msg_id == id && !p.complete) {
+                out.lost = p.chunks_missing();
+                out.completed_ms = Some(ms(p.last_chunk_ns));
             } else if rec.completed_ns.is_none() {
                 out.lost = out.chunks;
             }
