@@ -61,6 +61,7 @@ pub fn object(id: u32, parent: Option<u32>, url: &str, kind: ContentType, bytes:
         tracker: false,
         recorded_start_ns: 0,
         recorded_duration_ns: 0,
+        reliability: None,
     }
 }
 

@@ -431,6 +431,7 @@ pub fn build_page(
             tracker: false,
             recorded_start_ns: ms_to_ns(e.start_ms - t0),
             recorded_duration_ns: ms_to_ns(e.duration_ms),
+            reliability: None,
         };
         classify::classify(&mut o);
         placed.insert(e.url.clone(), id);

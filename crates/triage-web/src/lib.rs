@@ -13,6 +13,8 @@
 //! - [`builtin`]: the CATS page, PriorityBucket's Bing and YouTube, and a news page from the
 //!   thesis's Table 4.
 //! - [`export`]: the thesis's `transfer_sequence.json` and dummy files (HAR_Replica, §5.7).
+//! - [`reliability`]: which objects travel as unreliable datagram chunks, by the thesis's
+//!   scenarios (§5.9), the essentialness classifier or user rules.
 //!
 //! Nothing here reads a clock or a random source; every map is ordered, so outputs are
 //! deterministic.
@@ -30,6 +32,7 @@ pub mod import;
 mod json;
 pub mod model;
 pub mod qoe;
+pub mod reliability;
 pub mod rules;
 pub mod trackers;
 pub mod urlparts;
@@ -41,4 +44,5 @@ pub use model::{
     BrowserPriority, ContentType, DiscoveryConfig, FetchPriority, ObjectId, Page, RenderBlocking, WebObject,
 };
 pub use qoe::{estimate, Deliveries, Delivery, Qoe, QoeConfig};
+pub use reliability::{Reliability, ReliabilityPlan, ReliabilityPolicy};
 pub use rules::Rules;
