@@ -31,6 +31,7 @@ pub mod har;
 pub mod import;
 mod json;
 pub mod model;
+pub mod news_versions;
 pub mod qoe;
 pub mod reliability;
 pub mod rules;
