@@ -10,9 +10,10 @@
 //! - [`qoe`]: first contentful paint, PriorityBucket's first render time (§5.1), largest
 //!   contentful paint, a time-to-interactive proxy, a Speed Index proxy, page load time and
 //!   CATS's CLS risk (§III-C), from per-object delivery times.
-//! - [`builtin`]: the CATS page, PriorityBucket's Bing and YouTube, and a news page from the
-//!   thesis's Table 4.
-//! - [`export`]: the thesis's `transfer_sequence.json` and dummy files (HAR_Replica, §5.7).
+//! - [`builtin`]: the CATS page, PriorityBucket's Bing and YouTube, a news page from the
+//!   thesis's Table 4, and the thesis's six page versions ([`news_versions`]).
+//! - [`export`]: the thesis's `transfer_sequence.json` and dummy files (HAR_Replica, §5.7);
+//!   [`sequence`] reads such a file back into a [`Page`] in its request order.
 //! - [`reliability`]: which objects travel as unreliable datagram chunks, by the thesis's
 //!   scenarios (§5.9), the essentialness classifier or user rules.
 //!
@@ -35,6 +36,7 @@ pub mod news_versions;
 pub mod qoe;
 pub mod reliability;
 pub mod rules;
+pub mod sequence;
 pub mod trackers;
 pub mod urlparts;
 
