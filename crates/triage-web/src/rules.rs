@@ -202,8 +202,9 @@ impl Rules {
 
     /// Applies the rules to every object; returns how many objects matched at least one rule.
     /// Setting `tracker` or `fetch_priority` re-derives category, essentialness and CATS level;
-    /// `cats_level` and `essential` then override the derived values; `reliability` is stored on
-    /// the object for [`crate::reliability::ReliabilityPolicy`].
+    /// `cats_level` and `essential` then override the derived values. `reliability` is stored on
+    /// the object for [`crate::reliability::ReliabilityPolicy`]; rules that set only
+    /// `reliability` leave the classification untouched.
     pub fn apply(&self, page: &mut Page) -> usize {
         let mut matched = 0;
         for o in page.objects_mut() {
@@ -221,6 +222,13 @@ impl Rules {
                 continue;
             }
             matched += 1;
+            if reliability.is_some() {
+                o.reliability = reliability;
+            }
+            if (level, essential, fetch, tracker) == (None, None, None, None) {
+                // Only reliability: the classification stays as it was.
+                continue;
+            }
             if let Some(t) = tracker {
                 o.tracker = t;
             }
@@ -230,9 +238,6 @@ impl Rules {
             o.category = if o.tracker { ContentCategory::AdsAnalytics } else { ContentCategory::of_type(o.kind) };
             o.essential = essential.unwrap_or(o.category.essentialness());
             o.cats_level = level.unwrap_or(cats_level(o));
-            if reliability.is_some() {
-                o.reliability = reliability;
-            }
         }
         matched
     }
@@ -282,6 +287,12 @@ mod tests {
         let plan = P::Reliable.plan(&page);
         assert_eq!(plan.unreliable.iter().map(|i| i.0).collect::<Vec<_>>(), (85..=94).collect::<Vec<_>>());
         assert_eq!(plan.overridden, vec![crate::model::ObjectId(0)]);
+        // A reliability-only rule leaves the classification alone.
+        let mut p2 = crate::builtin::news_page();
+        let cats = |p: &Page| p.objects().iter().map(|o| (o.essential, o.cats_level, o.category)).collect::<Vec<_>>();
+        let before = cats(&p2);
+        Rules::parse("[[rule]]\ntype = \"image\"\nreliability = \"unreliable\"\n", "r.toml").unwrap().apply(&mut p2);
+        assert_eq!(cats(&p2), before);
         let plan = P::FontsAds.plan(&page);
         assert_eq!(
             plan.unreliable.iter().map(|i| i.0).collect::<Vec<_>>(),

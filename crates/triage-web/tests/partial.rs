@@ -27,9 +27,18 @@ fn raw() -> impl Strategy<Value = Raw> {
 
 fn config() -> impl Strategy<Value = PartialConfig> {
     let d = || prop::option::of(0u64..5_000_000_000);
-    (d(), d(), d(), d(), d(), d(), d(), d()).prop_map(|(html_ns, css_ns, js_ns, font_ns, image_ns, media_ns, json_ns, other_ns)| {
-        PartialConfig { html_ns, css_ns, js_ns, font_ns, image_ns, media_ns, json_ns, other_ns }
-    })
+    (d(), d(), d(), d(), d(), d(), d(), d()).prop_map(
+        |(html_ns, css_ns, js_ns, font_ns, image_ns, media_ns, json_ns, other_ns)| PartialConfig {
+            html_ns,
+            css_ns,
+            js_ns,
+            font_ns,
+            image_ns,
+            media_ns,
+            json_ns,
+            other_ns,
+        },
+    )
 }
 
 fn check_totals(t: &LossTotals) -> Result<(), TestCaseError> {
