@@ -7,6 +7,7 @@
 //! | `bing` | PriorityBucket §5.1 | 1 HTML, 1 image |
 //! | `youtube` | PriorityBucket §5.1 | 1 HTML, 2 CSS, 2 JS, 20 images |
 //! | `news` | thesis §5.3.2, Table 4 | the per-category average request counts and sizes |
+//! | `news-v1` ... `news-v6` | thesis §5.7, §5.8.3, Tables 2 and 4 | six versions of a nytimes.com-like page, 156 objects, ≈ 17.5 MB with one video ([`crate::news_versions`]) |
 
 use crate::classify::{self, ContentCategory, Essentialness};
 use crate::model::{BrowserPriority, ContentType, FetchPriority, ObjectId, Page, RenderBlocking, WebObject};
@@ -25,6 +26,12 @@ pub const BUILTIN_PAGES: &[(&str, &str)] = &[
     ("bing", "PriorityBucket §5.1 Bing: 1 HTML (assumed 60 KiB), 1 image (assumed 150 KiB)"),
     ("youtube", "PriorityBucket §5.1 YouTube: 1 HTML, 2 CSS, 2 JS, 20 images (assumed sizes)"),
     ("news", "thesis Table 4 averages: 129 objects in the eight content categories"),
+    ("news-v1", "thesis §5.7 page version 1 of 6: nytimes-like, 156 objects, ~17.5 MB with one video"),
+    ("news-v2", "thesis §5.7 page version 2 of 6: nytimes-like, 156 objects, ~17.5 MB with one video"),
+    ("news-v3", "thesis §5.7 page version 3 of 6: nytimes-like, 156 objects, ~17.5 MB with one video"),
+    ("news-v4", "thesis §5.7 page version 4 of 6: nytimes-like, 156 objects, ~17.5 MB with one video"),
+    ("news-v5", "thesis §5.7 page version 5 of 6: nytimes-like, 156 objects, ~17.5 MB with one video"),
+    ("news-v6", "thesis §5.7 page version 6 of 6: nytimes-like, 156 objects, ~17.5 MB with one video"),
 ];
 
 /// A built-in page by name.
@@ -34,7 +41,7 @@ pub fn builtin(name: &str) -> Option<Page> {
         "bing" => Some(bing_page()),
         "youtube" => Some(youtube_page()),
         "news" => Some(news_page()),
-        _ => None,
+        _ => name.strip_prefix("news-v").and_then(|v| v.parse().ok()).and_then(crate::news_versions::news_version),
     }
 }
 
@@ -61,15 +68,16 @@ pub fn object(id: u32, parent: Option<u32>, url: &str, kind: ContentType, bytes:
         tracker: false,
         recorded_start_ns: 0,
         recorded_duration_ns: 0,
+        reliability: None,
     }
 }
 
 /// Builds and classifies a page from (parent, url, type, bytes, priority) rows; object i's id
 /// is i; third party is decided against the first row's site.
 /// (parent, url, type, bytes, browser priority) of one built-in object.
-type Row = (Option<u32>, String, ContentType, u64, Option<BrowserPriority>);
+pub(crate) type Row = (Option<u32>, String, ContentType, u64, Option<BrowserPriority>);
 
-fn build(name: &str, rows: Vec<Row>) -> Page {
+pub(crate) fn build(name: &str, rows: Vec<Row>) -> Page {
     let root_site = urlparts::site(&urlparts::host(&rows[0].1));
     let objects = rows
         .into_iter()

@@ -8,11 +8,13 @@
 //! ```json
 //! [{"id": 0, "category": "HTML", "extension": "html", "size": 32894,
 //!   "transfer_time": 1084.2, "start_time": 0.0, "file_name": "0.html",
-//!   "url": "https://...", "type": "html", "cats_level": 0, "essential": "essential", "parent": null}]
+//!   "url": "https://...", "type": "html", "mime": "text/html", "cats_level": 0,
+//!   "essential": "essential", "parent": null, "priority": "VeryHigh", "render_blocking": "non_blocking"}]
 //! ```
 //!
 //! `size` is bytes on the wire; `transfer_time` and `start_time` are milliseconds from the
-//! recording (0 for built-in pages). `url` onwards are our additions. Dummy files start with a
+//! recording (0 for built-in pages). `url` onwards are our additions, enough for
+//! [`crate::sequence`] to read the page back with its classification. Dummy files start with a
 //! marker of their type (`<!doctype html>`, `/*`, PNG/JPEG/GIF/WOFF2 magic, `{`) and are padded
 //! deterministically to exactly `size` bytes (JSON dummies stay valid JSON when `size` allows).
 
@@ -21,7 +23,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::error::WebError;
-use crate::model::{ContentType, Page, WebObject};
+use crate::model::{ContentType, Page, RenderBlocking, WebObject};
 use crate::urlparts;
 
 /// One element of `transfer_sequence.json`.
@@ -46,12 +48,18 @@ pub struct TransferItem {
     /// Content type.
     #[serde(rename = "type")]
     pub kind: ContentType,
+    /// MIME type as recorded (may be empty).
+    pub mime: String,
     /// CATS level.
     pub cats_level: u8,
     /// Essentialness.
     pub essential: String,
     /// Discovery parent id.
     pub parent: Option<u32>,
+    /// The browser's priority (DevTools name), when known.
+    pub priority: Option<&'static str>,
+    /// Render-blocking status, when known.
+    pub render_blocking: Option<RenderBlocking>,
 }
 
 /// The extension a dummy file gets: the URL's if it fits the type, else the type's default.
@@ -63,11 +71,12 @@ pub fn extension_for(o: &WebObject) -> String {
     }
 }
 
-/// The transfer sequence of a page, in request order (recorded start, then id).
+/// The transfer sequence of a page, in request order: object id order, the order in which an
+/// import places recorded requests (by start time, the root first) and in which
+/// [`crate::sequence`] reads a file back, so export and import round-trip exactly.
 pub fn transfer_sequence(page: &Page) -> Vec<TransferItem> {
-    let mut objs: Vec<&WebObject> = page.objects().iter().collect();
-    objs.sort_by_key(|o| (o.recorded_start_ns, o.id));
-    objs.into_iter()
+    page.objects()
+        .iter()
         .map(|o| {
             let extension = extension_for(o);
             TransferItem {
@@ -80,9 +89,12 @@ pub fn transfer_sequence(page: &Page) -> Vec<TransferItem> {
                 start_time: o.recorded_start_ns as f64 / 1e6,
                 url: o.url.clone(),
                 kind: o.kind,
+                mime: o.mime.clone(),
                 cats_level: o.cats_level,
                 essential: o.essential.name().to_string(),
                 parent: o.parent.map(|p| p.0),
+                priority: o.browser_priority.map(|p| p.name()),
+                render_blocking: o.render_blocking,
             }
         })
         .collect()

@@ -1,5 +1,6 @@
 //! Import of recorded page loads: HAR 1.2 ([`crate::har`]) and Chrome DevTools protocol logs
-//! ([`crate::devtools`]), into a [`Page`].
+//! ([`crate::devtools`]), into a [`Page`]; a transfer sequence ([`crate::sequence`]) is
+//! recognised too and read in file order.
 //!
 //! Both parsers reduce their input to [`RawEntry`] records grouped by page; [`build_page`] then
 //! turns the chosen page's entries into objects:
@@ -88,6 +89,8 @@ pub enum SourceFormat {
     /// Chrome performance log: entries wrapping `{message: {method, params}}`, possibly as
     /// JSON strings (Selenium/ChromeDriver).
     PerfLog,
+    /// The thesis's `transfer_sequence.json` ([`crate::sequence`]): one page, in file order.
+    TransferSequence,
 }
 
 /// Import settings.
@@ -207,6 +210,9 @@ pub fn import_str(text: &str, opts: &ImportOptions) -> Result<Import, WebError> 
 
 /// Imports an already parsed JSON value.
 pub fn import_value(value: &Value, opts: &ImportOptions) -> Result<Import, WebError> {
+    if crate::sequence::looks_like(value) {
+        return import_sequence(value, opts);
+    }
     let (format, pages, loose) = match value {
         Value::Object(o) if o.contains_key("log") => {
             let (pages, loose) = crate::har::parse(value)?;
@@ -223,6 +229,25 @@ pub fn import_value(value: &Value, opts: &ImportOptions) -> Result<Import, WebEr
         }
     };
     choose(format, pages, loose, opts)
+}
+
+/// The page id a transfer sequence gets (it holds one page).
+const SEQUENCE_PAGE: &str = "transfer_sequence";
+
+fn import_sequence(value: &Value, opts: &ImportOptions) -> Result<Import, WebError> {
+    if let Some(wanted) = opts.page.as_ref().filter(|p| p.as_str() != SEQUENCE_PAGE) {
+        return Err(WebError::NoSuchPage { wanted: wanted.clone(), available: SEQUENCE_PAGE.into() });
+    }
+    let page = crate::sequence::parse_value(value, "transfer_sequence.json")?;
+    let n = page.len();
+    Ok(Import {
+        format: SourceFormat::TransferSequence,
+        pages: vec![PageSummary { id: SEQUENCE_PAGE.into(), title: page.name().to_string(), entries: n }],
+        page,
+        page_id: SEQUENCE_PAGE.into(),
+        entries_total: n,
+        skipped: BTreeMap::new(),
+    })
 }
 
 /// Reads and imports a file; errors name the file.
@@ -431,6 +456,7 @@ pub fn build_page(
             tracker: false,
             recorded_start_ns: ms_to_ns(e.start_ms - t0),
             recorded_duration_ns: ms_to_ns(e.duration_ms),
+            reliability: None,
         };
         classify::classify(&mut o);
         placed.insert(e.url.clone(), id);

@@ -9,10 +9,14 @@
 //!   [`trackers`] list; [`rules`] override both from TOML.
 //! - [`qoe`]: first contentful paint, PriorityBucket's first render time (§5.1), largest
 //!   contentful paint, a time-to-interactive proxy, a Speed Index proxy, page load time and
-//!   CATS's CLS risk (§III-C), from per-object delivery times.
-//! - [`builtin`]: the CATS page, PriorityBucket's Bing and YouTube, and a news page from the
-//!   thesis's Table 4.
-//! - [`export`]: the thesis's `transfer_sequence.json` and dummy files (HAR_Replica, §5.7).
+//!   CATS's CLS risk (§III-C), from per-object delivery times; [`partial`] turns reports of
+//!   partially delivered objects into those times (per-type deadlines) and into data loss.
+//! - [`builtin`]: the CATS page, PriorityBucket's Bing and YouTube, a news page from the
+//!   thesis's Table 4, and the thesis's six page versions ([`news_versions`]).
+//! - [`export`]: the thesis's `transfer_sequence.json` and dummy files (HAR_Replica, §5.7);
+//!   [`sequence`] reads such a file back into a [`Page`] in its request order.
+//! - [`reliability`]: which objects travel as unreliable datagram chunks, by the thesis's
+//!   scenarios (§5.9), the essentialness classifier or user rules.
 //!
 //! Nothing here reads a clock or a random source; every map is ordered, so outputs are
 //! deterministic.
@@ -29,8 +33,12 @@ pub mod har;
 pub mod import;
 mod json;
 pub mod model;
+pub mod news_versions;
+pub mod partial;
 pub mod qoe;
+pub mod reliability;
 pub mod rules;
+pub mod sequence;
 pub mod trackers;
 pub mod urlparts;
 
@@ -40,5 +48,7 @@ pub use import::{import_file, import_str, import_value, Import, ImportOptions, S
 pub use model::{
     BrowserPriority, ContentType, DiscoveryConfig, FetchPriority, ObjectId, Page, RenderBlocking, WebObject,
 };
+pub use partial::{data_loss, DataLoss, PartialConfig, PartialDeliveries, PartialDelivery};
 pub use qoe::{estimate, Deliveries, Delivery, Qoe, QoeConfig};
+pub use reliability::{Reliability, ReliabilityPlan, ReliabilityPolicy};
 pub use rules::Rules;

@@ -275,6 +275,10 @@ pub struct WebObject {
     pub recorded_start_ns: u64,
     /// Request duration in the recording (ns), 0 when unknown.
     pub recorded_duration_ns: u64,
+    /// Reliability a user rule asked for ([`crate::rules`]); `None` lets the
+    /// [`crate::reliability::ReliabilityPolicy`] decide.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reliability: Option<crate::reliability::Reliability>,
 }
 
 impl WebObject {

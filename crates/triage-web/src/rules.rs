@@ -12,6 +12,8 @@
 //! essential = "non-essential"             # essential, non-essential, maybe (thesis Table 4)
 //! fetch_priority = "high"                 # high, low, auto: re-derives the CATS level
 //! tracker = true                          # treat as analytics/tracking (level 4, Ads/Analytics)
+//! reliability = "unreliable"              # unreliable or reliable: replaces the reliability
+//!                                         # policy's choice (crate::reliability)
 //! ```
 //!
 //! Unknown fields and bad values are errors that name the file, the line and what was expected.
@@ -24,6 +26,7 @@ use crate::classify::{cats_level, ContentCategory, Essentialness};
 use crate::error::WebError;
 use crate::glob::Glob;
 use crate::model::{ContentType, FetchPriority, Page};
+use crate::reliability::Reliability;
 use crate::urlparts;
 
 #[derive(Deserialize)]
@@ -44,6 +47,20 @@ struct RawRule {
     essential: Option<EssentialName>,
     fetch_priority: Option<FetchPriority>,
     tracker: Option<bool>,
+    reliability: Option<ReliabilityName>,
+}
+
+#[derive(Deserialize)]
+#[serde(try_from = "String")]
+struct ReliabilityName(Reliability);
+
+impl TryFrom<String> for ReliabilityName {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        Reliability::parse(&s)
+            .map(ReliabilityName)
+            .ok_or_else(|| format!("unknown reliability {s:?}, expected reliable or unreliable"))
+    }
 }
 
 #[derive(Deserialize)]
@@ -104,6 +121,8 @@ pub struct Rule {
     pub fetch_priority: Option<FetchPriority>,
     /// Tracker flag to set.
     pub tracker: Option<bool>,
+    /// Reliability to set (replaces the reliability policy's choice).
+    pub reliability: Option<Reliability>,
 }
 
 impl Rule {
@@ -145,9 +164,15 @@ impl Rules {
                     "{source}: rule {n} matches nothing: give at least one of url, domain, type"
                 )));
             }
-            if r.cats_level.is_none() && r.essential.is_none() && r.fetch_priority.is_none() && r.tracker.is_none() {
+            if r.cats_level.is_none()
+                && r.essential.is_none()
+                && r.fetch_priority.is_none()
+                && r.tracker.is_none()
+                && r.reliability.is_none()
+            {
                 return Err(WebError::Rules(format!(
-                    "{source}: rule {n} sets nothing: give at least one of cats_level, essential, fetch_priority, tracker"
+                    "{source}: rule {n} sets nothing: give at least one of cats_level, essential, fetch_priority, \
+                     tracker, reliability"
                 )));
             }
             rules.push(Rule {
@@ -158,6 +183,7 @@ impl Rules {
                 essential: r.essential.map(|e| e.0),
                 fetch_priority: r.fetch_priority,
                 tracker: r.tracker,
+                reliability: r.reliability.map(|r| r.0),
             });
         }
         Ok(Rules { rules })
@@ -176,23 +202,33 @@ impl Rules {
 
     /// Applies the rules to every object; returns how many objects matched at least one rule.
     /// Setting `tracker` or `fetch_priority` re-derives category, essentialness and CATS level;
-    /// `cats_level` and `essential` then override the derived values.
+    /// `cats_level` and `essential` then override the derived values. `reliability` is stored on
+    /// the object for [`crate::reliability::ReliabilityPolicy`]; rules that set only
+    /// `reliability` leave the classification untouched.
     pub fn apply(&self, page: &mut Page) -> usize {
         let mut matched = 0;
         for o in page.objects_mut() {
             let mut hit = false;
-            let (mut level, mut essential, mut fetch, mut tracker) = (None, None, None, None);
+            let (mut level, mut essential, mut fetch, mut tracker, mut reliability) = (None, None, None, None, None);
             for r in self.rules.iter().filter(|r| r.matches(&o.url, o.kind)) {
                 hit = true;
                 level = r.cats_level.or(level);
                 essential = r.essential.or(essential);
                 fetch = r.fetch_priority.or(fetch);
                 tracker = r.tracker.or(tracker);
+                reliability = r.reliability.or(reliability);
             }
             if !hit {
                 continue;
             }
             matched += 1;
+            if reliability.is_some() {
+                o.reliability = reliability;
+            }
+            if (level, essential, fetch, tracker) == (None, None, None, None) {
+                // Only reliability: the classification stays as it was.
+                continue;
+            }
             if let Some(t) = tracker {
                 o.tracker = t;
             }
@@ -230,5 +266,37 @@ mod tests {
         assert!(e.contains("rule 1 sets nothing"), "{e}");
         let e = Rules::parse("[[rule]\n", "r.toml").unwrap_err().to_string();
         assert!(e.contains("r.toml") && e.contains("line 1"), "{e}");
+        let e =
+            Rules::parse("[[rule]]\ntype = \"font\"\nreliability = \"sometimes\"\n", "r.toml").unwrap_err().to_string();
+        assert!(e.contains("line 3") && e.contains("expected reliable or unreliable"), "{e}");
+    }
+
+    #[test]
+    fn reliability_rules_feed_the_policy() {
+        use crate::reliability::ReliabilityPolicy as P;
+        let mut page = crate::builtin::news_page();
+        let rules = Rules::parse(
+            "[[rule]]\ndomain = \"static.news.example\"\nurl = \"*/images/1?.jpg\"\nreliability = \"unreliable\"\n\
+             [[rule]]\ntype = \"font\"\nreliability = \"reliable\"\n\
+             [[rule]]\nurl = \"https://news.example/\"\nreliability = \"unreliable\"\n",
+            "r.toml",
+        )
+        .unwrap();
+        assert_eq!(rules.apply(&mut page), 10 + 12 + 1);
+        // Images 10-19 are ids 85-94; fonts (9-20) are pinned reliable; the root cannot go.
+        let plan = P::Reliable.plan(&page);
+        assert_eq!(plan.unreliable.iter().map(|i| i.0).collect::<Vec<_>>(), (85..=94).collect::<Vec<_>>());
+        assert_eq!(plan.overridden, vec![crate::model::ObjectId(0)]);
+        // A reliability-only rule leaves the classification alone.
+        let mut p2 = crate::builtin::news_page();
+        let cats = |p: &Page| p.objects().iter().map(|o| (o.essential, o.cats_level, o.category)).collect::<Vec<_>>();
+        let before = cats(&p2);
+        Rules::parse("[[rule]]\ntype = \"image\"\nreliability = \"unreliable\"\n", "r.toml").unwrap().apply(&mut p2);
+        assert_eq!(cats(&p2), before);
+        let plan = P::FontsAds.plan(&page);
+        assert_eq!(
+            plan.unreliable.iter().map(|i| i.0).collect::<Vec<_>>(),
+            (66..=74).chain(85..=94).collect::<Vec<_>>()
+        );
     }
 }

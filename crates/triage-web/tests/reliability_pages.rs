@@ -1,0 +1,132 @@
+//! The reliability policies on real recordings from ../shared/data/pages, with the number of
+//! unreliable objects, their bytes and the guard's overrides pinned. The folder must exist: a
+//! missing folder fails the tests, never skips them.
+
+use std::path::PathBuf;
+
+use triage_web::reliability::FirstParty;
+use triage_web::{import_file, ImportOptions, ObjectId, Page, ReliabilityPolicy};
+
+fn load(name: &str) -> Page {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/pages");
+    assert!(
+        dir.is_dir(),
+        "test data folder {} is missing: these tests need ../shared/data/pages beside the project (see shared/data/README.md)",
+        dir.display()
+    );
+    import_file(&dir.join(name), &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}")).page
+}
+
+/// (policy, unreliable objects, their wire bytes, overridden ids).
+type Row = (ReliabilityPolicy, usize, u64, &'static [u32]);
+
+fn check(page: &Page, name: &str, rows: &[Row]) {
+    for &(policy, n, bytes, overridden) in rows {
+        let plan = policy.plan(page);
+        println!(
+            "{name} {policy}: {} objects, {} bytes, overridden {:?}",
+            plan.unreliable.len(),
+            plan.unreliable_bytes,
+            plan.overridden
+        );
+        assert_eq!(plan.unreliable.len(), n, "{name} {policy}: objects");
+        assert_eq!(plan.unreliable_bytes, bytes, "{name} {policy}: bytes");
+        assert_eq!(plan.overridden, overridden.iter().map(|&i| ObjectId(i)).collect::<Vec<_>>(), "{name} {policy}");
+        for o in page.objects() {
+            assert_eq!(policy.is_unreliable(page, o), plan.unreliable.contains(&o.id), "{name} {policy} {}", o.id);
+        }
+        // The root and whatever blocks first paint never go unreliable.
+        assert!(plan.unreliable.iter().all(|&id| !page.get(id).blocks_first_paint()));
+    }
+    // The combined scenarios are unions.
+    let set = |p: ReliabilityPolicy| p.plan(page).unreliable;
+    let union = |a: ReliabilityPolicy, b: ReliabilityPolicy| {
+        let mut v = set(a);
+        v.extend(set(b));
+        v.sort();
+        v.dedup();
+        v
+    };
+    use ReliabilityPolicy as P;
+    assert_eq!(set(P::FontsAds), union(P::Fonts, P::Ads), "{name}");
+    assert_eq!(set(P::FontsThirdParty), union(P::Fonts, P::ThirdParty), "{name}");
+    assert!(set(P::Ads).iter().all(|id| set(P::ThirdParty).contains(id)), "{name}: ads within third_party");
+}
+
+/// ferguson.com: 10 fonts (545 KB); 56 ads/analytics objects (767 KB), and five render-blocking
+/// tracker objects the guard keeps reliable (#8 AppDynamics' blocking script, #156-#159 the
+/// Medallia/Kampyle form's blocking stylesheets and scripts); third party adds two
+/// non-tracker scripts (#67 micpn.com, #101 img.en25.com).
+#[test]
+fn ferguson() {
+    use ReliabilityPolicy as P;
+    let page = load("ferguson.com.har");
+    assert_eq!(FirstParty::of(&page).sites().collect::<Vec<_>>(), vec!["ferguson.com"]);
+    const G: &[u32] = &[8, 156, 157, 158, 159];
+    check(
+        &page,
+        "ferguson.com",
+        &[
+            (P::Reliable, 0, 0, &[]),
+            (P::Fonts, 10, 545_252, &[]),
+            (P::Ads, 56, 766_881, G),
+            (P::ThirdParty, 58, 784_631, G),
+            (P::FontsAds, 66, 1_312_133, G),
+            (P::FontsThirdParty, 68, 1_329_883, G),
+            (P::Essentialness, 66, 1_312_133, G),
+        ],
+    );
+    let extra: Vec<u32> = P::ThirdParty
+        .plan(&page)
+        .unreliable
+        .into_iter()
+        .filter(|id| !P::Ads.plan(&page).unreliable.contains(id))
+        .map(|id| id.0)
+        .collect();
+    assert_eq!(extra, vec![67, 101]);
+}
+
+/// paulirish.com: six Google Fonts files (77 KB); four Google Analytics / Tag Manager objects;
+/// third party adds the Google Fonts stylesheet (#4) and Disqus's script (#18).
+#[test]
+fn paulirish() {
+    use ReliabilityPolicy as P;
+    let page = load("paulirish.com.devtoolslog.json");
+    check(
+        &page,
+        "paulirish.com",
+        &[
+            (P::Reliable, 0, 0, &[]),
+            (P::Fonts, 6, 77_068, &[]),
+            (P::Ads, 4, 116_240, &[]),
+            (P::ThirdParty, 6, 120_726, &[]),
+            (P::FontsAds, 10, 193_308, &[]),
+            (P::FontsThirdParty, 12, 197_794, &[]),
+            (P::Essentialness, 10, 193_308, &[]),
+        ],
+    );
+    assert_eq!(P::ThirdParty.plan(&page).unreliable, [1, 4, 17, 18, 19, 20].map(ObjectId).to_vec());
+}
+
+/// etat.lu: the page (www.etat.public.lu) loads its render-blocking require.js from
+/// cdn.public.lu, another registrable domain, so the page treats cdn.public.lu as its own; its
+/// four fonts come from there too. No trackers, no third-party code.
+#[test]
+fn etat_lu_treats_its_cdn_as_its_own() {
+    use ReliabilityPolicy as P;
+    let page = load("etat.lu.har");
+    assert_eq!(FirstParty::of(&page).sites().collect::<Vec<_>>(), vec!["cdn.public.lu", "etat.public.lu"]);
+    check(
+        &page,
+        "etat.lu",
+        &[
+            (P::Reliable, 0, 0, &[]),
+            (P::Fonts, 4, 90_552, &[]),
+            (P::Ads, 0, 0, &[]),
+            (P::ThirdParty, 0, 0, &[]),
+            (P::FontsAds, 4, 90_552, &[]),
+            (P::FontsThirdParty, 4, 90_552, &[]),
+            (P::Essentialness, 4, 90_552, &[]),
+        ],
+    );
+}
