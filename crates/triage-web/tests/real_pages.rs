@@ -2,21 +2,13 @@
 //! counts per type and skipped entries per reason pinned. The folder must exist: a missing
 //! folder fails the tests, never skips them.
 
+mod common;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use triage_web::qoe::{estimate, QoeConfig};
 use triage_web::{import_file, ContentType, Import, ImportOptions, ObjectId, SourceFormat};
 
-fn data_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/pages");
-    assert!(
-        dir.is_dir(),
-        "test data folder {} is missing: these tests need ../shared/data/pages beside the project (see shared/data/README.md)",
-        dir.display()
-    );
-    dir
-}
+use common::data_dir;
 
 fn load(name: &str) -> Import {
     load_with(name, &ImportOptions::default())

@@ -2,19 +2,14 @@
 //! unreliable objects, their bytes and the guard's overrides pinned. The folder must exist: a
 //! missing folder fails the tests, never skips them.
 
-use std::path::PathBuf;
+mod common;
 
+use common::data_dir;
 use triage_web::reliability::FirstParty;
 use triage_web::{import_file, ImportOptions, ObjectId, Page, ReliabilityPolicy};
 
 fn load(name: &str) -> Page {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/pages");
-    assert!(
-        dir.is_dir(),
-        "test data folder {} is missing: these tests need ../shared/data/pages beside the project (see shared/data/README.md)",
-        dir.display()
-    );
-    import_file(&dir.join(name), &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}")).page
+    import_file(&data_dir().join(name), &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}")).page
 }
 
 /// (policy, unreliable objects, their wire bytes, overridden ids).

@@ -3,20 +3,13 @@
 //! through the ordinary import (format detection) and through `sequence::read_file`, and give
 //! the same sequence, classification and reliability plans.
 
+mod common;
 use std::path::PathBuf;
 
 use triage_web::export::{transfer_sequence, write_replica};
 use triage_web::{import_file, ImportOptions, Page, ReliabilityPolicy, SourceFormat};
 
-fn data_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/pages");
-    assert!(
-        dir.is_dir(),
-        "test data folder {} is missing: these tests need ../shared/data/pages beside the project (see shared/data/README.md)",
-        dir.display()
-    );
-    dir
-}
+use common::data_dir;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("triage-web-seq-{}-{name}", std::process::id()));
