@@ -28,9 +28,13 @@ pub struct QuicConfig {
     pub max_udp_payload_bytes: u32,
     /// Connection ID length in bytes (quinn: 8).
     pub cid_len_bytes: u8,
-    /// Client datagrams that carry an Initial packet are padded to this many bytes (RFC 9000
-    /// §14.1 asks for at least 1200; the reference pads to the full 1452).
-    pub client_initial_padding_bytes: u32,
+    /// Datagrams that carry an Initial packet are padded to this many bytes: every one a
+    /// client sends, and those of a server whose Initial is ack-eliciting (RFC 9000 §14.1 asks
+    /// for at least 1200). quinn-proto 0.11 pads both to its `min_mtu`
+    /// (`connection/mod.rs`, `poll_transmit`: `pad_datagram |= space_id == SpaceId::Initial &&
+    /// (self.side.is_client() || ack_eliciting)`, then `builder.pad_to(min_mtu)`), which the
+    /// reference fixes at 1452: its server's first flight is one 1452-byte datagram.
+    pub initial_padding_bytes: u32,
     /// RFC 9002 §6.2.2: the RTT assumed before the first sample (quinn: 333 ms).
     pub initial_rtt_ns: u64,
     /// RFC 9002 §6.1.1 kPacketThreshold.
@@ -51,20 +55,45 @@ pub struct QuicConfig {
     pub connection_receive_window_bytes: u64,
     /// Streams the peer may open in each direction (100).
     pub max_streams: u64,
-    /// TLS 1.3 ClientHello bytes in the client's Initial CRYPTO frame (about 280 with QUIC
-    /// transport parameters and one x25519 key share).
+    /// TLS 1.3 ClientHello bytes in the client's Initial CRYPTO frame. The reference's
+    /// rustls 0.23 client writes 282 (quinn-proto trace: "wrote 282 Initial CRYPTO bytes"):
+    /// QUIC transport parameters, SNI, one x25519 key share, no ALPN.
     pub client_hello_bytes: u32,
-    /// ServerHello bytes in the server's Initial (about 90 with an x25519 key share).
+    /// ServerHello bytes in the server's Initial: 90 with an x25519 key share (the reference's
+    /// trace: "wrote 90 Initial CRYPTO bytes").
     pub server_hello_bytes: u32,
-    /// EncryptedExtensions bytes (ALPN and transport parameters).
+    /// EncryptedExtensions bytes (the server's transport parameters). With the next three
+    /// fields they make the server's Handshake CRYPTO stream, 645 bytes in the reference's
+    /// trace ("wrote 645 Handshake CRYPTO bytes"); 147 is what remains of it after the
+    /// Certificate, CertificateVerify and Finished below.
     pub encrypted_extensions_bytes: u32,
-    /// The certificate chain's DER bytes (the reference: one self-signed ECDSA P-256
-    /// certificate of about 0.4 KiB). The Certificate message adds 13 bytes of framing.
+    /// The certificate chain's DER bytes: the reference's one self-signed rcgen 0.14 ECDSA
+    /// P-256 certificate is 354 bytes. The Certificate message adds 13 bytes of framing.
     pub certificate_chain_bytes: u32,
-    /// CertificateVerify bytes (an ECDSA P-256 signature: about 80).
+    /// CertificateVerify bytes: 8 bytes of framing and a DER ECDSA P-256 signature (70 to 72
+    /// bytes, 71 on average).
     pub certificate_verify_bytes: u32,
-    /// Finished bytes (4 + 32 with SHA-256), each side.
+    /// Finished bytes, each side: 4 + the hash length. rustls 0.23 with *ring* prefers
+    /// TLS_AES_256_GCM_SHA384 (`crypto/ring/mod.rs`, `ALL_CIPHER_SUITES`), so 4 + 48 = 52 (the
+    /// reference's client trace: "wrote 52 Handshake CRYPTO bytes").
     pub finished_bytes: u32,
+    /// NEW_CONNECTION_ID frames each end sends once it has 1-RTT keys: quinn-proto's
+    /// `issue_first_cids` issues `min(peer's active_connection_id_limit, LOC_CID_COUNT) - 1`
+    /// = min(5, 8) - 1 = 4 (quinn's `active_connection_id_limit` is `CidQueue::LEN` = 5). They
+    /// come from the endpoint (`EndpointEventInner::NeedIdentifiers`), so they miss the datagram
+    /// that completes the end's handshake flight and go in a 1-RTT packet of their own right
+    /// after it (the reference's 138-byte datagrams, one from each end). A server also retires
+    /// the client's handshake connection ID once it has others (`update_rem_cid` when
+    /// `rem_cids.active_seq() == 0`), and the client issues a replacement. 0: none of this.
+    pub issued_cids: u32,
+    /// CRYPTO bytes the server sends in 1-RTT packets once the handshake completes: TLS 1.3
+    /// NewSessionTicket messages. rustls 0.23 sends `send_tls13_tickets` = 2 of them
+    /// (`server/builder.rs`), each 89 bytes with a stateful 32-byte ticket, a 32-byte nonce
+    /// and the early_data extension that quinn enables (`max_early_data_size = u32::MAX`):
+    /// 178 (the reference's trace: "wrote 178 Data CRYPTO bytes"). They go with
+    /// HANDSHAKE_DONE in one packet as soon as the client's Finished is processed, before the
+    /// application can write (the reference's 209-byte packet).
+    pub session_ticket_bytes: u32,
     /// Largest DATAGRAM frame payload (the reference: 1414 bytes).
     pub max_datagram_frame_bytes: u32,
     /// Bytes of the chunk header in front of each datagram chunk's data (the reference:
@@ -90,7 +119,7 @@ impl Default for QuicConfig {
         Self {
             max_udp_payload_bytes: 1452,
             cid_len_bytes: 8,
-            client_initial_padding_bytes: 1452,
+            initial_padding_bytes: 1452,
             initial_rtt_ns: 333_000_000,
             packet_threshold: 3,
             time_threshold: (9, 8),
@@ -101,12 +130,14 @@ impl Default for QuicConfig {
             stream_receive_window_bytes: 1_250_000,
             connection_receive_window_bytes: u64::MAX,
             max_streams: 100,
-            client_hello_bytes: 280,
+            client_hello_bytes: 282,
             server_hello_bytes: 90,
-            encrypted_extensions_bytes: 110,
-            certificate_chain_bytes: 400,
-            certificate_verify_bytes: 80,
-            finished_bytes: 36,
+            encrypted_extensions_bytes: 147,
+            certificate_chain_bytes: 354,
+            certificate_verify_bytes: 79,
+            finished_bytes: 52,
+            issued_cids: 4,
+            session_ticket_bytes: 178,
             max_datagram_frame_bytes: 1414,
             datagram_chunk_header_bytes: 9,
             datagram_framing: DatagramFraming::Reference,

@@ -279,8 +279,13 @@ pub struct QuicConnection {
     handshake_complete: bool,
     handshake_confirmed: bool,
     handshake_done_pending: bool,
-    /// HANDSHAKE_DONE waits this long for data to ride with (see `complete_handshake`).
-    handshake_done_hold_ns: u64,
+    /// NEW_CONNECTION_ID frames to queue once this end's handshake flight has left
+    /// ([`QuicConfig::issued_cids`]).
+    cids_to_issue: bool,
+    /// Sequence number of the next connection ID this end issues.
+    next_cid_seq: u64,
+    /// Server: the client's handshake connection ID was retired.
+    retired_handshake_cid: bool,
     /// Server: bytes received from the client, for the anti-amplification limit.
     amp_received_bytes: u64,
     amp_sent_bytes: u64,
@@ -349,7 +354,9 @@ impl QuicConnection {
             handshake_complete: false,
             handshake_confirmed: false,
             handshake_done_pending: false,
-            handshake_done_hold_ns: 0,
+            cids_to_issue: false,
+            next_cid_seq: 1,
+            retired_handshake_cid: false,
             amp_received_bytes: 0,
             amp_sent_bytes: 0,
             address_validated: is_client,
@@ -709,10 +716,6 @@ impl QuicConnection {
         if let Some(p) = self.pacing_wait_ns {
             t = Some(t.map_or(p, |x| x.min(p)));
         }
-        if self.handshake_done_pending && self.handshake_done_hold_ns > 0 {
-            let h = self.handshake_done_hold_ns;
-            t = Some(t.map_or(h, |x| x.min(h)));
-        }
         t
     }
 
@@ -723,10 +726,6 @@ impl QuicConnection {
         }
         if self.pacing_wait_ns.is_some_and(|p| p <= now_ns) {
             self.pacing_wait_ns = None;
-        }
-        if self.handshake_done_hold_ns != 0 && self.handshake_done_hold_ns <= now_ns {
-            // The hold is over: HANDSHAKE_DONE goes with the next packet (no timer any more).
-            self.handshake_done_hold_ns = 0;
         }
         if self.loss_detection_deadline().is_some_and(|d| d <= now_ns) {
             self.on_loss_detection_timeout(now_ns);
@@ -967,7 +966,11 @@ impl QuicConnection {
             }
             Frame::HandshakeDone => self.handshake_done_pending = true,
             Frame::GoAway { .. } => self.goaway_sent = false,
-            Frame::MaxData(_) | Frame::MaxStreamData { .. } | Frame::MaxStreams { .. } => {
+            Frame::MaxData(_)
+            | Frame::MaxStreamData { .. }
+            | Frame::MaxStreams { .. }
+            | Frame::NewConnectionId { .. }
+            | Frame::RetireConnectionId { .. } => {
                 self.control.push_back(f.clone());
             }
             Frame::Ping | Frame::Padding(_) | Frame::Ack(_) | Frame::ConnectionClose => {}
@@ -1061,6 +1064,21 @@ impl QuicConnection {
                     self.sync_stream_stats();
                 }
                 Frame::Ping | Frame::Padding(_) => {}
+                Frame::NewConnectionId { .. } => {
+                    // quinn-proto: a server still talking to the client's handshake connection
+                    // ID switches to a new one at once and retires the old (`update_rem_cid`).
+                    if !self.is_client && !self.retired_handshake_cid {
+                        self.retired_handshake_cid = true;
+                        self.control.push_back(Frame::RetireConnectionId { seq: 0 });
+                    }
+                }
+                Frame::RetireConnectionId { .. } => {
+                    // The peer retired one of our IDs: issue a replacement (quinn's endpoint
+                    // does, to keep the peer at its active_connection_id_limit).
+                    let seq = self.next_cid_seq;
+                    self.next_cid_seq += 1;
+                    self.control.push_back(Frame::NewConnectionId { seq, cid_len: self.q.cid_len_bytes });
+                }
                 Frame::HandshakeDone => {
                     if self.is_client && !self.handshake_confirmed {
                         self.handshake_confirmed = true;
@@ -1084,21 +1102,27 @@ impl QuicConnection {
                 // Client: the server's Finished arrived: send ours; 1-RTT may flow.
                 self.queue_crypto(SpaceId::Handshake, self.q.finished_bytes);
                 self.complete_handshake(now_ns);
+                self.cids_to_issue = self.q.issued_cids > 0;
             }
         } else if init && self.spaces[0].crypto_total == 0 {
             // Server: the ClientHello arrived: ServerHello in Initial, the rest in Handshake.
             self.queue_crypto(SpaceId::Initial, self.q.server_hello_bytes);
             let hs_bytes = self.q.server_handshake_bytes();
             self.queue_crypto(SpaceId::Handshake, hs_bytes as u32);
+            // The server has 1-RTT keys once its Finished is written (RFC 9001 §4.1.1).
+            self.cids_to_issue = self.q.issued_cids > 0;
         } else if hs && !self.handshake_complete && self.spaces[1].crypto_total > 0 {
             // Server: the client's Finished: the handshake is complete and confirmed.
             self.complete_handshake(now_ns);
             self.handshake_confirmed = true;
+            // HANDSHAKE_DONE and the TLS session tickets ([`QuicConfig::session_ticket_bytes`])
+            // go at once, in a packet that leaves before the application hears of the
+            // handshake and writes (transmits are drained before events, as quinn's connection
+            // driver sends before the application task runs).
             self.handshake_done_pending = true;
-            // The server's application usually writes as soon as it learns the handshake is
-            // done, so HANDSHAKE_DONE rides in the first packet of data (as the reference stack
-            // sends it); it goes alone if nothing is written within 1 ms.
-            self.handshake_done_hold_ns = now_ns.saturating_add(1_000_000);
+            if self.q.session_ticket_bytes > 0 {
+                self.queue_crypto(SpaceId::Data, self.q.session_ticket_bytes);
+            }
             self.discard_space(SpaceId::Handshake);
         }
     }
@@ -1486,8 +1510,12 @@ impl QuicConnection {
         }
     }
 
+    /// 1-RTT packets may go: the client's handshake is complete, or the server has written
+    /// its Finished (RFC 9001 §4.1.1: it has 1-RTT keys then and may send 0.5-RTT data; the
+    /// application writes only once the handshake completes, so what a server sends before
+    /// is control frames: NEW_CONNECTION_ID).
     fn can_send_1rtt(&self) -> bool {
-        self.handshake_complete
+        self.handshake_complete || !self.is_client && self.spaces[SpaceId::Handshake.index()].crypto_total > 0
     }
 
     /// The next datagram to send, if any (congestion control, pacing and the
@@ -1557,10 +1585,8 @@ impl QuicConnection {
         let has_initial = dg.packets.iter().any(|p| p.space == SpaceId::Initial);
         if has_initial {
             let eliciting_initial = dg.packets.iter().any(|p| p.space == SpaceId::Initial && p.is_ack_eliciting());
-            let target = if self.is_client {
-                self.q.client_initial_padding_bytes as usize
-            } else if eliciting_initial {
-                wq::MIN_INITIAL_DATAGRAM_BYTES
+            let target = if self.is_client || eliciting_initial {
+                self.q.initial_padding_bytes.max(wq::MIN_INITIAL_DATAGRAM_BYTES as u32) as usize
             } else {
                 0
             };
@@ -1579,6 +1605,16 @@ impl QuicConnection {
         }
         if !self.is_client {
             self.amp_sent_bytes += used as u64;
+        }
+        if self.cids_to_issue && self.spaces[..2].iter().all(|s| s.discarded || s.crypto_pending.is_empty()) {
+            // This end's handshake flight has left: its connection IDs follow in a packet of
+            // their own ([`QuicConfig::issued_cids`]).
+            self.cids_to_issue = false;
+            for _ in 0..self.q.issued_cids {
+                let seq = self.next_cid_seq;
+                self.next_cid_seq += 1;
+                self.control.push_back(Frame::NewConnectionId { seq, cid_len: self.q.cid_len_bytes });
+            }
         }
         if self.close_sent {
             self.finish(now_ns);
@@ -1668,13 +1704,13 @@ impl QuicConnection {
         }
     }
 
-    fn has_eliciting_to_send(&self, now_ns: u64, space: SpaceId) -> bool {
+    fn has_eliciting_to_send(&self, space: SpaceId) -> bool {
         let s = &self.spaces[space.index()];
         if !s.crypto_pending.is_empty() || s.probes > 0 {
             return true;
         }
         space == SpaceId::Data
-            && (self.handshake_done_pending && now_ns >= self.handshake_done_hold_ns
+            && (self.handshake_done_pending
                 || !self.control.is_empty()
                 || !self.datagram_queue.is_empty()
                 || self.sched.queued_bytes() > 0)
@@ -1684,7 +1720,7 @@ impl QuicConnection {
         let si = space.index();
         let probe = self.spaces[si].probes > 0;
         let wants_ack = self.spaces[si].ack.wants_ack_now(now_ns);
-        let mut may_elicit = self.has_eliciting_to_send(now_ns, space);
+        let mut may_elicit = self.has_eliciting_to_send(space);
         if may_elicit && !probe {
             // Congestion window and pacer (RFC 9002 §7, §7.7). As the reference stack does, a
             // full-sized packet must fit strictly below the window (in flight + MTU < cwnd):

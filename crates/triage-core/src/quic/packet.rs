@@ -128,6 +128,22 @@ pub enum Frame {
     },
     /// HANDSHAKE_DONE (§19.20).
     HandshakeDone,
+    /// NEW_CONNECTION_ID (§19.15) issuing the connection ID with this sequence number: type,
+    /// sequence, Retire Prior To (0), length, the ID ([`QuicConfig::cid_len_bytes`]) and a
+    /// 16-byte stateless reset token.
+    ///
+    /// [`QuicConfig::cid_len_bytes`]: super::QuicConfig::cid_len_bytes
+    NewConnectionId {
+        /// Sequence number of the issued ID.
+        seq: u64,
+        /// Length of the ID in bytes.
+        cid_len: u8,
+    },
+    /// RETIRE_CONNECTION_ID (§19.16): the sender stops using the peer's ID of this sequence.
+    RetireConnectionId {
+        /// Sequence number of the retired ID.
+        seq: u64,
+    },
     /// An HTTP/3 GOAWAY (RFC 9114 §5.2, §7.2.6) in a STREAM frame on the sender's control
     /// stream: the sender writes no more. It carries the number of reliable messages the
     /// sender wrote, so the receiver knows when it holds them all (HTTP/3 knows this from
@@ -161,6 +177,8 @@ impl Frame {
             Frame::MaxData(m) => 1 + wq::varint_len(*m),
             Frame::MaxStreamData { stream_id, max } => 1 + wq::varint_len(*stream_id) + wq::varint_len(*max),
             Frame::MaxStreams { max, .. } => 1 + wq::varint_len(*max),
+            Frame::NewConnectionId { seq, cid_len } => 1 + wq::varint_len(*seq) + 1 + 1 + *cid_len as usize + 16,
+            Frame::RetireConnectionId { seq } => 1 + wq::varint_len(*seq),
             Frame::GoAway { stream_id, reliable_messages } => {
                 // Frame type 0x07, length, the identifier.
                 let payload = 2 + wq::varint_len(*reliable_messages);

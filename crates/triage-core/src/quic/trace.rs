@@ -26,7 +26,8 @@ pub fn header(space: SpaceId, pn: u64) -> PacketHeader {
     PacketHeader { packet_type: packet_type(space), packet_number: pn }
 }
 
-/// A frame as qlog records it; `None` for frames qlog 0.3 has no type for (MAX_STREAMS).
+/// A frame as qlog records it; `None` for frames [`qlog::Frame`] has no type for (MAX_STREAMS,
+/// NEW_CONNECTION_ID, RETIRE_CONNECTION_ID).
 pub fn frame(f: &Frame, ack_delay_exponent: u32) -> Option<qlog::Frame> {
     Some(match f {
         Frame::Padding(n) => qlog::Frame::Padding { length_bytes: *n as u64 },
@@ -50,7 +51,7 @@ pub fn frame(f: &Frame, ack_delay_exponent: u32) -> Option<qlog::Frame> {
         }
         Frame::MaxData(m) => qlog::Frame::MaxData { maximum: *m },
         Frame::MaxStreamData { stream_id, max } => qlog::Frame::MaxStreamData { stream_id: *stream_id, maximum: *max },
-        Frame::MaxStreams { .. } => return None,
+        Frame::MaxStreams { .. } | Frame::NewConnectionId { .. } | Frame::RetireConnectionId { .. } => return None,
         Frame::HandshakeDone => qlog::Frame::HandshakeDone,
         Frame::GoAway { stream_id, .. } => {
             qlog::Frame::Stream { stream_id: *stream_id, offset: 0, length_bytes: f.len_bytes() as u64, fin: false }
