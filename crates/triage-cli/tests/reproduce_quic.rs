@@ -176,21 +176,6 @@ fn help_lists_the_modes() {
     }
 }
 
-/// Groups known to miss 3% today, with the bound they are held to instead (so a regression
-/// still fails). Both are open items of the QUIC-mode issue:
-/// - prio's P0 (2/25 and 10/10) and dg01's P1 (10/10) arrive 2.5-4.7 ms before quinn's: a
-///   fixed cost of the real stack and emulator (handshake processing, per-packet wake-ups)
-///   that we do not model; over 3% only because these times are under 160 ms;
-/// - at 5 Mbps / 50 ms prio's P1 completes 11 ms late (360 vs 349): where the pacer's tokens
-///   run out in the second slow-start flight still differs from quinn, reason not found.
-fn known_gap(mode: &str, rate_bps: u64, group: &str) -> Option<f64> {
-    match (mode, rate_bps, group) {
-        ("prio", 5_000_000, "P1") => Some(0.05),
-        ("prio", 2_000_000 | 10_000_000, "P0") | ("dg01", 10_000_000, "P1") => Some(0.06),
-        _ => None,
-    }
-}
-
 /// Runs `modes` at the three reference settings (lossless) with `cc` and returns every group
 /// further than 3% from the reference's median, as readable lines.
 fn misses(cc: &str, modes: &str) -> Vec<String> {
@@ -221,8 +206,7 @@ fn misses(cc: &str, modes: &str) -> Vec<String> {
         for g in GROUPS {
             let want = rf["groups"][g]["completed_ms"].as_f64().unwrap();
             let got = r["groups"][g]["completed_ms"].as_f64();
-            let tol = known_gap(r["mode"].as_str().unwrap(), r["rate_bps"].as_u64().unwrap(), g).unwrap_or(0.03);
-            let ok = got.is_some_and(|x| (x - want).abs() <= tol * want);
+            let ok = got.is_some_and(|x| (x - want).abs() <= 0.03 * want);
             if !ok {
                 bad.push(format!(
                     "{cc} {} {} bps / {} ms {g}: ours {got:?}, reference {want}",

@@ -286,6 +286,9 @@ pub struct QuicConnection {
     next_cid_seq: u64,
     /// Server: the client's handshake connection ID was retired.
     retired_handshake_cid: bool,
+    /// Nothing is sent before this time: the host is busy with a TLS step
+    /// ([`QuicConfig::tls_cpu_ns`]); 0 when not busy.
+    busy_until_ns: u64,
     /// Server: bytes received from the client, for the anti-amplification limit.
     amp_received_bytes: u64,
     amp_sent_bytes: u64,
@@ -357,6 +360,7 @@ impl QuicConnection {
             cids_to_issue: false,
             next_cid_seq: 1,
             retired_handshake_cid: false,
+            busy_until_ns: 0,
             amp_received_bytes: 0,
             amp_sent_bytes: 0,
             address_validated: is_client,
@@ -710,11 +714,15 @@ impl QuicConnection {
             return None;
         }
         let mut t = self.loss_detection_deadline();
-        if let Some(d) = self.spaces[SpaceId::Data.index()].ack.deadline_ns() {
+        if let Some(d) = self.spaces[SpaceId::Data.index()].ack.deadline_ns().filter(|_| self.can_send_1rtt()) {
             t = Some(t.map_or(d, |x| x.min(d)));
         }
         if let Some(p) = self.pacing_wait_ns {
             t = Some(t.map_or(p, |x| x.min(p)));
+        }
+        if self.busy_until_ns > 0 {
+            let b = self.busy_until_ns;
+            t = Some(t.map_or(b, |x| x.min(b)));
         }
         t
     }
@@ -726,6 +734,9 @@ impl QuicConnection {
         }
         if self.pacing_wait_ns.is_some_and(|p| p <= now_ns) {
             self.pacing_wait_ns = None;
+        }
+        if self.busy_until_ns != 0 && self.busy_until_ns <= now_ns {
+            self.busy_until_ns = 0;
         }
         if self.loss_detection_deadline().is_some_and(|d| d <= now_ns) {
             self.on_loss_detection_timeout(now_ns);
@@ -1016,7 +1027,11 @@ impl QuicConnection {
         if self.spaces[si].discarded {
             return;
         }
-        if p.space == SpaceId::Data && !self.handshake_complete && !self.is_client {
+        if p.space == SpaceId::Data && !self.handshake_complete {
+            // No 1-RTT keys yet (the server gets them from the client's Finished, the client
+            // from the server's): the packet cannot be read and is dropped unacknowledged, as
+            // quinn-proto drops what it cannot decrypt. A server's NEW_CONNECTION_ID packet
+            // can overtake a lost Handshake packet this way; the server resends it.
             return;
         }
         if self.spaces[si].ack.contains(p.pn) {
@@ -1101,11 +1116,13 @@ impl QuicConnection {
             if init && hs && !self.handshake_complete {
                 // Client: the server's Finished arrived: send ours; 1-RTT may flow.
                 self.queue_crypto(SpaceId::Handshake, self.q.finished_bytes);
+                self.start_tls_step(now_ns);
                 self.complete_handshake(now_ns);
                 self.cids_to_issue = self.q.issued_cids > 0;
             }
         } else if init && self.spaces[0].crypto_total == 0 {
             // Server: the ClientHello arrived: ServerHello in Initial, the rest in Handshake.
+            self.start_tls_step(now_ns);
             self.queue_crypto(SpaceId::Initial, self.q.server_hello_bytes);
             let hs_bytes = self.q.server_handshake_bytes();
             self.queue_crypto(SpaceId::Handshake, hs_bytes as u32);
@@ -1113,6 +1130,7 @@ impl QuicConnection {
             self.cids_to_issue = self.q.issued_cids > 0;
         } else if hs && !self.handshake_complete && self.spaces[1].crypto_total > 0 {
             // Server: the client's Finished: the handshake is complete and confirmed.
+            self.start_tls_step(now_ns);
             self.complete_handshake(now_ns);
             self.handshake_confirmed = true;
             // HANDSHAKE_DONE and the TLS session tickets ([`QuicConfig::session_ticket_bytes`])
@@ -1510,6 +1528,13 @@ impl QuicConnection {
         }
     }
 
+    /// A TLS step with public-key work starts: nothing leaves for [`QuicConfig::tls_cpu_ns`].
+    fn start_tls_step(&mut self, now_ns: u64) {
+        if self.q.tls_cpu_ns > 0 {
+            self.busy_until_ns = now_ns.saturating_add(self.q.tls_cpu_ns);
+        }
+    }
+
     /// 1-RTT packets may go: the client's handshake is complete, or the server has written
     /// its Finished (RFC 9001 §4.1.1: it has 1-RTT keys then and may send 0.5-RTT data; the
     /// application writes only once the handshake completes, so what a server sends before
@@ -1536,6 +1561,9 @@ impl QuicConnection {
             dg.payload_bytes = size as u32;
             self.stats.packets_sent += 1;
             return Some(Packet { src: self.local, dst: self.remote, quic: Some(Box::new(dg)), ..Default::default() });
+        }
+        if now_ns < self.busy_until_ns {
+            return None;
         }
         if self.close_requested && !self.goaway_sent && self.handshake_complete {
             // Everything written is sent, and every datagram's fate is known (a peer that

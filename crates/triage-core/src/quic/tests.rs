@@ -3,7 +3,7 @@
 
 use super::config::DatagramFraming;
 use super::connection::{PrioritySignals, QuicConnection, Reliability};
-use super::packet::Frame;
+use super::packet::{Frame, SpaceId};
 use super::streams::StreamChoice;
 use crate::cc::ControllerKind;
 use crate::config::{ConnectionConfig, TransportMode};
@@ -549,4 +549,53 @@ mod datagram_props {
             }
         }
     }
+}
+
+/// One 1000-byte message from the server, written when it is connected; returns when the
+/// client completed it.
+fn one_message_pair(tls_cpu_ns: u64) -> Pair {
+    let mut cfg = config(1_250_000, 100);
+    cfg.quic.tls_cpu_ns = tls_cpu_ns;
+    let mut p = Pair::new(cfg, 10_000_000, 10 * MS);
+    p.on_server_connected = Some(Box::new(|s, now| {
+        s.write_message(now, meta(0, 1000), PrioritySignals::default(), Reliability::Reliable);
+        s.close();
+    }));
+    p.client.close();
+    p
+}
+
+#[test]
+fn each_tls_step_holds_its_end_for_tls_cpu_ns() {
+    // Three public-key steps lie on the path to the server's first data: the server on the
+    // ClientHello, the client on the server's flight, the server on the client's Finished.
+    let done = |tls| {
+        let mut p = one_message_pair(tls);
+        p.run(10_000 * MS);
+        p.seen[0].completed.iter().find(|c| c.0 == 0).map(|c| c.1).expect("message 0 complete")
+    };
+    let (base, slow) = (done(0), done(700_000));
+    // Plus the serialisation of a few bytes: the ACKs sent after a step carry a larger
+    // ack_delay (a longer varint) than an ideal host's. At 10 Mbps a byte is 800 ns.
+    let extra = slow - base - 3 * 700_000;
+    assert!(extra <= 8 * 800, "ideal host {base} ns, 0.7 ms per step {slow} ns");
+}
+
+#[test]
+fn a_1rtt_packet_that_overtakes_a_lost_handshake_packet_is_dropped_and_resent() {
+    // The server's Handshake flight is lost once; its NEW_CONNECTION_ID packet (1-RTT) arrives
+    // before the client has 1-RTT keys. The client cannot read it, so it neither processes nor
+    // acknowledges it (it used to hold an ACK it could not send, and spin on its deadline).
+    let mut p = one_message_pair(0);
+    let mut dropped = false;
+    p.drop = Box::new(move |side, _, pkt| {
+        let hs = pkt.quic.as_ref().unwrap().packets.iter().any(|qp| qp.space == SpaceId::Handshake);
+        let hit = side == 1 && hs && !dropped;
+        dropped |= hit;
+        hit
+    });
+    p.run(10_000 * MS);
+    assert!(p.seen[0].completed.iter().any(|c| c.0 == 0), "message 0 arrives after the PTO");
+    let ncid = |side: usize| p.frames[side].iter().filter(|(_, f)| matches!(f, Frame::NewConnectionId { .. })).count();
+    assert!(ncid(1) > 4, "the server resends the NEW_CONNECTION_IDs the client dropped: {}", ncid(1));
 }

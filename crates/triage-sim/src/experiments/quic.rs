@@ -132,6 +132,8 @@ pub fn transport(s: &QuicSetting) -> Result<ConnectionConfig, QuicSettingError> 
     let (sched, _) = quic_mode(&s.mode).ok_or_else(|| QuicSettingError::Mode(s.mode.clone()))?;
     cfg.mode = TransportMode::Quic;
     cfg.quic.scheduler = sched;
+    // The reference's host: 0.7 ms per public-key TLS step (see `QuicConfig::tls_cpu_ns`).
+    cfg.quic.tls_cpu_ns = 700_000;
     // 10 packets of 1452 bytes: 14520 bytes for every controller.
     cfg.initial_window_segments = 10;
     Ok(cfg)
