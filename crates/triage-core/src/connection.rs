@@ -83,6 +83,15 @@ pub enum Event {
         /// Why.
         reason: DiscardReason,
     },
+    /// QUIC mode: the peer answered our message `msg_id` with DATAGRAM chunks and has now
+    /// ended the response on its request stream (HTTP/3 HEADERS and FIN,
+    /// [`crate::quic::QuicConfig::response_headers_bytes`]): no more chunks will be sent,
+    /// though some may still be on their way. Comes after `MessageComplete` when every chunk
+    /// arrived first.
+    ResponseEnded {
+        /// The message (request) the response answers.
+        msg_id: u32,
+    },
     /// The peer's FIN arrived: it will send no more.
     PeerClosed,
     /// Both directions are closed.

@@ -55,6 +55,40 @@ pub struct PageLoad {
     pub request_bytes: u64,
     /// Processing delay before a parent's children are discovered.
     pub discovery: DiscoveryConfig,
+    /// QUIC mode: objects the server answers with DATAGRAM chunks, by object index (a
+    /// reliability policy's plan, thesis §5.9); empty: every object on a stream.
+    pub unreliable: Vec<bool>,
+    /// How long the client waits for an incomplete unreliable object, per type.
+    pub partial: triage_web::PartialConfig,
+    /// The thesis's client (§5.8, the reproduction's PR-1): one request at a time in page
+    /// order (a `transfer_sequence.json`'s order), the next once the previous object is
+    /// complete or given up; `false`: requests as the page load discovers objects.
+    pub sequential: bool,
+    /// How long the client waits, after an unreliable object's response ended, for chunks
+    /// still on their way before it gives the object up: `None` is the reproduction spec's
+    /// PR-3 rule, max(2·SRTT, 10 ms), since its last chunk; `Some(t)`: `t` since its last
+    /// chunk (0: at the end of the response).
+    pub end_idle_ns: Option<u64>,
+}
+
+impl PageLoad {
+    /// A page fetched as a browser discovers it, every object reliable.
+    pub fn new(page: Page, request_bytes: u64, discovery: DiscoveryConfig) -> PageLoad {
+        PageLoad {
+            page,
+            request_bytes,
+            discovery,
+            unreliable: Vec::new(),
+            partial: triage_web::PartialConfig::default(),
+            sequential: false,
+            end_idle_ns: None,
+        }
+    }
+
+    /// True if object `i` is answered with DATAGRAM chunks.
+    pub fn is_unreliable(&self, i: usize) -> bool {
+        self.unreliable.get(i).copied().unwrap_or(false)
+    }
 }
 
 impl PageLoad {
@@ -111,7 +145,7 @@ impl AppSpec {
                     bytes: p.page.objects()[i].wire_bytes.max(1),
                     priority: Some(p.page.objects()[i].cats_level),
                     at_ns: None,
-                    unreliable: false,
+                    unreliable: p.is_unreliable(i),
                     same_stream_as: None,
                 })
                 .collect(),

@@ -19,6 +19,10 @@ pub enum Ev {
     AppWrite(u32, u32),
     /// A page-loading client requests an object (flow, object id).
     PageRequest(u32, u32),
+    /// A page-loading client checks whether an unreliable object it is still waiting for is
+    /// over: its response ended and no chunk came for the idle time, or its deadline passed
+    /// (flow, object id).
+    PartialCheck(u32, u32),
     /// Take a time-series sample.
     Sample,
 }

@@ -888,16 +888,16 @@ impl Scenario {
                     let page = load_page(src, f.page_id.as_deref(), base_dir)
                         .map_err(|m| invalid(format!("{field}.page"), m))?;
                     let d = f.discovery.clone().unwrap_or_default();
-                    let load = Arc::new(PageLoad {
+                    let load = Arc::new(PageLoad::new(
                         page,
-                        request_bytes: f.request_size.map_or(300, |s| s.0.max(1)),
-                        discovery: triage_web::DiscoveryConfig {
+                        f.request_size.map_or(300, |s| s.0.max(1)),
+                        triage_web::DiscoveryConfig {
                             html_ns: d.html.0,
                             css_ns: d.css.0,
                             js_ns: d.js.0,
                             other_ns: d.other.0,
                         },
-                    });
+                    ));
                     (AppSpec::PageClient(load.clone()), AppSpec::PageServer(load))
                 }
             };

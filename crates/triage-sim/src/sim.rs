@@ -198,6 +198,10 @@ struct AppState {
     page: Option<Arc<PageLoad>>,
     /// Responses received, for a page-loading client.
     responses: usize,
+    /// A page-loading client: objects it is done with (complete, or given up incomplete),
+    /// and unreliable objects whose response ended (HEADERS and FIN on the request stream).
+    done: Vec<bool>,
+    ended: Vec<bool>,
     /// Index into the recorder's messages of this end's first message.
     record_base: usize,
     written: usize,
@@ -354,6 +358,10 @@ impl Simulator {
                 AppSpec::PageClient(p) | AppSpec::PageServer(p) => Some(p.clone()),
                 _ => None,
             };
+            if let AppSpec::PageClient(p) = app {
+                apps[side].done = vec![false; p.page.len()];
+                apps[side].ended = vec![false; p.page.len()];
+            }
         }
         let server_addr = Addr { node: spec.server, port: SERVER_PORT + id as u16 };
         self.listeners.insert(server_addr, id);
@@ -459,6 +467,7 @@ impl Simulator {
                     self.service(c);
                 }
             }
+            Ev::PartialCheck(f, k) => self.partial_check(f, k),
             Ev::Sample => {
                 self.sample();
                 self.events.push(self.now_ns.saturating_add(self.sample_interval_ns), Ev::Sample);
@@ -615,21 +624,13 @@ impl Simulator {
                     self.events.push(t, Ev::AppWrite(f, side as u32));
                 }
             }
-            Event::MessageComplete { msg_id, priority, .. } => {
-                self.on_page_message(f, side, c, msg_id);
-                // The peer wrote it: the record belongs to the other side.
-                let flow = &mut self.flows[f as usize];
-                let idx = flow.apps[1 - side].record_base + msg_id as usize;
-                let rec = &mut self.recorder.messages[idx];
-                if rec.completed_ns.is_none() {
-                    rec.completed_ns = Some(self.now_ns);
-                    rec.received_priority = priority;
-                    if rec.discarded.is_none() {
-                        flow.remaining_messages -= 1;
-                    }
-                    if flow.remaining_messages == 0 {
-                        flow.completed_ns = Some(self.now_ns);
-                    }
+            Event::MessageComplete { msg_id, priority, .. } => self.message_complete(f, side, c, msg_id, priority),
+            Event::ResponseEnded { msg_id } => {
+                let app = &mut self.flows[f as usize].apps[side];
+                let k = msg_id as usize;
+                if app.page.is_some() && side == 0 && k < app.ended.len() && !app.done[k] {
+                    app.ended[k] = true;
+                    self.events.push(self.now_ns, Ev::PartialCheck(f, msg_id));
                 }
             }
             Event::MessageDiscarded { msg_id, bytes, reason, .. } => {
@@ -655,6 +656,64 @@ impl Simulator {
         }
     }
 
+    /// The peer's message `msg_id` is complete at this end (or, for an unreliable page object,
+    /// given up incomplete).
+    fn message_complete(&mut self, f: u32, side: usize, c: u32, msg_id: u32, priority: Option<u8>) {
+        self.on_page_message(f, side, c, msg_id);
+        // The peer wrote it: the record belongs to the other side.
+        let flow = &mut self.flows[f as usize];
+        let idx = flow.apps[1 - side].record_base + msg_id as usize;
+        let rec = &mut self.recorder.messages[idx];
+        if rec.completed_ns.is_none() {
+            rec.completed_ns = Some(self.now_ns);
+            rec.received_priority = priority;
+            if rec.discarded.is_none() {
+                flow.remaining_messages -= 1;
+            }
+            if flow.remaining_messages == 0 {
+                flow.completed_ns = Some(self.now_ns);
+            }
+        }
+    }
+
+    /// An unreliable object the page client waits for: give it up when its response ended
+    /// and no chunk came for max(2·SRTT, 10 ms) (the reproduction's PR-3), or when its type's
+    /// deadline from the request passed ([`triage_web::PartialConfig`]).
+    fn partial_check(&mut self, f: u32, k: u32) {
+        let Some(c) = self.flows[f as usize].client_conn else { return };
+        let flow = &self.flows[f as usize];
+        let app = &flow.apps[0];
+        let (Some(page), ku) = (app.page.clone(), k as usize) else { return };
+        if ku >= app.done.len() || app.done[ku] {
+            return;
+        }
+        let request_ns = self.recorder.messages[app.record_base + ku].written_ns.unwrap_or(self.now_ns);
+        let deadline = page.partial.deadline_ns(page.page.objects()[ku].kind).map(|d| request_ns.saturating_add(d));
+        let conn = &self.conns[c as usize].conn;
+        let give_up = if deadline.is_some_and(|d| d <= self.now_ns) {
+            true
+        } else if app.ended[ku] {
+            let idle = page.end_idle_ns.unwrap_or_else(|| conn.srtt_ns().unwrap_or(0).saturating_mul(2).max(10_000_000));
+            let last = conn
+                .quic()
+                .and_then(|q| q.datagram_object(k))
+                .map_or(0, |o| o.last_chunk_ns);
+            let at = last.saturating_add(idle);
+            if at > self.now_ns {
+                self.events.push(at, Ev::PartialCheck(f, k));
+                false
+            } else {
+                true
+            }
+        } else {
+            false
+        };
+        if give_up {
+            self.message_complete(f, 0, c, k, None);
+            self.service(c);
+        }
+    }
+
     /// Page loads: a server answers request `k` with object `k`; a client that received
     /// object `k` requests its children after the parent type's processing delay.
     fn on_page_message(&mut self, f: u32, side: usize, c: u32, k: u32) {
@@ -677,12 +736,24 @@ impl Simulator {
             return;
         }
         let app = &mut self.flows[f as usize].apps[0];
+        if app.done.get(k).copied().unwrap_or(true) {
+            // Given up incomplete before its last chunk came in: already counted.
+            return;
+        }
+        app.done[k] = true;
         app.responses += 1;
         let all = app.responses == page.page.len();
-        let parent = &page.page.objects()[k];
-        let delay = page.discovery.discovery_delay_ns(parent.kind);
-        for &child in page.page.children(parent.id) {
-            self.events.push(self.now_ns.saturating_add(delay), Ev::PageRequest(f, child.0));
+        if page.sequential {
+            // The thesis's client: the next object in page order, at once.
+            if k + 1 < page.page.len() {
+                self.events.push(self.now_ns, Ev::PageRequest(f, k as u32 + 1));
+            }
+        } else {
+            let parent = &page.page.objects()[k];
+            let delay = page.discovery.discovery_delay_ns(parent.kind);
+            for &child in page.page.children(parent.id) {
+                self.events.push(self.now_ns.saturating_add(delay), Ev::PageRequest(f, child.0));
+            }
         }
         if all {
             self.maybe_close(f, 0, c);
@@ -699,6 +770,12 @@ impl Simulator {
         app.written += 1;
         self.recorder.messages[rec].written_ns = Some(self.now_ns);
         self.conns[c as usize].conn.write(self.now_ns, k, bytes, prio);
+        if let Some(page) = app.page.as_ref() {
+            let kind = page.page.objects()[k as usize].kind;
+            if let Some(d) = page.partial.deadline_ns(kind).filter(|_| page.is_unreliable(k as usize)) {
+                self.events.push(self.now_ns.saturating_add(d), Ev::PartialCheck(f, k));
+            }
+        }
     }
 
     fn app_write_due(&mut self, f: u32, side: usize) {
@@ -816,6 +893,55 @@ impl Simulator {
             }
         }
         Some((page, d))
+    }
+
+    /// For a page-load flow: what arrived of each object the client is done with
+    /// ([`triage_web::PartialDelivery`]; reliable objects are complete deliveries). An
+    /// unreliable object reports the chunks the client got (none: all of it lost); its
+    /// `last_chunk_ns` is when its last chunk came in, or when the client gave up on it if
+    /// none did.
+    pub fn page_partials(&self, flow: u32) -> Option<triage_web::PartialDeliveries> {
+        let f = self.flows.get(flow as usize)?;
+        let page = f.apps[0].page.clone()?;
+        let client = f.client_conn.and_then(|c| self.conns[c as usize].conn.quic());
+        let server = f.server_conn.and_then(|c| self.conns[c as usize].conn.quic());
+        let fates = server.map(|s| s.datagram_fates()).unwrap_or_default();
+        let mut out = triage_web::PartialDeliveries::new();
+        for k in 0..page.page.len() {
+            let req = &self.recorder.messages[f.apps[0].record_base + k];
+            let resp = &self.recorder.messages[f.apps[1].record_base + k];
+            let (Some(request_ns), Some(done_ns)) = (req.written_ns, resp.completed_ns) else { continue };
+            let expected_bytes = resp.bytes;
+            let id = triage_web::ObjectId(k as u32);
+            let d = match (page.is_unreliable(k), client) {
+                (true, Some(q)) => match q.datagram_object(k as u32) {
+                    Some(o) => triage_web::PartialDelivery {
+                        request_ns,
+                        last_chunk_ns: o.last_chunk_ns,
+                        expected_bytes,
+                        received_bytes: o.bytes_received,
+                        chunks_lost: o.chunks_missing() as u64,
+                        complete: o.complete,
+                        unreliable: true,
+                    },
+                    None => triage_web::PartialDelivery {
+                        request_ns,
+                        last_chunk_ns: done_ns,
+                        expected_bytes,
+                        received_bytes: 0,
+                        chunks_lost: fates.iter().find(|x| x.0 == k as u32).map_or(0, |x| x.1 as u64),
+                        complete: false,
+                        unreliable: true,
+                    },
+                },
+                _ => triage_web::PartialDelivery::complete(
+                    triage_web::Delivery { request_ns, complete_ns: done_ns },
+                    expected_bytes,
+                ),
+            };
+            out.insert(id, d);
+        }
+        Some(out)
     }
 
     /// The TCP-mode connection at one end of a flow, once it exists.

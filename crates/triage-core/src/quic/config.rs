@@ -21,6 +21,18 @@ pub enum DatagramFraming {
     Http3,
 }
 
+/// How DATAGRAM frames and stream data share a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DatagramOrder {
+    /// Every queued DATAGRAM frame goes ahead of stream data, as quinn writes them.
+    #[default]
+    First,
+    /// A DATAGRAM frame goes ahead of stream data only when its message is at least as
+    /// urgent (priority number at most) as the most urgent message with stream data still to
+    /// send; otherwise stream data fills the packet first and datagrams take what is left.
+    Priority,
+}
+
 /// Settings of a QUIC-mode connection (both ends of a flow use the same ones).
 #[derive(Clone, Debug, PartialEq)]
 pub struct QuicConfig {
@@ -113,6 +125,15 @@ pub struct QuicConfig {
     /// [`DatagramFraming::Http3`]: bytes of the content type in each object's metadata
     /// datagram (`font/woff2` is 10, `application/javascript` 22).
     pub datagram_content_type_bytes: u32,
+    /// How DATAGRAM frames interleave with stream data.
+    pub datagram_order: DatagramOrder,
+    /// Bytes of the HTTP/3 response HEADERS frame a server sends, with FIN, on the request
+    /// stream of an object it answers with DATAGRAM chunks, after queueing the last chunk:
+    /// the client's signal that no more chunks will come (the reproduction's PR-3 choice for
+    /// the thesis's emulator, which does not say how an unreliable object ends). The client
+    /// reports it as [`crate::connection::Event::ResponseEnded`]. 0 (the default): no
+    /// HEADERS, the request stream is left as it is (the reference tool sends none).
+    pub response_headers_bytes: u32,
     /// Send scheduler over streams.
     pub scheduler: StreamSchedulerKind,
     /// Pace with the reference's token bucket when the controller has no pacing rate.
@@ -152,6 +173,8 @@ impl Default for QuicConfig {
             datagram_chunk_header_bytes: 9,
             datagram_framing: DatagramFraming::Reference,
             datagram_content_type_bytes: 16,
+            datagram_order: DatagramOrder::First,
+            response_headers_bytes: 0,
             scheduler: StreamSchedulerKind::Fifo,
             pacing: true,
             ecn: false,

@@ -46,7 +46,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use smallvec::SmallVec;
 
 use super::ack::AckState;
-use super::config::{DatagramFraming, QuicConfig};
+use super::config::{DatagramFraming, DatagramOrder, QuicConfig};
 use super::pacer::Pacer;
 use super::packet::{AckFrame, Frame, QuicDatagram, QuicPacket, SpaceId};
 use super::rtt::{QuicRtt, GRANULARITY_NS};
@@ -196,6 +196,8 @@ struct SendMsg {
     acked_bytes: u64,
     /// Unreliable: chunks and their fates.
     datagram: Option<DatagramTally>,
+    /// The message's priority (0 most urgent).
+    priority: u8,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -304,6 +306,9 @@ pub struct QuicConnection {
     sched: Box<dyn StreamScheduler>,
     send_msgs: HashMap<u32, SendMsg>,
     datagram_queue: VecDeque<Frame>,
+    /// Response ends waiting for their message's last chunk to leave, by message id: the
+    /// HEADERS-and-FIN message, its stream, its signals.
+    pending_ends: BTreeMap<u32, (MessageMeta, u64, PrioritySignals)>,
     peer_max_data: u64,
     data_sent_bytes: u64,
     send_streams: SendStreams,
@@ -375,6 +380,7 @@ impl QuicConnection {
             sched,
             send_msgs: HashMap::new(),
             datagram_queue: VecDeque::new(),
+            pending_ends: BTreeMap::new(),
             peer_max_data: q.connection_receive_window_bytes,
             data_sent_bytes: 0,
             send_streams: SendStreams::new(is_client, q.stream_receive_window_bytes, q.max_streams),
@@ -601,7 +607,11 @@ impl QuicConnection {
         choice: StreamChoice,
     ) {
         let unreliable = rel == Reliability::Unreliable;
-        if msg.len_bytes == 0 || self.close_requested || self.send_msgs.contains_key(&msg.id) {
+        if msg.len_bytes == 0
+            || self.close_requested
+            || self.send_msgs.contains_key(&msg.id)
+            || msg.id & RESPONSE_END_BIT != 0
+        {
             return;
         }
         let mut datagram = None;
@@ -619,9 +629,47 @@ impl QuicConnection {
         };
         self.send_msgs.insert(
             msg.id,
-            SendMsg { stream_id, len_bytes: msg.len_bytes, sent_bytes: 0, acked: Vec::new(), acked_bytes: 0, datagram },
+            SendMsg {
+                stream_id,
+                len_bytes: msg.len_bytes,
+                sent_bytes: 0,
+                acked: Vec::new(),
+                acked_bytes: 0,
+                datagram,
+                priority: msg.priority,
+            },
         );
-        let Some(id) = stream_id.filter(|_| !unreliable) else { return };
+        let headers = self.q.response_headers_bytes as u64;
+        let (msg, id) = match stream_id {
+            Some(id) if unreliable && headers > 0 && qs::is_bidi(id) && self.peer_bidi.contains_key(&id) => {
+                // PR-3: the response's HEADERS and FIN on the request stream, behind the
+                // chunks (see `QuicConfig::response_headers_bytes`). It is a message of its
+                // own, under the request's id with `RESPONSE_END_BIT` set, written to the
+                // stream once the last chunk has left, so that it never overtakes a chunk.
+                let end = MessageMeta { id: msg.id | RESPONSE_END_BIT, len_bytes: headers, priority: msg.priority };
+                self.send_msgs.insert(
+                    end.id,
+                    SendMsg {
+                        stream_id,
+                        len_bytes: headers,
+                        sent_bytes: 0,
+                        acked: Vec::new(),
+                        acked_bytes: 0,
+                        datagram: None,
+                        priority: msg.priority,
+                    },
+                );
+                self.pending_ends.insert(msg.id, (end, id, signals));
+                return;
+            }
+            _ if unreliable => return,
+            Some(id) => (msg, id),
+            None => return,
+        };
+        self.write_to_stream(now_ns, id, msg, signals);
+    }
+
+    fn write_to_stream(&mut self, now_ns: u64, id: u64, msg: MessageMeta, signals: PrioritySignals) {
         if let Some(pb) = self.peer_bidi.get_mut(&id) {
             pb.unacked += 1;
             pb.wrote = true;
@@ -1187,7 +1235,11 @@ impl QuicConnection {
         self.stats.bytes_delivered += r.in_order_bytes;
         self.rx_consumed_bytes += r.in_order_bytes;
         for c in &r.completed {
-            self.events.push_back(Event::MessageComplete { msg_id: c.msg_id, len_bytes: c.len_bytes, priority: None });
+            if c.msg_id & RESPONSE_END_BIT != 0 {
+                self.events.push_back(Event::ResponseEnded { msg_id: c.msg_id & !RESPONSE_END_BIT });
+            } else {
+                self.events.push_back(Event::MessageComplete { msg_id: c.msg_id, len_bytes: c.len_bytes, priority: None });
+            }
         }
         if let Some(max) = r.max_stream_data {
             // One MAX_STREAM_DATA per stream in the queue, with the latest limit.
@@ -1285,21 +1337,25 @@ impl QuicConnection {
     /// id: what arrived of it and when (thesis §5.8.2: bytes, completion status, per file).
     /// Duplicated chunks count once; chunks arrive in any order.
     pub fn datagram_objects(&self) -> Vec<DatagramObject> {
-        self.recv_msgs
-            .iter()
-            .filter_map(|(&id, r)| {
-                r.datagram.map(|(got, n, last)| DatagramObject {
-                    msg_id: id,
-                    quarter_stream_id: r.quarter_stream_id,
-                    bytes_expected: r.len_bytes,
-                    bytes_received: r.received_bytes,
-                    chunks: n,
-                    chunks_received: got,
-                    last_chunk_ns: last,
-                    complete: r.complete,
-                })
-            })
-            .collect()
+        self.recv_msgs.iter().filter_map(|(&id, r)| Self::datagram_object_of(id, r)).collect()
+    }
+
+    /// What arrived of the peer's datagram message `msg_id`, if any chunk of it did.
+    pub fn datagram_object(&self, msg_id: u32) -> Option<DatagramObject> {
+        self.recv_msgs.get(&msg_id).and_then(|r| Self::datagram_object_of(msg_id, r))
+    }
+
+    fn datagram_object_of(id: u32, r: &RecvMsg) -> Option<DatagramObject> {
+        r.datagram.map(|(got, n, last)| DatagramObject {
+            msg_id: id,
+            quarter_stream_id: r.quarter_stream_id,
+            bytes_expected: r.len_bytes,
+            bytes_received: r.received_bytes,
+            chunks: n,
+            chunks_received: got,
+            last_chunk_ns: last,
+            complete: r.complete,
+        })
     }
 
     /// Per datagram message this end sent: (msg id, chunks, acknowledged, declared lost).
@@ -1855,16 +1911,13 @@ impl QuicConnection {
             *budget -= f.len_bytes();
             frames.push(self.control.pop_front().expect("present"));
         }
-        // Datagrams ahead of stream data, as the reference stack writes them.
-        while let Some(f) = self.datagram_queue.front() {
-            if f.len_bytes() > *budget {
-                break;
-            }
-            *budget -= f.len_bytes();
-            let f = self.datagram_queue.pop_front().expect("present");
-            self.qstats.datagrams_sent += 1;
-            frames.push(f);
-        }
+        // Datagrams ahead of stream data, as the reference stack writes them, or (by
+        // priority) only those at least as urgent as the most urgent stream data pending.
+        let ahead = match self.q.datagram_order {
+            DatagramOrder::First => u8::MAX,
+            DatagramOrder::Priority => self.most_urgent_stream_priority().unwrap_or(u8::MAX),
+        };
+        self.take_datagrams(now_ns, budget, frames, ahead);
         // Stream data, one chunk at a time from the scheduler. The header is sized for the
         // largest stream ID, offset and length this budget allows (at most 11 bytes).
         let mut took_stream = false;
@@ -1918,8 +1971,53 @@ impl QuicConnection {
             self.sched.on_packet_end();
         }
         self.sync_stream_stats();
+        if self.q.datagram_order == DatagramOrder::Priority {
+            self.take_datagrams(now_ns, budget, frames, u8::MAX);
+        }
+    }
+
+    /// Moves queued DATAGRAM frames into the packet, in queue order, while they fit and their
+    /// message's priority is at most `up_to`. When a message's last chunk goes, its response
+    /// end (HEADERS and FIN) is written to its stream.
+    fn take_datagrams(&mut self, now_ns: u64, budget: &mut usize, frames: &mut Vec<Frame>, up_to: u8) {
+        while let Some(f) = self.datagram_queue.front() {
+            let prio = match f {
+                Frame::Datagram { priority, .. } => *priority,
+                _ => 0,
+            };
+            if f.len_bytes() > *budget || prio > up_to {
+                break;
+            }
+            *budget -= f.len_bytes();
+            let f = self.datagram_queue.pop_front().expect("present");
+            self.qstats.datagrams_sent += 1;
+            if let Frame::Datagram { msg_id, index, count, .. } = f {
+                if index + 1 == count {
+                    if let Some((end, id, signals)) = self.pending_ends.remove(&msg_id) {
+                        self.write_to_stream(now_ns, id, end, signals);
+                    }
+                }
+            }
+            frames.push(f);
+        }
+    }
+
+    /// The most urgent priority among messages with stream data not yet sent once.
+    fn most_urgent_stream_priority(&self) -> Option<u8> {
+        if self.sched.queued_bytes() == 0 {
+            return None;
+        }
+        self.send_msgs
+            .iter()
+            .filter(|(_, m)| m.datagram.is_none() && m.sent_bytes < m.len_bytes)
+            .map(|(_, m)| m.priority)
+            .min()
     }
 }
+
+/// Set in the message id of a response's HEADERS-and-FIN marker
+/// ([`QuicConfig::response_headers_bytes`]); applications' message ids must leave it clear.
+pub const RESPONSE_END_BIT: u32 = 1 << 31;
 
 fn is_datagram(f: &Frame) -> bool {
     matches!(f, Frame::Datagram { .. })

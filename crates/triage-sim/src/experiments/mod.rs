@@ -3,4 +3,5 @@
 
 pub mod cats;
 pub mod eecn;
+pub mod partial;
 pub mod quic;
