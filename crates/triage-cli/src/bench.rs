@@ -88,18 +88,18 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
         reference,
     };
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
+        outln!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
     } else {
-        println!("scenario         {}", out.scenario);
-        println!("simulated        {:.1} s", out.simulated_ms / 1000.0);
-        println!("packet-hops      {}", out.packet_hops);
-        println!("events           {}", out.events);
-        println!("best wall time   {:.3} s (of {})", out.best_wall_s, a.repeat.max(1));
-        println!("packet-hops/s    {:.3e}", out.packet_hops_per_s);
-        println!("events/s         {:.3e}", out.events_per_s);
+        outln!("scenario         {}", out.scenario);
+        outln!("simulated        {:.1} s", out.simulated_ms / 1000.0);
+        outln!("packet-hops      {}", out.packet_hops);
+        outln!("events           {}", out.events);
+        outln!("best wall time   {:.3} s (of {})", out.best_wall_s, a.repeat.max(1));
+        outln!("packet-hops/s    {:.3e}", out.packet_hops_per_s);
+        outln!("events/s         {:.3e}", out.events_per_s);
         if let Some(rf) = &out.reference {
-            println!("reference        {} : {:.3} s", rf.command, rf.best_wall_s);
-            println!("speed ratio      {:.1}x (reference wall time / ours)", rf.ours_over_reference_speed);
+            outln!("reference        {} : {:.3} s", rf.command, rf.best_wall_s);
+            outln!("speed ratio      {:.1}x (reference wall time / ours)", rf.ours_over_reference_speed);
         }
     }
     Ok(())

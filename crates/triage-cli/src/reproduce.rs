@@ -94,9 +94,9 @@ pub(crate) fn emit<R>(
         write_out(dir, r).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&json(r)).map_err(|e| e.to_string())?);
+        outln!("{}", serde_json::to_string_pretty(&json(r)).map_err(|e| e.to_string())?);
     } else {
-        print!("{}", tables(r));
+        out!("{}", tables(r));
     }
     Ok(())
 }
