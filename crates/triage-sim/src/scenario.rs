@@ -19,6 +19,7 @@ use crate::loss::{LossModel, LossProcess};
 use crate::queue::{Limit, QueueKind};
 use crate::rng::component_rng;
 pub use crate::scenario_ecn::{EecnToml, QueueToml, VcpToml};
+use crate::scenario_fields as fields;
 use crate::sim::{FlowSpec, Network, NodeKind, Simulator};
 use crate::trace::{MahimahiTrace, TraceCursor};
 use crate::units::{Duration, Rate, Size};
@@ -76,6 +77,7 @@ pub struct Scenario {
     #[serde(default)]
     pub measure: MeasureToml,
     /// The network.
+    #[serde(deserialize_with = "fields::topology")]
     pub topology: TopologyToml,
     /// The flows.
     pub flows: Vec<FlowToml>,
@@ -400,7 +402,7 @@ impl Default for MeasureToml {
 
 /// One link's properties, used in both directions unless a `reverse_*` field says otherwise.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a link table like { rate = \"2Mbps\", delay = \"25ms\" }")]
 pub struct LinkToml {
     /// The two nodes it joins (custom topologies only).
     #[serde(default)]
@@ -410,10 +412,10 @@ pub struct LinkToml {
     /// One-way propagation delay.
     pub delay: Duration,
     /// Queue limit (default 1000 packets).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "fields::queue")]
     pub queue: Option<QueueToml>,
     /// Random loss in both directions (default none).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "fields::loss")]
     pub loss: Option<LossModel>,
     /// Mahimahi trace for the forward direction (first node to second; for a dumbbell's
     /// bottleneck, r1 to r2, the data direction).
@@ -426,13 +428,18 @@ pub struct LinkToml {
     #[serde(default)]
     pub reverse_rate: Option<Rate>,
     /// Loss of the reverse direction, when it differs.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "fields::reverse_loss")]
     pub reverse_loss: Option<LossModel>,
 }
 
 /// The network.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    deny_unknown_fields,
+    expecting = "a table with kind = \"dumbbell\" (pairs, bottleneck, access), \"profile\" (name, queue, loss) or \"custom\" (hosts, routers, links)"
+)]
 #[allow(clippy::large_enum_variant)] // parsed once per run
 pub enum TopologyToml {
     /// Senders `s0..`, routers `r1`, `r2`, receivers `c0..`.
@@ -441,8 +448,10 @@ pub enum TopologyToml {
         #[serde(default = "one")]
         pairs: u32,
         /// The r1–r2 link.
+        #[serde(deserialize_with = "fields::bottleneck")]
         bottleneck: LinkToml,
         /// Every host's link to its router.
+        #[serde(deserialize_with = "fields::access")]
         access: LinkToml,
     },
     /// A named network profile as a dumbbell with one pair: the server `s0`, the client
@@ -452,10 +461,10 @@ pub enum TopologyToml {
         /// Profile name (see `PROFILES`), e.g. "lighthouse-mobile-slow-4g".
         name: String,
         /// Bottleneck queue (default: twice the BDP, at least 100 packets).
-        #[serde(default)]
+        #[serde(default, deserialize_with = "fields::queue")]
         queue: Option<QueueToml>,
         /// Random loss on the bottleneck (default none).
-        #[serde(default)]
+        #[serde(default, deserialize_with = "fields::loss")]
         loss: Option<LossModel>,
     },
     /// Any graph of hosts and routers.
@@ -466,6 +475,7 @@ pub enum TopologyToml {
         #[serde(default)]
         routers: Vec<String>,
         /// Links, each with `between = ["a", "b"]`.
+        #[serde(deserialize_with = "fields::links")]
         links: Vec<LinkToml>,
     },
 }
@@ -491,10 +501,10 @@ pub struct FlowToml {
     #[serde(default)]
     pub transport: TransportToml,
     /// What the client writes (default: nothing).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "fields::client_app")]
     pub client_app: Option<AppToml>,
     /// What the server writes (default: nothing).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "fields::server_app")]
     pub server_app: Option<AppToml>,
     /// A page to load instead of the apps: a HAR or DevTools-log file, or `builtin:NAME`
     /// (cats, bing, youtube, news). The client requests objects as it discovers them; the
@@ -533,7 +543,12 @@ pub struct DiscoveryToml {
 
 /// An application.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    deny_unknown_fields,
+    expecting = "a table: { kind = \"sink\" }, { kind = \"bulk\", size = \"10MB\" } or { kind = \"messages\", messages = [{ name = \"a\", size = \"8KiB\", priority = 0 }] }"
+)]
 pub enum AppToml {
     /// Writes nothing.
     Sink,

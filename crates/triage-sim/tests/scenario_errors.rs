@@ -133,6 +133,42 @@ server_app = {{ kind = "bulk", size = "{size}" }}
     }
 }
 
+/// A table-valued field given a bare value, or a table without `kind`, names the field and
+/// shows the forms it accepts (serde said "expected internally tagged enum LossModelSpec").
+#[test]
+fn table_fields_name_the_field_and_the_accepted_forms() {
+    let bulk = "server_app = { kind = \"bulk\", size = \"10KB\" }";
+    let cases = [
+        (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = 0.05 }"), "topology.bottleneck.loss: expected a table: { kind = \"none\" }, { kind = \"bernoulli\", loss_prob = 0.02 } or { kind = \"gilbert_elliott\"", "got floating point `0.05`"),
+        (GOOD.replace("delay = \"0ms\" }", "delay = \"0ms\", reverse_loss = \"2%\" }"), "topology.access.reverse_loss: expected a table:", "got string \"2%\""),
+        (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = { loss_prob = 0.05 } }"), "topology.bottleneck.loss: missing `kind`; expected a table: { kind = \"none\" }", "bernoulli"),
+        (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", queue = 100 }"), "topology.bottleneck.queue: expected a table: { packets = 100 }", "got integer `100`"),
+        (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = { kind = \"gilbert\" } }"), "topology.bottleneck.loss: unknown variant `gilbert`", "gilbert_elliott"),
+        (GOOD.replace("bottleneck = {", "bottleneck = { colour = 1,"), "topology.bottleneck: unknown field `colour`", "`rate`"),
+        (GOOD.replace("bottleneck = { rate = \"2Mbps\", delay = \"25ms\" }", "bottleneck = \"2Mbps\""), "topology.bottleneck: expected a link table like { rate = \"2Mbps\", delay = \"25ms\" }", "got string"),
+        (GOOD.replace(bulk, "server_app = \"bulk\""), "server_app: expected a table: { kind = \"sink\" }, { kind = \"bulk\", size = \"10MB\" }", "line 11, column 14"),
+        (GOOD.replace(bulk, "client_app = { size = \"1KB\" }"), "client_app: missing `kind`; expected a table: { kind = \"sink\" }", "line 11, column 14"),
+        (GOOD.replace("kind = \"dumbbell\"\n", ""), "topology: missing `kind`; expected a table with kind = \"dumbbell\" (pairs, bottleneck, access), \"profile\"", "custom"),
+        (
+            "name = \"t\"\ntopology = \"dumbbell\"\nflows = []\n".to_string(),
+            "topology: expected a table with kind = \"dumbbell\"",
+            "got string \"dumbbell\"",
+        ),
+        (
+            "name = \"t\"\nflows = []\n[topology]\nkind = \"custom\"\nhosts = [\"a\", \"b\"]\nlinks = [{ between = [\"a\", \"b\"], delay = \"1ms\", rate = \"1Mbps\" }, { between = [\"a\", \"b\"], delay = \"1ms\", loss = 1 }]\n".to_string(),
+            "topology.links[1].loss: expected a table:",
+            "got integer `1`",
+        ),
+        (GOOD.replace("kind = \"dumbbell\"", "kind = \"profile\"\nname = \"wpt-3g\"\nloss = 0.1").replace("bottleneck = { rate = \"2Mbps\", delay = \"25ms\" }\naccess = { rate = \"100Mbps\", delay = \"0ms\" }\n", ""), "topology.loss: expected a table:", "got floating point `0.1`"),
+    ];
+    for (text, message, also) in cases {
+        let e = err(&text);
+        assert!(e.starts_with("bad.toml: "), "{e}");
+        assert!(e.contains(message) && e.contains(also), "expected {message:?} and {also:?} in:\n{e}");
+        assert!(!e.contains("internally tagged") && !e.contains("Toml") && !e.contains("Spec"), "{e}");
+    }
+}
+
 #[test]
 fn values_that_would_stall_or_spin_a_run_are_refused() {
     let cases = [
