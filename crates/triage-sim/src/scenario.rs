@@ -20,7 +20,7 @@ use crate::queue::{Limit, QueueKind};
 use crate::rng::component_rng;
 pub use crate::scenario_ecn::{EecnToml, QueueToml, VcpToml};
 use crate::scenario_fields as fields;
-use crate::sim::{FlowSpec, Network, NodeKind, Simulator};
+use crate::sim::{FlowSpec, Network, NodeKind, Simulator, MAX_FLOWS};
 use crate::trace::{MahimahiTrace, TraceCursor};
 use crate::units::{Duration, Rate, Size};
 
@@ -178,6 +178,14 @@ pub struct TransportToml {
     /// Source load shedding under severe, persistent congestion (default: off).
     pub load_shedding: Option<LoadSheddingToml>,
 }
+
+/// Smallest and largest `transport.mss`.
+const MIN_MSS: u32 = 64;
+const MAX_MSS: u32 = 65_000;
+/// Largest `transport.receive_buffer`: TCP's largest window (2^30 bytes, RFC 7323 §2.3).
+const MAX_RECEIVE_BUFFER: u64 = 1 << 30;
+/// Largest message, page object and request: the core numbers a message's bytes with u32.
+const MAX_MESSAGE: u64 = u32::MAX as u64;
 
 /// Send scheduler names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -354,7 +362,13 @@ impl TransportToml {
             newreno_growth: self.newreno_growth.unwrap_or_default(),
             eecn,
             vcp,
-            mss_bytes: self.mss.map_or(d.mss_bytes, |s| s.0 as u32),
+            mss_bytes: match self.mss {
+                None => d.mss_bytes,
+                // A checked conversion: `as u32` once turned 4294968744 B into 1448.
+                Some(s) => u32::try_from(s.0).ok().filter(|m| (MIN_MSS..=MAX_MSS).contains(m)).ok_or_else(|| {
+                    ("transport.mss".to_string(), format!("expected {MIN_MSS}..{MAX_MSS} bytes, got {}", s.0))
+                })?,
+            },
             initial_window_segments: self.initial_window.unwrap_or(d.initial_window_segments),
             controller,
             cubic: triage_core::cc::CubicConfig { hystart: self.hystart.unwrap_or(false) },
@@ -362,7 +376,20 @@ impl TransportToml {
             delayed_ack_timeout_ns: self.delayed_ack_timeout.map_or(d.delayed_ack_timeout_ns, |x| x.0),
             initial_rto_ns: self.initial_rto.map_or(d.initial_rto_ns, |x| x.0),
             min_rto_ns: self.min_rto.map_or(d.min_rto_ns, |x| x.0),
-            receive_buffer_bytes: self.receive_buffer.map_or(d.receive_buffer_bytes, |x| x.0),
+            receive_buffer_bytes: match self.receive_buffer {
+                None => d.receive_buffer_bytes,
+                Some(b) if b.0 > MAX_RECEIVE_BUFFER => {
+                    return Err((
+                        "transport.receive_buffer".into(),
+                        format!(
+                            "expected at most 1 GiB ({MAX_RECEIVE_BUFFER} bytes, TCP's largest window with window \
+                             scaling, RFC 7323), got {}",
+                            b.0
+                        ),
+                    ))
+                }
+                Some(b) => b.0,
+            },
             seed,
             scheduler,
             default_priority: self.default_priority.unwrap_or(d.default_priority),
@@ -785,6 +812,15 @@ impl Scenario {
             }
         }
         // Flows.
+        if self.flows.len() > MAX_FLOWS {
+            return Err(invalid(
+                "flows".into(),
+                format!(
+                    "expected at most {MAX_FLOWS} flows (each has client port 40000 + its index, up to 65535), got {}",
+                    self.flows.len()
+                ),
+            ));
+        }
         let mut specs = Vec::new();
         for (i, f) in self.flows.iter().enumerate() {
             let field = format!("flows[{i}]");
@@ -814,9 +850,6 @@ impl Scenario {
             let cfg = t
                 .to_config(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
                 .map_err(|(f, m)| invalid(format!("{field}.{f}"), m))?;
-            if cfg.mss_bytes < 64 || cfg.mss_bytes > 65_000 {
-                return Err(invalid(format!("{field}.transport.mss"), "expected 64..65000 bytes".into()));
-            }
             if cfg.receive_buffer_bytes < cfg.mss_bytes as u64 {
                 return Err(invalid(
                     format!("{field}.transport.receive_buffer"),
@@ -861,7 +894,7 @@ impl Scenario {
                                     "expected 0 (critical) to 4 (background)".into(),
                                 ));
                             }
-                            if m.size.0 == 0 || m.size.0 > u32::MAX as u64 {
+                            if m.size.0 == 0 || m.size.0 > MAX_MESSAGE {
                                 return Err(invalid(
                                     format!("{field}.{what}.messages[{j}].size"),
                                     "expected 1 byte to 4 GiB".into(),
@@ -902,10 +935,30 @@ impl Scenario {
                     }
                     let page = load_page(src, f.page_id.as_deref(), base_dir)
                         .map_err(|m| invalid(format!("{field}.page"), m))?;
+                    if let Some(o) = page.objects().iter().find(|o| o.wire_bytes > MAX_MESSAGE) {
+                        return Err(invalid(
+                            format!("{field}.page"),
+                            format!(
+                                "{src}: object {} ({}) is {} bytes; a page load sends each object as one \
+                                 message of at most {MAX_MESSAGE} bytes (4 GiB)",
+                                o.id, o.url, o.wire_bytes
+                            ),
+                        ));
+                    }
+                    let request_bytes = match f.request_size {
+                        None => 300,
+                        Some(s) if (1..=MAX_MESSAGE).contains(&s.0) => s.0,
+                        Some(s) => {
+                            return Err(invalid(
+                                format!("{field}.request_size"),
+                                format!("expected 1 byte to 4 GiB, got {} bytes", s.0),
+                            ))
+                        }
+                    };
                     let d = f.discovery.clone().unwrap_or_default();
                     let load = Arc::new(PageLoad {
                         page,
-                        request_bytes: f.request_size.map_or(300, |s| s.0.max(1)),
+                        request_bytes,
                         discovery: triage_web::DiscoveryConfig {
                             html_ns: d.html.0,
                             css_ns: d.css.0,
@@ -930,6 +983,7 @@ impl Scenario {
         if specs.is_empty() {
             return Err(invalid("flows".into(), "expected at least one [[flows]] entry".into()));
         }
+
         let mut sim = Simulator::new(net, self.measure.interval.0);
         sim.set_packet_trace(self.measure.packet_trace);
         for s in specs {

@@ -169,6 +169,51 @@ fn table_fields_name_the_field_and_the_accepted_forms() {
     }
 }
 
+/// User values that overflowed the arithmetic they feed are bounded with an error naming the
+/// field and the limit.
+#[test]
+fn values_that_overflowed_are_refused_with_the_limit() {
+    let transport = |line: &str| GOOD.replace("name = \"t\"", &format!("name = \"t\"\n[transport]\n{line}"));
+    // Stalled after the SYN (window arithmetic overflowed).
+    let e = err(&transport("receive_buffer = \"18446744073709551615B\""));
+    assert!(e.contains("flows[0].transport.receive_buffer") && e.contains("1 GiB") && e.contains("1073741824"), "{e}");
+    Scenario::parse(&transport("receive_buffer = \"1GiB\""), "ok").unwrap().build("ok", None).unwrap();
+    // `as u32` made this 1448.
+    let e = err(&transport("mss = \"4294968744B\""));
+    assert!(e.contains("flows[0].transport.mss") && e.contains("64..65000") && e.contains("4294968744"), "{e}");
+    Scenario::parse(&transport("mss = 65000"), "ok").unwrap().build("ok", None).unwrap();
+    // A page object of 1e300 bytes (2^64 - 1 after import) overflowed the flow's byte sum.
+    let dir = std::env::temp_dir().join(format!("triage-overflow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let har = dir.join("huge.har");
+    std::fs::write(
+        &har,
+        r#"{"log": {"entries": [{"request": {"url": "https://a.com/"},
+            "response": {"status": 200, "content": {"size": 1e300, "mimeType": "text/html"}}}]}}"#,
+    )
+    .unwrap();
+    let page = format!("page = {:?}", har.display().to_string());
+    let e = err(&GOOD.replace("server_app = { kind = \"bulk\", size = \"10KB\" }", &page));
+    assert!(e.contains("flows[0].page") && e.contains("https://a.com/") && e.contains("4294967295"), "{e}");
+    let e = err(&GOOD.replace(
+        "server_app = { kind = \"bulk\", size = \"10KB\" }",
+        "page = \"builtin:cats\"\nrequest_size = \"0B\"",
+    ));
+    assert!(e.contains("flows[0].request_size") && e.contains("1 byte to 4 GiB"), "{e}");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// Flow `f` uses client port 40000 + f: from 25,537 flows two flows shared an address pair
+/// (and a debug build panicked).
+#[test]
+fn more_flows_than_ports_are_refused() {
+    let head = GOOD.split("[[flows]]").next().unwrap().to_string();
+    let flow = "[[flows]]\nname = \"f\"\nclient = \"c0\"\nserver = \"s0\"\n";
+    let text = head + &flow.repeat(triage_sim::sim::MAX_FLOWS + 1);
+    let e = err(&text);
+    assert!(e.contains("flows: expected at most 25536 flows") && e.contains("got 25537"), "{e}");
+}
+
 #[test]
 fn values_that_would_stall_or_spin_a_run_are_refused() {
     let cases = [
