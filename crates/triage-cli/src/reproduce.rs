@@ -77,6 +77,18 @@ fn cats(a: CatsArgs) -> Result<(), String> {
         },
     };
     let r = reproduce(&net, &CatsConfig::default());
+    let incomplete = r.incomplete();
+    if !incomplete.is_empty() {
+        return Err(format!(
+            "--rate {} --rtt {}: {} did not complete within {} s of simulated time, so there are no \
+             completion times to report; the page is {} bytes: use a faster --rate or a shorter --rtt",
+            a.rate,
+            a.rtt,
+            incomplete.join(", "),
+            triage_sim::experiments::cats::RUN_LIMIT_NS / 1_000_000_000,
+            triage_sim::experiments::cats::PAGE.iter().map(|p| p.2).sum::<u64>(),
+        ));
+    }
     emit(&r, a.out.as_deref(), a.json, write_out, json, tables)
 }
 

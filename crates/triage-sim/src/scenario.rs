@@ -676,11 +676,39 @@ impl Scenario {
             |field: String, message: String| ScenarioError::Invalid { file: file.to_string(), field, message };
         let mut net = Network::default();
         let seed = self.seed;
-        let add = |net: &mut Network, a: u32, b: u32, l: &LinkToml, field: &str| -> Result<(), ScenarioError> {
+        // Queues limited in bytes, checked against the flows' packet size below.
+        let mut byte_queues: Vec<(String, u64)> = Vec::new();
+        let mut add = |net: &mut Network, a: u32, b: u32, l: &LinkToml, field: &str| -> Result<(), ScenarioError> {
+            if a == b {
+                return Err(invalid(
+                    format!("{field}.between"),
+                    format!("a link joins two different nodes, not \"{}\" to itself", net.nodes[a as usize].name),
+                ));
+            }
+            // A direction that follows a trace takes its rate from the trace.
+            for (rate, trace, rate_name, trace_name) in [
+                (l.rate.is_some(), l.trace.is_some(), "rate", "trace"),
+                (l.reverse_rate.is_some(), l.reverse_trace.is_some(), "reverse_rate", "reverse_trace"),
+            ] {
+                if rate && trace {
+                    let hint = if rate_name == "rate" && l.reverse_trace.is_none() && l.reverse_rate.is_none() {
+                        "; give the reverse direction's rate as `reverse_rate`"
+                    } else {
+                        ""
+                    };
+                    return Err(invalid(
+                        format!("{field}.{rate_name}"),
+                        format!("`{rate_name}` would be ignored: that direction follows `{trace_name}`{hint}"),
+                    ));
+                }
+            }
             let (queue, kind) = match &l.queue {
                 None => (Limit::Packets(1000), QueueKind::DropTail),
                 Some(q) => q.to_kind().map_err(|(f, m)| invalid(format!("{field}.queue{f}"), m))?,
             };
+            if let Limit::Bytes(bytes) = queue {
+                byte_queues.push((format!("{field}.queue.bytes"), bytes));
+            }
             for (dir, (from, to)) in [(0, (a, b)), (1, (b, a))] {
                 let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
                 let trace = if dir == 0 { &l.trace } else { &l.reverse_trace };
@@ -811,6 +839,10 @@ impl Scenario {
                 }
             }
         }
+        let stop_ns = self.stop.map_or(600_000_000_000, |d| d.0);
+        if stop_ns == 0 {
+            return Err(invalid("stop".into(), "expected a positive duration; a run of 0 s sends nothing".into()));
+        }
         // Flows.
         if self.flows.len() > MAX_FLOWS {
             return Err(invalid(
@@ -837,6 +869,18 @@ impl Scenario {
                     }
                 }
             };
+            if let Some(j) = self.flows[..i].iter().position(|o| o.name == f.name) {
+                return Err(invalid(
+                    format!("{field}.name"),
+                    format!("\"{}\" is also the name of flows[{j}]; reports and --out files are per flow name", f.name),
+                ));
+            }
+            if f.start.0 >= stop_ns {
+                return Err(invalid(
+                    format!("{field}.start"),
+                    format!("{} is not before `stop` ({}): the flow would never start", f.start, Duration(stop_ns)),
+                ));
+            }
             let client = host(&f.client, "client")?;
             let server = host(&f.server, "server")?;
             if client == server {
@@ -983,6 +1027,23 @@ impl Scenario {
         if specs.is_empty() {
             return Err(invalid("flows".into(), "expected at least one [[flows]] entry".into()));
         }
+        // A byte-limited queue smaller than one full-sized data packet drops every one of them.
+        let largest = specs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (full_packet_bytes(&s.server_transport), i))
+            .max()
+            .unwrap_or_else(|| unreachable!("at least one flow"));
+        if let Some((field, bytes)) = byte_queues.iter().find(|(_, b)| *b < largest.0) {
+            return Err(invalid(
+                field.clone(),
+                format!(
+                    "{bytes} bytes cannot hold one full-sized data packet of flows[{}] ({} bytes), so every \
+                     data packet would be dropped; expected at least {} bytes",
+                    largest.1, largest.0, largest.0
+                ),
+            ));
+        }
 
         let mut sim = Simulator::new(net, self.measure.interval.0);
         sim.set_packet_trace(self.measure.packet_trace);
@@ -996,8 +1057,22 @@ impl Scenario {
             }
             sim.add_flow(s);
         }
-        Ok(Built { sim, stop_ns: self.stop.map_or(600_000_000_000, |d| d.0) })
+        Ok(Built { sim, stop_ns })
     }
+}
+
+/// Bytes of a full-sized data packet at the IP layer: MSS plus IP, TCP and timestamp headers
+/// (and the priority option when on), or a full QUIC packet plus IP and UDP headers.
+fn full_packet_bytes(cfg: &ConnectionConfig) -> u64 {
+    use triage_core::wire::{IP_HEADER_BYTES, TCP_BASE_HEADER_BYTES, TCP_TIMESTAMP_OPTION_BYTES};
+    let bytes = match cfg.mode {
+        TransportMode::Quic => triage_core::wire::quic::IP_UDP_HEADER_BYTES + cfg.quic.max_udp_payload_bytes,
+        TransportMode::Tcp => {
+            let options = TCP_TIMESTAMP_OPTION_BYTES + if cfg.priority_option { 3 } else { 0 };
+            cfg.mss_bytes + IP_HEADER_BYTES + TCP_BASE_HEADER_BYTES + options.div_ceil(4) * 4
+        }
+    };
+    u64::from(bytes)
 }
 
 /// Loads a page: `builtin:NAME` or a HAR / DevTools-log file (its import report's skipped

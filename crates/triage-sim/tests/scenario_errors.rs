@@ -214,6 +214,62 @@ fn more_flows_than_ports_are_refused() {
     assert!(e.contains("flows: expected at most 25536 flows") && e.contains("got 25537"), "{e}");
 }
 
+/// Values that parsed and then did nothing useful, silently, are errors naming the field.
+#[test]
+fn nonsense_is_refused_naming_the_field() {
+    let custom = |links: &str| {
+        format!(
+            "name = \"t\"\n[topology]\nkind = \"custom\"\nhosts = [\"a\", \"b\"]\nlinks = [{links}]\n\
+             [[flows]]\nname = \"f\"\nclient = \"a\"\nserver = \"b\"\n"
+        )
+    };
+    let second_flow = "[[flows]]\nname = \"f\"\nclient = \"c0\"\nserver = \"s0\"\n";
+    let cases = [
+        (GOOD.replace("name = \"t\"", "name = \"t\"\nstop = \"0s\""), "bad.toml: stop: expected a positive duration"),
+        (
+            GOOD.replace("name = \"t\"", "name = \"t\"\nstop = \"1s\"").replace("server = \"s0\"", "server = \"s0\"\nstart = \"2s\""),
+            "flows[0].start: 2s is not before `stop` (1s): the flow would never start",
+        ),
+        (
+            GOOD.replace("name = \"t\"", "name = \"t\"\nstop = \"1s\"").replace("server = \"s0\"", "server = \"s0\"\nstart = \"1s\""),
+            "flows[0].start: 1s is not before `stop`",
+        ),
+        (
+            custom("{ between = [\"a\", \"a\"], rate = \"1Mbps\", delay = \"1ms\" }"),
+            "topology.links[0].between: a link joins two different nodes, not \"a\" to itself",
+        ),
+        (
+            GOOD.replace("rate = \"2Mbps\",", "rate = \"2Mbps\", trace = \"x.down\","),
+            "topology.bottleneck.rate: `rate` would be ignored: that direction follows `trace`; give the reverse direction's rate as `reverse_rate`",
+        ),
+        (
+            GOOD.replace("rate = \"2Mbps\",", "trace = \"x.down\", reverse_rate = \"1Mbps\", reverse_trace = \"x.up\","),
+            "topology.bottleneck.reverse_rate: `reverse_rate` would be ignored: that direction follows `reverse_trace`",
+        ),
+        (GOOD.to_string() + second_flow, "flows[1].name: \"f\" is also the name of flows[0]"),
+        (
+            GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", queue = { bytes = \"1000B\" } }"),
+            "topology.bottleneck.queue.bytes: 1000 bytes cannot hold one full-sized data packet of flows[0] (1500 bytes)",
+        ),
+        (
+            GOOD.replace("name = \"t\"", "name = \"t\"\n[transport]\nmode = \"quic\"")
+                .replace("delay = \"0ms\" }", "delay = \"0ms\", queue = { bytes = \"1479B\" } }"),
+            "topology.access.queue.bytes: 1479 bytes cannot hold one full-sized data packet of flows[0] (1480 bytes)",
+        ),
+    ];
+    for (text, message) in cases {
+        let e = err(&text);
+        assert!(e.contains(message), "expected {message:?} in:\n{e}");
+    }
+    // The limits themselves are fine.
+    let ok = |text: String| Scenario::parse(&text, "ok.toml").unwrap().build("ok.toml", None).unwrap();
+    ok(GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", queue = { bytes = \"1500B\" } }"));
+    ok(GOOD
+        .replace("name = \"t\"", "name = \"t\"\nstop = \"1s\"")
+        .replace("server = \"s0\"", "server = \"s0\"\nstart = \"999ms\""));
+    ok(custom("{ between = [\"a\", \"b\"], rate = \"1Mbps\", delay = \"1ms\" }"));
+}
+
 #[test]
 fn values_that_would_stall_or_spin_a_run_are_refused() {
     let cases = [
