@@ -11,7 +11,7 @@ pub struct BenchArgs {
     #[arg(long, default_value = "bench-dumbbell")]
     scenario: String,
     /// Repetitions; the best is reported.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
     /// A reference command to time in the same run (for example an ns-3 program), so the
     /// result is a ratio measured on the same machine at the same moment.
@@ -48,7 +48,7 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
     let (scenario, file, dir) = crate::load(&a.scenario)?;
     let mut best = f64::INFINITY;
     let mut last = None;
-    for _ in 0..a.repeat.max(1) {
+    for _ in 0..a.repeat {
         let built = scenario.build(&file, dir.as_deref()).map_err(|e| e.to_string())?;
         let mut sim = built.sim;
         let t0 = Instant::now();
@@ -61,7 +61,7 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
         None => None,
         Some(cmd) => {
             let mut rbest = f64::INFINITY;
-            for _ in 0..a.repeat.max(1) {
+            for _ in 0..a.repeat {
                 let t0 = Instant::now();
                 let st = std::process::Command::new("sh")
                     .arg("-c")
@@ -88,18 +88,18 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
         reference,
     };
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
+        outln!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
     } else {
-        println!("scenario         {}", out.scenario);
-        println!("simulated        {:.1} s", out.simulated_ms / 1000.0);
-        println!("packet-hops      {}", out.packet_hops);
-        println!("events           {}", out.events);
-        println!("best wall time   {:.3} s (of {})", out.best_wall_s, a.repeat.max(1));
-        println!("packet-hops/s    {:.3e}", out.packet_hops_per_s);
-        println!("events/s         {:.3e}", out.events_per_s);
+        outln!("scenario         {}", out.scenario);
+        outln!("simulated        {:.1} s", out.simulated_ms / 1000.0);
+        outln!("packet-hops      {}", out.packet_hops);
+        outln!("events           {}", out.events);
+        outln!("best wall time   {:.3} s (of {})", out.best_wall_s, a.repeat);
+        outln!("packet-hops/s    {:.3e}", out.packet_hops_per_s);
+        outln!("events/s         {:.3e}", out.events_per_s);
         if let Some(rf) = &out.reference {
-            println!("reference        {} : {:.3} s", rf.command, rf.best_wall_s);
-            println!("speed ratio      {:.1}x (reference wall time / ours)", rf.ours_over_reference_speed);
+            outln!("reference        {} : {:.3} s", rf.command, rf.best_wall_s);
+            outln!("speed ratio      {:.1}x (reference wall time / ours)", rf.ours_over_reference_speed);
         }
     }
     Ok(())

@@ -1,5 +1,8 @@
 //! `triage`: run scenarios in the simulator, benchmark it.
 
+// First, so that `out!` and `outln!` are in scope in every module below.
+#[macro_use]
+mod stdout;
 mod bench;
 mod builtin;
 mod chart;
@@ -68,7 +71,7 @@ fn main() -> ExitCode {
         Command::Scenarios => {
             for (name, text) in builtin::SCENARIOS {
                 let desc = Scenario::parse(text, name).ok().and_then(|s| s.description).unwrap_or_default();
-                println!("{name:<20} {desc}");
+                outln!("{name:<20} {desc}");
             }
             Ok(())
         }
@@ -157,14 +160,14 @@ fn run(a: RunArgs) -> Result<(), String> {
         } else {
             serde_json::to_string_pretty(&reports[0].1)
         };
-        println!("{}", text.map_err(|e| e.to_string())?);
+        outln!("{}", text.map_err(|e| e.to_string())?);
     } else {
         for (name, report) in &reports {
             if has_variants {
-                println!("=== variant {name} ===");
+                outln!("=== variant {name} ===");
             }
             output::print_table(report);
-            println!();
+            outln!();
         }
         if has_variants {
             output::print_comparison(&reports);

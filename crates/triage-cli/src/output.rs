@@ -105,20 +105,27 @@ pub fn print_table(r: &RunReport) {
             l.name, l.tx_packets, l.tx_bytes, l.queue.dropped_packets, l.lost_packets, l.queue.max_len_packets
         );
     }
-    print!("{s}");
+    out!("{s}");
 }
 
 /// One line per variant and flow: what a user would see, side by side.
 pub fn print_comparison(reports: &[(String, RunReport)]) {
-    println!("comparison of variants");
-    println!(
+    outln!("comparison of variants");
+    outln!(
         "{:<10} {:<12} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8}",
-        "variant", "flow", "fct_ms", "fcp_ms", "lcp_ms", "tti_ms", "plt_ms", "retrans"
+        "variant",
+        "flow",
+        "fct_ms",
+        "fcp_ms",
+        "lcp_ms",
+        "tti_ms",
+        "plt_ms",
+        "retrans"
     );
     for (name, r) in reports {
         for f in &r.flows {
             let p = f.page.as_ref();
-            println!(
+            outln!(
                 "{:<10} {:<12} {:>10} {:>9} {:>9} {:>9} {:>9} {:>8}",
                 name,
                 f.name,

@@ -134,7 +134,7 @@ pub fn run(a: PageArgs) -> Result<(), String> {
         PageCommand::Export(a) => export(a),
         PageCommand::Builtin => {
             for (name, desc) in BUILTIN_PAGES {
-                println!("{name:<10} {desc}");
+                outln!("{name:<10} {desc}");
             }
             Ok(())
         }
@@ -145,7 +145,7 @@ fn export(a: ExportArgs) -> Result<(), String> {
     let l = load(&a.source)?;
     let seq = write_replica(&l.page, &a.out).map_err(|e| e.to_string())?;
     let bytes = seq.iter().fold(0u64, |a, t| a.saturating_add(t.size));
-    println!(
+    outln!(
         "{}: wrote {} dummy files ({} bytes) and transfer_sequence.json to {}",
         l.file,
         seq.len(),
@@ -251,7 +251,7 @@ fn analyze(a: AnalyzeArgs) -> Result<(), String> {
             skipped: l.skipped.iter().map(|(r, n)| (r.name().to_string(), *n)).collect(),
             recorded_qoe_ms: l.recorded_qoe.as_ref().map(qoe_ms),
         };
-        println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
+        outln!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
         return Ok(());
     }
     print_table(&l);
@@ -270,7 +270,7 @@ fn short(url: &str, n: usize) -> String {
 
 fn print_table(l: &Loaded) {
     let p = &l.page;
-    println!(
+    outln!(
         "{}: {} page {} ({}), {} entries in the file, {} objects, {} bytes on the wire",
         l.file,
         l.format,
@@ -281,15 +281,21 @@ fn print_table(l: &Loaded) {
         p.total_wire_bytes()
     );
     if l.pages.len() > 1 {
-        println!("pages in the file: {} (choose with --page)", l.pages.join(", "));
+        outln!("pages in the file: {} (choose with --page)", l.pages.join(", "));
     }
-    println!();
-    println!(
+    outln!();
+    outln!(
         "{:>4}  {:<6} {:>9}  {:<8} {:>4}  {:<13} {:>6}  url",
-        "id", "type", "bytes", "priority", "cats", "essential", "parent"
+        "id",
+        "type",
+        "bytes",
+        "priority",
+        "cats",
+        "essential",
+        "parent"
     );
     for o in p.objects() {
-        println!(
+        outln!(
             "{:>4}  {:<6} {:>9}  {:<8} {:>4}  {:<13} {:>6}  {}{}",
             o.id.0,
             o.kind.name(),
@@ -302,24 +308,24 @@ fn print_table(l: &Loaded) {
             short(&o.url, 90)
         );
     }
-    println!();
+    outln!();
     for (class, rows) in totals(p) {
         let cells: Vec<String> = rows.iter().map(|(k, c)| format!("{k} {} ({} B)", c.objects, c.bytes)).collect();
-        println!("by {class:<11} {}", cells.join(", "));
+        outln!("by {class:<11} {}", cells.join(", "));
     }
-    println!();
+    outln!();
     if l.skipped.is_empty() {
-        println!("skipped: none");
+        outln!("skipped: none");
     } else {
         let total: usize = l.skipped.values().sum();
         let cells: Vec<String> = l.skipped.iter().map(|(r, n)| format!("{r} {n}")).collect();
-        println!("skipped: {total} ({})", cells.join(", "));
+        outln!("skipped: {total} ({})", cells.join(", "));
     }
     if let Some(q) = &l.recorded_qoe {
         let cells: Vec<String> = qoe_ms(q)
             .into_iter()
             .map(|(k, v)| format!("{k} {}", v.map(|x| format!("{x:.0} ms")).unwrap_or_else(|| "-".into())))
             .collect();
-        println!("recorded load (network-level estimates): {}", cells.join(", "));
+        outln!("recorded load (network-level estimates): {}", cells.join(", "));
     }
 }

@@ -77,6 +77,18 @@ fn cats(a: CatsArgs) -> Result<(), String> {
         },
     };
     let r = reproduce(&net, &CatsConfig::default());
+    let incomplete = r.incomplete();
+    if !incomplete.is_empty() {
+        return Err(format!(
+            "--rate {} --rtt {}: {} did not complete within {} s of simulated time, so there are no \
+             completion times to report; the page is {} bytes: use a faster --rate or a shorter --rtt",
+            a.rate,
+            a.rtt,
+            incomplete.join(", "),
+            triage_sim::experiments::cats::RUN_LIMIT_NS / 1_000_000_000,
+            triage_sim::experiments::cats::PAGE.iter().map(|p| p.2).sum::<u64>(),
+        ));
+    }
     emit(&r, a.out.as_deref(), a.json, write_out, json, tables)
 }
 
@@ -94,9 +106,9 @@ pub(crate) fn emit<R>(
         write_out(dir, r).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&json(r)).map_err(|e| e.to_string())?);
+        outln!("{}", serde_json::to_string_pretty(&json(r)).map_err(|e| e.to_string())?);
     } else {
-        print!("{}", tables(r));
+        out!("{}", tables(r));
     }
     Ok(())
 }

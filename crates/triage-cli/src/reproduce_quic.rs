@@ -343,9 +343,9 @@ pub fn run(a: QuicArgs) -> Result<(), String> {
         write_out(dir, &r).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&json(&r)).map_err(|e| e.to_string())?);
+        outln!("{}", serde_json::to_string_pretty(&json(&r)).map_err(|e| e.to_string())?);
     } else {
-        print!("{}", table(&r));
+        out!("{}", table(&r));
     }
     Ok(())
 }

@@ -109,6 +109,27 @@ fn a_bad_scenario_fails_with_one_clear_error() {
     std::fs::remove_dir_all(dir).ok();
 }
 
+/// At 1 bps nothing completes within the reproduction's hour: an error, not 18446744073709.6 ms.
+#[test]
+fn reproduce_cats_refuses_a_network_where_the_page_never_completes() {
+    let out = triage().args(["reproduce", "cats", "--rate", "1bps"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "printed: {}", String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("error: --rate 1bps --rtt 50ms: FIFO P4") && err.contains("did not complete within 3600 s"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bench_refuses_zero_repetitions() {
+    let out = triage().args(["bench", "--repeat", "0"]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("--repeat") && err.contains("0 is not in 1.."), "{err}");
+}
+
 #[test]
 fn every_subcommand_has_help() {
     for args in [

@@ -18,6 +18,7 @@ pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod scenario_ecn;
+pub mod scenario_fields;
 pub mod sim;
 pub mod topology;
 pub mod trace;

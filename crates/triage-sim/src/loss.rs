@@ -74,7 +74,13 @@ pub enum LossModel {
 
 /// The unvalidated mirror of [`LossModel`] that serde reads first.
 #[derive(Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    deny_unknown_fields,
+    // The same text as `scenario_fields::LOSS_FORMS`, which matches on it.
+    expecting = "a table: { kind = \"none\" }, { kind = \"bernoulli\", loss_prob = 0.02 } or { kind = \"gilbert_elliott\", p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_good = 0.0, loss_bad = 0.5 }"
+)]
 enum LossModelSpec {
     // A struct variant, not a unit one: serde ignores `deny_unknown_fields` for unit
     // variants of internally tagged enums, and `kind = "none"` with stray fields must fail.

@@ -19,7 +19,8 @@ use crate::loss::{LossModel, LossProcess};
 use crate::queue::{Limit, QueueKind};
 use crate::rng::component_rng;
 pub use crate::scenario_ecn::{EecnToml, QueueToml, VcpToml};
-use crate::sim::{FlowSpec, Network, NodeKind, Simulator};
+use crate::scenario_fields as fields;
+use crate::sim::{FlowSpec, Network, NodeKind, Simulator, MAX_FLOWS};
 use crate::trace::{MahimahiTrace, TraceCursor};
 use crate::units::{Duration, Rate, Size};
 
@@ -76,6 +77,7 @@ pub struct Scenario {
     #[serde(default)]
     pub measure: MeasureToml,
     /// The network.
+    #[serde(deserialize_with = "fields::topology")]
     pub topology: TopologyToml,
     /// The flows.
     pub flows: Vec<FlowToml>,
@@ -176,6 +178,14 @@ pub struct TransportToml {
     /// Source load shedding under severe, persistent congestion (default: off).
     pub load_shedding: Option<LoadSheddingToml>,
 }
+
+/// Smallest and largest `transport.mss`.
+const MIN_MSS: u32 = 64;
+const MAX_MSS: u32 = 65_000;
+/// Largest `transport.receive_buffer`: TCP's largest window (2^30 bytes, RFC 7323 §2.3).
+const MAX_RECEIVE_BUFFER: u64 = 1 << 30;
+/// Largest message, page object and request: the core numbers a message's bytes with u32.
+const MAX_MESSAGE: u64 = u32::MAX as u64;
 
 /// Send scheduler names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -352,7 +362,13 @@ impl TransportToml {
             newreno_growth: self.newreno_growth.unwrap_or_default(),
             eecn,
             vcp,
-            mss_bytes: self.mss.map_or(d.mss_bytes, |s| s.0 as u32),
+            mss_bytes: match self.mss {
+                None => d.mss_bytes,
+                // A checked conversion: `as u32` once turned 4294968744 B into 1448.
+                Some(s) => u32::try_from(s.0).ok().filter(|m| (MIN_MSS..=MAX_MSS).contains(m)).ok_or_else(|| {
+                    ("transport.mss".to_string(), format!("expected {MIN_MSS}..{MAX_MSS} bytes, got {}", s.0))
+                })?,
+            },
             initial_window_segments: self.initial_window.unwrap_or(d.initial_window_segments),
             controller,
             cubic: triage_core::cc::CubicConfig { hystart: self.hystart.unwrap_or(false) },
@@ -360,7 +376,20 @@ impl TransportToml {
             delayed_ack_timeout_ns: self.delayed_ack_timeout.map_or(d.delayed_ack_timeout_ns, |x| x.0),
             initial_rto_ns: self.initial_rto.map_or(d.initial_rto_ns, |x| x.0),
             min_rto_ns: self.min_rto.map_or(d.min_rto_ns, |x| x.0),
-            receive_buffer_bytes: self.receive_buffer.map_or(d.receive_buffer_bytes, |x| x.0),
+            receive_buffer_bytes: match self.receive_buffer {
+                None => d.receive_buffer_bytes,
+                Some(b) if b.0 > MAX_RECEIVE_BUFFER => {
+                    return Err((
+                        "transport.receive_buffer".into(),
+                        format!(
+                            "expected at most 1 GiB ({MAX_RECEIVE_BUFFER} bytes, TCP's largest window with window \
+                             scaling, RFC 7323), got {}",
+                            b.0
+                        ),
+                    ))
+                }
+                Some(b) => b.0,
+            },
             seed,
             scheduler,
             default_priority: self.default_priority.unwrap_or(d.default_priority),
@@ -400,7 +429,7 @@ impl Default for MeasureToml {
 
 /// One link's properties, used in both directions unless a `reverse_*` field says otherwise.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a link table like { rate = \"2Mbps\", delay = \"25ms\" }")]
 pub struct LinkToml {
     /// The two nodes it joins (custom topologies only).
     #[serde(default)]
@@ -410,10 +439,10 @@ pub struct LinkToml {
     /// One-way propagation delay.
     pub delay: Duration,
     /// Queue limit (default 1000 packets).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "fields::queue")]
     pub queue: Option<QueueToml>,
     /// Random loss in both directions (default none).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "fields::loss")]
     pub loss: Option<LossModel>,
     /// Mahimahi trace for the forward direction (first node to second; for a dumbbell's
     /// bottleneck, r1 to r2, the data direction).
@@ -426,13 +455,18 @@ pub struct LinkToml {
     #[serde(default)]
     pub reverse_rate: Option<Rate>,
     /// Loss of the reverse direction, when it differs.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "fields::reverse_loss")]
     pub reverse_loss: Option<LossModel>,
 }
 
 /// The network.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    deny_unknown_fields,
+    expecting = "a table with kind = \"dumbbell\" (pairs, bottleneck, access), \"profile\" (name, queue, loss) or \"custom\" (hosts, routers, links)"
+)]
 #[allow(clippy::large_enum_variant)] // parsed once per run
 pub enum TopologyToml {
     /// Senders `s0..`, routers `r1`, `r2`, receivers `c0..`.
@@ -441,8 +475,10 @@ pub enum TopologyToml {
         #[serde(default = "one")]
         pairs: u32,
         /// The r1–r2 link.
+        #[serde(deserialize_with = "fields::bottleneck")]
         bottleneck: LinkToml,
         /// Every host's link to its router.
+        #[serde(deserialize_with = "fields::access")]
         access: LinkToml,
     },
     /// A named network profile as a dumbbell with one pair: the server `s0`, the client
@@ -452,10 +488,10 @@ pub enum TopologyToml {
         /// Profile name (see `PROFILES`), e.g. "lighthouse-mobile-slow-4g".
         name: String,
         /// Bottleneck queue (default: twice the BDP, at least 100 packets).
-        #[serde(default)]
+        #[serde(default, deserialize_with = "fields::queue")]
         queue: Option<QueueToml>,
         /// Random loss on the bottleneck (default none).
-        #[serde(default)]
+        #[serde(default, deserialize_with = "fields::loss")]
         loss: Option<LossModel>,
     },
     /// Any graph of hosts and routers.
@@ -466,6 +502,7 @@ pub enum TopologyToml {
         #[serde(default)]
         routers: Vec<String>,
         /// Links, each with `between = ["a", "b"]`.
+        #[serde(deserialize_with = "fields::links")]
         links: Vec<LinkToml>,
     },
 }
@@ -491,10 +528,10 @@ pub struct FlowToml {
     #[serde(default)]
     pub transport: TransportToml,
     /// What the client writes (default: nothing).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "fields::client_app")]
     pub client_app: Option<AppToml>,
     /// What the server writes (default: nothing).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "fields::server_app")]
     pub server_app: Option<AppToml>,
     /// A page to load instead of the apps: a HAR or DevTools-log file, or `builtin:NAME`
     /// (cats, bing, youtube, news). The client requests objects as it discovers them; the
@@ -533,7 +570,12 @@ pub struct DiscoveryToml {
 
 /// An application.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    deny_unknown_fields,
+    expecting = "a table: { kind = \"sink\" }, { kind = \"bulk\", size = \"10MB\" } or { kind = \"messages\", messages = [{ name = \"a\", size = \"8KiB\", priority = 0 }] }"
+)]
 pub enum AppToml {
     /// Writes nothing.
     Sink,
@@ -634,11 +676,39 @@ impl Scenario {
             |field: String, message: String| ScenarioError::Invalid { file: file.to_string(), field, message };
         let mut net = Network::default();
         let seed = self.seed;
-        let add = |net: &mut Network, a: u32, b: u32, l: &LinkToml, field: &str| -> Result<(), ScenarioError> {
+        // Queues limited in bytes, checked against the flows' packet size below.
+        let mut byte_queues: Vec<(String, u64)> = Vec::new();
+        let mut add = |net: &mut Network, a: u32, b: u32, l: &LinkToml, field: &str| -> Result<(), ScenarioError> {
+            if a == b {
+                return Err(invalid(
+                    format!("{field}.between"),
+                    format!("a link joins two different nodes, not \"{}\" to itself", net.nodes[a as usize].name),
+                ));
+            }
+            // A direction that follows a trace takes its rate from the trace.
+            for (rate, trace, rate_name, trace_name) in [
+                (l.rate.is_some(), l.trace.is_some(), "rate", "trace"),
+                (l.reverse_rate.is_some(), l.reverse_trace.is_some(), "reverse_rate", "reverse_trace"),
+            ] {
+                if rate && trace {
+                    let hint = if rate_name == "rate" && l.reverse_trace.is_none() && l.reverse_rate.is_none() {
+                        "; give the reverse direction's rate as `reverse_rate`"
+                    } else {
+                        ""
+                    };
+                    return Err(invalid(
+                        format!("{field}.{rate_name}"),
+                        format!("`{rate_name}` would be ignored: that direction follows `{trace_name}`{hint}"),
+                    ));
+                }
+            }
             let (queue, kind) = match &l.queue {
                 None => (Limit::Packets(1000), QueueKind::DropTail),
                 Some(q) => q.to_kind().map_err(|(f, m)| invalid(format!("{field}.queue{f}"), m))?,
             };
+            if let Limit::Bytes(bytes) = queue {
+                byte_queues.push((format!("{field}.queue.bytes"), bytes));
+            }
             for (dir, (from, to)) in [(0, (a, b)), (1, (b, a))] {
                 let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
                 let trace = if dir == 0 { &l.trace } else { &l.reverse_trace };
@@ -769,7 +839,20 @@ impl Scenario {
                 }
             }
         }
+        let stop_ns = self.stop.map_or(600_000_000_000, |d| d.0);
+        if stop_ns == 0 {
+            return Err(invalid("stop".into(), "expected a positive duration; a run of 0 s sends nothing".into()));
+        }
         // Flows.
+        if self.flows.len() > MAX_FLOWS {
+            return Err(invalid(
+                "flows".into(),
+                format!(
+                    "expected at most {MAX_FLOWS} flows (each has client port 40000 + its index, up to 65535), got {}",
+                    self.flows.len()
+                ),
+            ));
+        }
         let mut specs = Vec::new();
         for (i, f) in self.flows.iter().enumerate() {
             let field = format!("flows[{i}]");
@@ -786,6 +869,18 @@ impl Scenario {
                     }
                 }
             };
+            if let Some(j) = self.flows[..i].iter().position(|o| o.name == f.name) {
+                return Err(invalid(
+                    format!("{field}.name"),
+                    format!("\"{}\" is also the name of flows[{j}]; reports and --out files are per flow name", f.name),
+                ));
+            }
+            if f.start.0 >= stop_ns {
+                return Err(invalid(
+                    format!("{field}.start"),
+                    format!("{} is not before `stop` ({}): the flow would never start", f.start, Duration(stop_ns)),
+                ));
+            }
             let client = host(&f.client, "client")?;
             let server = host(&f.server, "server")?;
             if client == server {
@@ -799,9 +894,6 @@ impl Scenario {
             let cfg = t
                 .to_config(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
                 .map_err(|(f, m)| invalid(format!("{field}.{f}"), m))?;
-            if cfg.mss_bytes < 64 || cfg.mss_bytes > 65_000 {
-                return Err(invalid(format!("{field}.transport.mss"), "expected 64..65000 bytes".into()));
-            }
             if cfg.receive_buffer_bytes < cfg.mss_bytes as u64 {
                 return Err(invalid(
                     format!("{field}.transport.receive_buffer"),
@@ -846,7 +938,7 @@ impl Scenario {
                                     "expected 0 (critical) to 4 (background)".into(),
                                 ));
                             }
-                            if m.size.0 == 0 || m.size.0 > u32::MAX as u64 {
+                            if m.size.0 == 0 || m.size.0 > MAX_MESSAGE {
                                 return Err(invalid(
                                     format!("{field}.{what}.messages[{j}].size"),
                                     "expected 1 byte to 4 GiB".into(),
@@ -887,10 +979,30 @@ impl Scenario {
                     }
                     let page = load_page(src, f.page_id.as_deref(), base_dir)
                         .map_err(|m| invalid(format!("{field}.page"), m))?;
+                    if let Some(o) = page.objects().iter().find(|o| o.wire_bytes > MAX_MESSAGE) {
+                        return Err(invalid(
+                            format!("{field}.page"),
+                            format!(
+                                "{src}: object {} ({}) is {} bytes; a page load sends each object as one \
+                                 message of at most {MAX_MESSAGE} bytes (4 GiB)",
+                                o.id, o.url, o.wire_bytes
+                            ),
+                        ));
+                    }
+                    let request_bytes = match f.request_size {
+                        None => 300,
+                        Some(s) if (1..=MAX_MESSAGE).contains(&s.0) => s.0,
+                        Some(s) => {
+                            return Err(invalid(
+                                format!("{field}.request_size"),
+                                format!("expected 1 byte to 4 GiB, got {} bytes", s.0),
+                            ))
+                        }
+                    };
                     let d = f.discovery.clone().unwrap_or_default();
                     let load = Arc::new(PageLoad::new(
                         page,
-                        f.request_size.map_or(300, |s| s.0.max(1)),
+                        request_bytes,
                         triage_web::DiscoveryConfig {
                             html_ns: d.html.0,
                             css_ns: d.css.0,
@@ -915,6 +1027,24 @@ impl Scenario {
         if specs.is_empty() {
             return Err(invalid("flows".into(), "expected at least one [[flows]] entry".into()));
         }
+        // A byte-limited queue smaller than one full-sized data packet drops every one of them.
+        let largest = specs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (full_packet_bytes(&s.server_transport), i))
+            .max()
+            .unwrap_or_else(|| unreachable!("at least one flow"));
+        if let Some((field, bytes)) = byte_queues.iter().find(|(_, b)| *b < largest.0) {
+            return Err(invalid(
+                field.clone(),
+                format!(
+                    "{bytes} bytes cannot hold one full-sized data packet of flows[{}] ({} bytes), so every \
+                     data packet would be dropped; expected at least {} bytes",
+                    largest.1, largest.0, largest.0
+                ),
+            ));
+        }
+
         let mut sim = Simulator::new(net, self.measure.interval.0);
         sim.set_packet_trace(self.measure.packet_trace);
         for s in specs {
@@ -927,8 +1057,22 @@ impl Scenario {
             }
             sim.add_flow(s);
         }
-        Ok(Built { sim, stop_ns: self.stop.map_or(600_000_000_000, |d| d.0) })
+        Ok(Built { sim, stop_ns })
     }
+}
+
+/// Bytes of a full-sized data packet at the IP layer: MSS plus IP, TCP and timestamp headers
+/// (and the priority option when on), or a full QUIC packet plus IP and UDP headers.
+fn full_packet_bytes(cfg: &ConnectionConfig) -> u64 {
+    use triage_core::wire::{IP_HEADER_BYTES, TCP_BASE_HEADER_BYTES, TCP_TIMESTAMP_OPTION_BYTES};
+    let bytes = match cfg.mode {
+        TransportMode::Quic => triage_core::wire::quic::IP_UDP_HEADER_BYTES + cfg.quic.max_udp_payload_bytes,
+        TransportMode::Tcp => {
+            let options = TCP_TIMESTAMP_OPTION_BYTES + if cfg.priority_option { 3 } else { 0 };
+            cfg.mss_bytes + IP_HEADER_BYTES + TCP_BASE_HEADER_BYTES + options.div_ceil(4) * 4
+        }
+    };
+    u64::from(bytes)
 }
 
 /// Loads a page: `builtin:NAME` or a HAR / DevTools-log file (its import report's skipped

@@ -33,7 +33,10 @@ pub enum QueueKindName {
 /// A link's queue: a limit (`packets` or `bytes`) and optionally a discipline with its
 /// parameters. Parameters of another discipline are errors.
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table: { packets = 100 }, { bytes = \"150KB\" } or a discipline such as { kind = \"red\", packets = 100, min_th = 30, max_th = 60 }"
+)]
 pub struct QueueToml {
     /// Limit in packets.
     pub packets: Option<u64>,

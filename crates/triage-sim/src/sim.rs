@@ -284,6 +284,17 @@ pub struct Simulator {
 const SERVER_PORT: u16 = 80;
 const CLIENT_PORT_BASE: u16 = 40000;
 
+/// The most flows one simulator holds: flow `f` connects from client port 40000 + `f` to
+/// server port 80 + `f`, so every flow has an address pair of its own.
+pub const MAX_FLOWS: usize = (u16::MAX - CLIENT_PORT_BASE) as usize + 1;
+
+/// Flow `f`'s (client, server) ports.
+fn flow_ports(f: u32) -> (u16, u16) {
+    let f = u16::try_from(f).ok().filter(|&f| usize::from(f) < MAX_FLOWS);
+    let f = f.unwrap_or_else(|| panic!("a simulator holds at most {MAX_FLOWS} flows"));
+    (CLIENT_PORT_BASE + f, SERVER_PORT + f)
+}
+
 impl Simulator {
     /// A simulator over `net`; `sample_interval_ns` of 0 records no time series.
     pub fn new(mut net: Network, sample_interval_ns: u64) -> Self {
@@ -332,8 +343,14 @@ impl Simulator {
     }
 
     /// Adds a flow; returns its index.
+    ///
+    /// # Panics
+    ///
+    /// When the simulator already holds [`MAX_FLOWS`] flows (scenario files are checked
+    /// against the limit before this).
     pub fn add_flow(&mut self, spec: FlowSpec) -> u32 {
         let id = self.flows.len() as u32;
+        let (_, server_port) = flow_ports(id);
         let mut apps: [AppState; 2] = Default::default();
         let mut remaining = 0;
         for (side, app) in [(0usize, &spec.client_app), (1, &spec.server_app)] {
@@ -363,7 +380,7 @@ impl Simulator {
                 apps[side].ended = vec![false; p.page.len()];
             }
         }
-        let server_addr = Addr { node: spec.server, port: SERVER_PORT + id as u16 };
+        let server_addr = Addr { node: spec.server, port: server_port };
         self.listeners.insert(server_addr, id);
         self.events.push(spec.start_ns, Ev::FlowStart(id));
         self.flows.push(FlowState {
@@ -477,8 +494,9 @@ impl Simulator {
 
     fn start_flow(&mut self, f: u32) {
         let flow = &self.flows[f as usize];
-        let local = Addr { node: flow.spec.client, port: CLIENT_PORT_BASE + f as u16 };
-        let remote = Addr { node: flow.spec.server, port: SERVER_PORT + f as u16 };
+        let (client_port, server_port) = flow_ports(f);
+        let local = Addr { node: flow.spec.client, port: client_port };
+        let remote = Addr { node: flow.spec.server, port: server_port };
         let conn = Endpoint::connect(flow.spec.client_transport.clone(), local, remote);
         let id = self.add_conn(conn, f, false);
         self.flows[f as usize].client_conn = Some(id);
@@ -864,7 +882,8 @@ impl Simulator {
                         stats[i] = self.conns[*c as usize].conn.stats().clone();
                     }
                 }
-                let bytes = f.apps.iter().flat_map(|a| a.messages.iter()).map(|m| m.bytes).sum();
+                let bytes =
+                    f.apps.iter().flat_map(|a| a.messages.iter()).fold(0u64, |sum, m| sum.saturating_add(m.bytes));
                 FlowResult {
                     name: f.spec.name.clone(),
                     completed_ns: f.completed_ns,

@@ -133,6 +133,143 @@ server_app = {{ kind = "bulk", size = "{size}" }}
     }
 }
 
+/// A table-valued field given a bare value, or a table without `kind`, names the field and
+/// shows the forms it accepts (serde said "expected internally tagged enum LossModelSpec").
+#[test]
+fn table_fields_name_the_field_and_the_accepted_forms() {
+    let bulk = "server_app = { kind = \"bulk\", size = \"10KB\" }";
+    let cases = [
+        (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = 0.05 }"), "topology.bottleneck.loss: expected a table: { kind = \"none\" }, { kind = \"bernoulli\", loss_prob = 0.02 } or { kind = \"gilbert_elliott\"", "got floating point `0.05`"),
+        (GOOD.replace("delay = \"0ms\" }", "delay = \"0ms\", reverse_loss = \"2%\" }"), "topology.access.reverse_loss: expected a table:", "got string \"2%\""),
+        (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = { loss_prob = 0.05 } }"), "topology.bottleneck.loss: missing `kind`; expected a table: { kind = \"none\" }", "bernoulli"),
+        (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", queue = 100 }"), "topology.bottleneck.queue: expected a table: { packets = 100 }", "got integer `100`"),
+        (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = { kind = \"gilbert\" } }"), "topology.bottleneck.loss: unknown variant `gilbert`", "gilbert_elliott"),
+        (GOOD.replace("bottleneck = {", "bottleneck = { colour = 1,"), "topology.bottleneck: unknown field `colour`", "`rate`"),
+        (GOOD.replace("bottleneck = { rate = \"2Mbps\", delay = \"25ms\" }", "bottleneck = \"2Mbps\""), "topology.bottleneck: expected a link table like { rate = \"2Mbps\", delay = \"25ms\" }", "got string"),
+        (GOOD.replace(bulk, "server_app = \"bulk\""), "server_app: expected a table: { kind = \"sink\" }, { kind = \"bulk\", size = \"10MB\" }", "line 11, column 14"),
+        (GOOD.replace(bulk, "client_app = { size = \"1KB\" }"), "client_app: missing `kind`; expected a table: { kind = \"sink\" }", "line 11, column 14"),
+        (GOOD.replace("kind = \"dumbbell\"\n", ""), "topology: missing `kind`; expected a table with kind = \"dumbbell\" (pairs, bottleneck, access), \"profile\"", "custom"),
+        (
+            "name = \"t\"\ntopology = \"dumbbell\"\nflows = []\n".to_string(),
+            "topology: expected a table with kind = \"dumbbell\"",
+            "got string \"dumbbell\"",
+        ),
+        (
+            "name = \"t\"\nflows = []\n[topology]\nkind = \"custom\"\nhosts = [\"a\", \"b\"]\nlinks = [{ between = [\"a\", \"b\"], delay = \"1ms\", rate = \"1Mbps\" }, { between = [\"a\", \"b\"], delay = \"1ms\", loss = 1 }]\n".to_string(),
+            "topology.links[1].loss: expected a table:",
+            "got integer `1`",
+        ),
+        (GOOD.replace("kind = \"dumbbell\"", "kind = \"profile\"\nname = \"wpt-3g\"\nloss = 0.1").replace("bottleneck = { rate = \"2Mbps\", delay = \"25ms\" }\naccess = { rate = \"100Mbps\", delay = \"0ms\" }\n", ""), "topology.loss: expected a table:", "got floating point `0.1`"),
+    ];
+    for (text, message, also) in cases {
+        let e = err(&text);
+        assert!(e.starts_with("bad.toml: "), "{e}");
+        assert!(e.contains(message) && e.contains(also), "expected {message:?} and {also:?} in:\n{e}");
+        assert!(!e.contains("internally tagged") && !e.contains("Toml") && !e.contains("Spec"), "{e}");
+    }
+}
+
+/// User values that overflowed the arithmetic they feed are bounded with an error naming the
+/// field and the limit.
+#[test]
+fn values_that_overflowed_are_refused_with_the_limit() {
+    let transport = |line: &str| GOOD.replace("name = \"t\"", &format!("name = \"t\"\n[transport]\n{line}"));
+    // Stalled after the SYN (window arithmetic overflowed).
+    let e = err(&transport("receive_buffer = \"18446744073709551615B\""));
+    assert!(e.contains("flows[0].transport.receive_buffer") && e.contains("1 GiB") && e.contains("1073741824"), "{e}");
+    Scenario::parse(&transport("receive_buffer = \"1GiB\""), "ok").unwrap().build("ok", None).unwrap();
+    // `as u32` made this 1448.
+    let e = err(&transport("mss = \"4294968744B\""));
+    assert!(e.contains("flows[0].transport.mss") && e.contains("64..65000") && e.contains("4294968744"), "{e}");
+    Scenario::parse(&transport("mss = 65000"), "ok").unwrap().build("ok", None).unwrap();
+    // A page object of 1e300 bytes (2^64 - 1 after import) overflowed the flow's byte sum.
+    let dir = std::env::temp_dir().join(format!("triage-overflow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let har = dir.join("huge.har");
+    std::fs::write(
+        &har,
+        r#"{"log": {"entries": [{"request": {"url": "https://a.com/"},
+            "response": {"status": 200, "content": {"size": 1e300, "mimeType": "text/html"}}}]}}"#,
+    )
+    .unwrap();
+    let page = format!("page = {:?}", har.display().to_string());
+    let e = err(&GOOD.replace("server_app = { kind = \"bulk\", size = \"10KB\" }", &page));
+    assert!(e.contains("flows[0].page") && e.contains("https://a.com/") && e.contains("4294967295"), "{e}");
+    let e = err(&GOOD.replace(
+        "server_app = { kind = \"bulk\", size = \"10KB\" }",
+        "page = \"builtin:cats\"\nrequest_size = \"0B\"",
+    ));
+    assert!(e.contains("flows[0].request_size") && e.contains("1 byte to 4 GiB"), "{e}");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// Flow `f` uses client port 40000 + f: from 25,537 flows two flows shared an address pair
+/// (and a debug build panicked).
+#[test]
+fn more_flows_than_ports_are_refused() {
+    let head = GOOD.split("[[flows]]").next().unwrap().to_string();
+    let flow = "[[flows]]\nname = \"f\"\nclient = \"c0\"\nserver = \"s0\"\n";
+    let text = head + &flow.repeat(triage_sim::sim::MAX_FLOWS + 1);
+    let e = err(&text);
+    assert!(e.contains("flows: expected at most 25536 flows") && e.contains("got 25537"), "{e}");
+}
+
+/// Values that parsed and then did nothing useful, silently, are errors naming the field.
+#[test]
+fn nonsense_is_refused_naming_the_field() {
+    let custom = |links: &str| {
+        format!(
+            "name = \"t\"\n[topology]\nkind = \"custom\"\nhosts = [\"a\", \"b\"]\nlinks = [{links}]\n\
+             [[flows]]\nname = \"f\"\nclient = \"a\"\nserver = \"b\"\n"
+        )
+    };
+    let second_flow = "[[flows]]\nname = \"f\"\nclient = \"c0\"\nserver = \"s0\"\n";
+    let cases = [
+        (GOOD.replace("name = \"t\"", "name = \"t\"\nstop = \"0s\""), "bad.toml: stop: expected a positive duration"),
+        (
+            GOOD.replace("name = \"t\"", "name = \"t\"\nstop = \"1s\"").replace("server = \"s0\"", "server = \"s0\"\nstart = \"2s\""),
+            "flows[0].start: 2s is not before `stop` (1s): the flow would never start",
+        ),
+        (
+            GOOD.replace("name = \"t\"", "name = \"t\"\nstop = \"1s\"").replace("server = \"s0\"", "server = \"s0\"\nstart = \"1s\""),
+            "flows[0].start: 1s is not before `stop`",
+        ),
+        (
+            custom("{ between = [\"a\", \"a\"], rate = \"1Mbps\", delay = \"1ms\" }"),
+            "topology.links[0].between: a link joins two different nodes, not \"a\" to itself",
+        ),
+        (
+            GOOD.replace("rate = \"2Mbps\",", "rate = \"2Mbps\", trace = \"x.down\","),
+            "topology.bottleneck.rate: `rate` would be ignored: that direction follows `trace`; give the reverse direction's rate as `reverse_rate`",
+        ),
+        (
+            GOOD.replace("rate = \"2Mbps\",", "trace = \"x.down\", reverse_rate = \"1Mbps\", reverse_trace = \"x.up\","),
+            "topology.bottleneck.reverse_rate: `reverse_rate` would be ignored: that direction follows `reverse_trace`",
+        ),
+        (GOOD.to_string() + second_flow, "flows[1].name: \"f\" is also the name of flows[0]"),
+        (
+            GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", queue = { bytes = \"1000B\" } }"),
+            "topology.bottleneck.queue.bytes: 1000 bytes cannot hold one full-sized data packet of flows[0] (1500 bytes)",
+        ),
+        (
+            GOOD.replace("name = \"t\"", "name = \"t\"\n[transport]\nmode = \"quic\"")
+                .replace("delay = \"0ms\" }", "delay = \"0ms\", queue = { bytes = \"1479B\" } }"),
+            "topology.access.queue.bytes: 1479 bytes cannot hold one full-sized data packet of flows[0] (1480 bytes)",
+        ),
+    ];
+    for (text, message) in cases {
+        let e = err(&text);
+        assert!(e.contains(message), "expected {message:?} in:\n{e}");
+    }
+    // The limits themselves are fine.
+    let ok = |text: String| Scenario::parse(&text, "ok.toml").unwrap().build("ok.toml", None).unwrap();
+    ok(GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", queue = { bytes = \"1500B\" } }"));
+    ok(GOOD
+        .replace("name = \"t\"", "name = \"t\"\nstop = \"1s\"")
+        .replace("server = \"s0\"", "server = \"s0\"\nstart = \"999ms\""));
+    ok(custom("{ between = [\"a\", \"b\"], rate = \"1Mbps\", delay = \"1ms\" }"));
+}
+
 #[test]
 fn values_that_would_stall_or_spin_a_run_are_refused() {
     let cases = [

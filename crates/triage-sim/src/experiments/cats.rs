@@ -156,6 +156,10 @@ pub fn transport(cc: &ControllerKind, scheduler: SchedulerKind) -> ConnectionCon
     ConnectionConfig { controller: cc.clone(), scheduler, seed: 1, ..Default::default() }
 }
 
+/// Simulated time each run of the page may take; a group not complete by then is reported
+/// at `u64::MAX` ns (see [`CatsReproduction::incomplete`]).
+pub const RUN_LIMIT_NS: u64 = 3_600_000_000_000;
+
 /// Runs the page once; returns (written, completed) per group in [`PAGE`] order and the
 /// retransmission count. `order` is the write order as indices into [`PAGE`].
 pub fn run_page(net: &CatsNetwork, cfg: ConnectionConfig, order: &[usize]) -> (Vec<(u64, u64)>, u64) {
@@ -175,7 +179,7 @@ pub fn run_page(net: &CatsNetwork, cfg: ConnectionConfig, order: &[usize]) -> (V
         .collect();
     let bottleneck = LinkParams::new(net.rate_bps, owd, queue);
     let mut sim = one_flow_dumbbell("page", cfg, &bottleneck, AppSpec::Messages(msgs), 0);
-    sim.run(3_600_000_000_000, |_| {});
+    sim.run(RUN_LIMIT_NS, |_| {});
     let mut out = vec![(0, 0); PAGE.len()];
     for m in &sim.recorder().messages {
         let i = PAGE.iter().position(|p| p.0 == m.name).expect("a page group");
@@ -187,6 +191,23 @@ pub fn run_page(net: &CatsNetwork, cfg: ConnectionConfig, order: &[usize]) -> (V
 /// The Conductor without fairness: strict priority.
 pub fn strict_priority() -> CatsConfig {
     CatsConfig { high_watermark_bytes: [u64::MAX; 5], low_watermark_bytes: [u64::MAX; 5], payback_multiplier: [1; 5] }
+}
+
+impl CatsReproduction {
+    /// The (scheduler, group) pairs that did not complete within [`RUN_LIMIT_NS`], such as
+    /// "FIFO P0"; their times are meaningless.
+    pub fn incomplete(&self) -> Vec<String> {
+        let limit_ms = RUN_LIMIT_NS as f64 / 1e6;
+        let mut out = Vec::new();
+        for (name, get) in [
+            ("FIFO", (|g: &GroupResult| g.fifo_ms) as fn(&GroupResult) -> f64),
+            ("CATS", |g| g.cats_ms),
+            ("oracle", |g| g.oracle_ms),
+        ] {
+            out.extend(self.groups.iter().filter(|g| get(g) > limit_ms).map(|g| format!("{name} {}", g.name)));
+        }
+        out
+    }
 }
 
 /// Runs FIFO, CATS and the oracle on `net` with the Conductor's parameters `cats`.
