@@ -10,6 +10,7 @@ mod output;
 mod page;
 mod reproduce;
 mod reproduce_eecn;
+mod reproduce_partial;
 mod reproduce_quic;
 mod table;
 

@@ -28,6 +28,9 @@ enum Which {
     /// QUIC mode against a real QUIC stack: the CATS page in every sending mode (tcp, fifo, rr, prio, rfc9218,
     /// cats, dg01, dgall) beside quinn's and Linux TCP's medians.
     Quic(crate::reproduce_quic::QuicArgs),
+    /// The thesis's partially reliable transport (§5.9, §6): page loads on 12 Mbps and 9 Mbps + 5% loss under
+    /// six policies (non-essential objects as DATAGRAM chunks), with the thesis's reductions.
+    Partial(crate::reproduce_partial::PartialArgs),
 }
 
 #[derive(clap::Args)]
@@ -61,6 +64,7 @@ pub fn run(a: ReproduceArgs) -> Result<(), String> {
         Which::Cats(c) => cats(c),
         Which::Eecn(e) => crate::reproduce_eecn::run(e),
         Which::Quic(q) => crate::reproduce_quic::run(q),
+        Which::Partial(p) => crate::reproduce_partial::run(p),
     }
 }
 

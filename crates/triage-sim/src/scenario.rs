@@ -1077,7 +1077,9 @@ fn full_packet_bytes(cfg: &ConnectionConfig) -> u64 {
 
 /// Loads a page: `builtin:NAME` or a HAR / DevTools-log file (its import report's skipped
 /// entries are available through `triage page analyze`).
-fn load_page(src: &str, page_id: Option<&str>, base_dir: Option<&Path>) -> Result<triage_web::Page, String> {
+/// A page named as a scenario names it: `builtin:NAME`, or a HAR, DevTools log or
+/// `transfer_sequence.json` file (relative paths from `base_dir` when they exist there).
+pub fn load_page(src: &str, page_id: Option<&str>, base_dir: Option<&Path>) -> Result<triage_web::Page, String> {
     if let Some(name) = src.strip_prefix("builtin:") {
         return triage_web::builtin::builtin(name)
             .ok_or_else(|| format!("no built-in page \"{name}\" (cats, bing, youtube, news)"));

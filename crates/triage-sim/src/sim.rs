@@ -711,11 +711,9 @@ impl Simulator {
         let give_up = if deadline.is_some_and(|d| d <= self.now_ns) {
             true
         } else if app.ended[ku] {
-            let idle = page.end_idle_ns.unwrap_or_else(|| conn.srtt_ns().unwrap_or(0).saturating_mul(2).max(10_000_000));
-            let last = conn
-                .quic()
-                .and_then(|q| q.datagram_object(k))
-                .map_or(0, |o| o.last_chunk_ns);
+            let idle =
+                page.end_idle_ns.unwrap_or_else(|| conn.srtt_ns().unwrap_or(0).saturating_mul(2).max(10_000_000));
+            let last = conn.quic().and_then(|q| q.datagram_object(k)).map_or(0, |o| o.last_chunk_ns);
             let at = last.saturating_add(idle);
             if at > self.now_ns {
                 self.events.push(at, Ev::PartialCheck(f, k));

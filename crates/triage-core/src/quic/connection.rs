@@ -1238,7 +1238,11 @@ impl QuicConnection {
             if c.msg_id & RESPONSE_END_BIT != 0 {
                 self.events.push_back(Event::ResponseEnded { msg_id: c.msg_id & !RESPONSE_END_BIT });
             } else {
-                self.events.push_back(Event::MessageComplete { msg_id: c.msg_id, len_bytes: c.len_bytes, priority: None });
+                self.events.push_back(Event::MessageComplete {
+                    msg_id: c.msg_id,
+                    len_bytes: c.len_bytes,
+                    priority: None,
+                });
             }
         }
         if let Some(max) = r.max_stream_data {

@@ -375,7 +375,9 @@ pub fn summarize(runs: &[PartialRun]) -> Vec<PartialRow> {
             // Pair by seed and version.
             let pairs: Vec<(f64, f64)> = mine
                 .iter()
-                .filter_map(|r| base.iter().find(|b| b.seed == r.seed && b.version == r.version).map(|b| (b.fetch_ms, r.fetch_ms)))
+                .filter_map(|r| {
+                    base.iter().find(|b| b.seed == r.seed && b.version == r.version).map(|b| (b.fetch_ms, r.fetch_ms))
+                })
                 .collect();
             let (red, ci, red90, ci90) = if pairs.is_empty() {
                 (0.0, [0.0, 0.0], 0.0, [0.0, 0.0])

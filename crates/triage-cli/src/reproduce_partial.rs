@@ -1,0 +1,294 @@
+//! `triage reproduce partial`: the thesis's partially reliable transport (§5.9, §6). Page
+//! loads on its two networks under the six policies, with the thesis's reductions beside ours.
+
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use triage_sim::experiments::partial::{self, PartialNetwork, PartialPage, PartialRow, PartialRun, POLICIES};
+use triage_web::ReliabilityPolicy;
+
+use crate::chart;
+
+/// Arguments of `triage reproduce partial`.
+#[derive(clap::Args)]
+#[command(after_long_help = HELP)]
+pub struct PartialArgs {
+    /// Networks, comma-separated: `12Mbps` (no loss), `9Mbps+5%` (5% random loss on the
+    /// downlink). Default: both.
+    #[arg(long, value_delimiter = ',', value_parser = parse_network)]
+    networks: Vec<PartialNetwork>,
+    /// Policies, comma-separated (default: all six): reliable, fonts, ads, third_party,
+    /// fonts_ads, fonts_third_party. Reductions are against `reliable`, which always runs.
+    #[arg(long, value_delimiter = ',', value_parser = parse_policy)]
+    policies: Vec<ReliabilityPolicy>,
+    /// Pages: `builtin:news` (the six versions of the thesis's news page, cycled over the runs),
+    /// any built-in page, or a HAR / DevTools log / transfer_sequence.json file. Repeat for
+    /// several pages. Default: builtin:news.
+    #[arg(long = "page")]
+    pages: Vec<String>,
+    /// Page loads per network, policy and page, with seeds S, S+1, ...
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(2..=100_000))]
+    runs: u32,
+    /// First seed (S) of the loss process.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// How long the client waits after an unreliable object's response ended (HEADERS and FIN,
+    /// sent after its last chunk) before it gives the object up: `pr3` is the reproduction
+    /// spec's max(2·SRTT, 10 ms) since the last chunk; a duration (`0ms`, the default) waits
+    /// that long. The link keeps order, so nothing more can come after the FIN.
+    #[arg(long, default_value = "0ms", value_parser = parse_idle)]
+    end_idle: Idle,
+    /// Print JSON instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Write runs.csv, results.csv and reduction charts (SVG) into this directory.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+const HELP: &str = "\
+The network is one link with a 1 ms base RTT; the downlink is 12 Mbps, or 9 Mbps with 5% random
+loss. The client requests one object at a time in page order (the thesis's client). Under a
+policy the objects it calls non-essential travel as HTTP/3 DATAGRAM chunks (never resent); the
+rest, and always the root and render-blocking objects, on streams. Fetch time of a page load =
+the sum of its objects' fetch times (request to done). The table gives per row the mean and
+90th percentile, the reduction against all-reliable over the same seeds (mean with a 95% t
+interval, p90 with a 95% bootstrap interval) and the data loss (bytes lost / bytes sent as
+datagrams), with the thesis's reductions on 9 Mbps + 5% (Figs. 16 and 18).";
+
+#[derive(Clone, Copy, Debug)]
+enum Idle {
+    Pr3,
+    Ns(u64),
+}
+
+fn parse_idle(s: &str) -> Result<Idle, String> {
+    if s.eq_ignore_ascii_case("pr3") {
+        return Ok(Idle::Pr3);
+    }
+    s.parse::<triage_sim::units::Duration>()
+        .map(|d: triage_sim::units::Duration| Idle::Ns(d.0))
+        .map_err(|e| format!("expected `pr3` or a duration such as `0ms`: {e}"))
+}
+
+fn parse_network(s: &str) -> Result<PartialNetwork, String> {
+    PartialNetwork::parse(s).ok_or_else(|| format!("unknown network {s:?}: expected 12Mbps or 9Mbps+5%"))
+}
+
+fn parse_policy(s: &str) -> Result<ReliabilityPolicy, String> {
+    let p = ReliabilityPolicy::parse(s).map_err(|e| e.to_string())?;
+    if !POLICIES.contains(&p) {
+        return Err(format!(
+            "policy {s:?} is not one of the thesis's: reliable, fonts, ads, third_party, fonts_ads, fonts_third_party"
+        ));
+    }
+    Ok(p)
+}
+
+/// Runs the reproduction.
+pub fn run(a: PartialArgs) -> Result<(), String> {
+    let networks = if a.networks.is_empty() { PartialNetwork::ALL.to_vec() } else { dedup(&a.networks) };
+    let mut policies = vec![ReliabilityPolicy::Reliable];
+    for p in if a.policies.is_empty() { POLICIES.to_vec() } else { a.policies.clone() } {
+        if !policies.contains(&p) {
+            policies.push(p);
+        }
+    }
+    let names = if a.pages.is_empty() { vec!["builtin:news".to_string()] } else { a.pages.clone() };
+    let mut pages = Vec::new();
+    for n in &names {
+        pages.push(load(n).map_err(|e| format!("--page {n}: {e}"))?);
+    }
+    a.seed.checked_add(u64::from(a.runs)).ok_or_else(|| format!("--seed {} + --runs {} overflows", a.seed, a.runs))?;
+    let idle = match a.end_idle {
+        Idle::Pr3 => None,
+        Idle::Ns(n) => Some(n),
+    };
+    let total = (networks.len() * policies.len() * pages.len()) as u64 * u64::from(a.runs);
+    let bar = progress(total);
+    let runs = partial::run_all(&networks, &policies, &pages, a.runs as usize, a.seed, idle, || bar.inc(1));
+    bar.finish_and_clear();
+    let rows = partial::summarize(&runs);
+    if let Some(dir) = &a.out {
+        write_out(dir, &runs, &rows).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    if a.json {
+        let v = serde_json::json!({ "results": rows });
+        outln!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+    } else {
+        out!("{}", table(&rows, a.runs, a.seed));
+    }
+    Ok(())
+}
+
+fn dedup<T: PartialEq + Copy>(v: &[T]) -> Vec<T> {
+    let mut out = Vec::new();
+    for x in v {
+        if !out.contains(x) {
+            out.push(*x);
+        }
+    }
+    out
+}
+
+/// `builtin:news` is the six versions; anything else one page.
+fn load(name: &str) -> Result<PartialPage, String> {
+    if name == "builtin:news" {
+        let versions = triage_web::news_versions::news_versions();
+        return Ok(PartialPage { name: "news".into(), versions });
+    }
+    let page = triage_sim::scenario::load_page(name, None, None)?;
+    let short = name.strip_prefix("builtin:").unwrap_or(name);
+    let short = Path::new(short).file_name().map_or(short.to_string(), |f| f.to_string_lossy().into_owned());
+    Ok(PartialPage { name: short, versions: vec![page] })
+}
+
+fn progress(total: u64) -> ProgressBar {
+    if total <= 40 || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} page load {pos}/{len} [{elapsed_precise}] {wide_bar} eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+fn thesis(policy: &str) -> Option<(f64, f64)> {
+    partial::THESIS_REDUCTIONS.iter().find(|t| t.0 == policy).map(|t| (t.1, t.2))
+}
+
+fn table(rows: &[PartialRow], runs: u32, seed: u64) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Partially reliable transport (thesis §5.9): {runs} page loads per row (seeds {seed}..{}), fetch time = sum of object fetch times",
+        seed + u64::from(runs) - 1
+    );
+    let _ = writeln!(
+        s,
+        "{:<9} {:<14} {:<18} {:>10} {:>10} {:>22} {:>22} {:>9} {:>9} {:>14}",
+        "network",
+        "page",
+        "policy",
+        "mean_ms",
+        "p90_ms",
+        "reduction mean [95%]",
+        "reduction p90 [95%]",
+        "dgram_MB",
+        "loss_%",
+        "thesis mean/p90"
+    );
+    for r in rows {
+        let th = match (r.network, thesis(r.policy)) {
+            ("9Mbps+5%", Some((m, p))) => format!("{m:.1}/{p:.1}"),
+            _ => String::new(),
+        };
+        let red = |x: f64, ci: [f64; 2]| format!("{x:.1} [{:.0},{:.0}]", ci[0], ci[1]);
+        let _ = writeln!(
+            s,
+            "{:<9} {:<14} {:<18} {:>10.1} {:>10.1} {:>22} {:>22} {:>9.3} {:>9.2} {:>14}",
+            r.network,
+            r.page,
+            r.policy,
+            r.mean_fetch_ms,
+            r.p90_fetch_ms,
+            red(r.reduction_mean_ms, r.reduction_mean_ci95_ms),
+            red(r.reduction_p90_ms, r.reduction_p90_ci95_ms),
+            r.unreliable_bytes / 1e6,
+            r.data_loss_pct,
+            th
+        );
+    }
+    s
+}
+
+fn write_out(dir: &Path, runs: &[PartialRun], rows: &[PartialRow]) -> Result<(), Box<dyn std::error::Error>> {
+    std::fs::create_dir_all(dir)?;
+    let mut csv = String::from(
+        "network,policy,page,version,seed,fetch_ms,load_ms,objects,objects_done,unreliable_objects,\
+         partial_objects,unreliable_bytes,lost_bytes,page_bytes\n",
+    );
+    for r in runs {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{},{:.3},{:.3},{},{},{},{},{},{},{}",
+            r.network,
+            r.policy,
+            r.page,
+            r.version,
+            r.seed,
+            r.fetch_ms,
+            r.load_ms,
+            r.objects,
+            r.objects_done,
+            r.unreliable_objects,
+            r.partial_objects,
+            r.unreliable_bytes,
+            r.lost_bytes,
+            r.page_bytes
+        );
+    }
+    std::fs::write(dir.join("runs.csv"), csv)?;
+    let mut csv = String::from(
+        "network,page,policy,runs,mean_fetch_ms,p90_fetch_ms,reduction_mean_ms,reduction_mean_ci95_low_ms,\
+         reduction_mean_ci95_high_ms,reduction_p90_ms,reduction_p90_ci95_low_ms,reduction_p90_ci95_high_ms,\
+         data_loss_pct,unreliable_bytes,partial_objects\n",
+    );
+    for r in rows {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.0},{:.2}",
+            r.network,
+            r.page,
+            r.policy,
+            r.runs,
+            r.mean_fetch_ms,
+            r.p90_fetch_ms,
+            r.reduction_mean_ms,
+            r.reduction_mean_ci95_ms[0],
+            r.reduction_mean_ci95_ms[1],
+            r.reduction_p90_ms,
+            r.reduction_p90_ci95_ms[0],
+            r.reduction_p90_ci95_ms[1],
+            r.data_loss_pct,
+            r.unreliable_bytes,
+            r.partial_objects
+        );
+    }
+    std::fs::write(dir.join("results.csv"), csv)?;
+    // Figs. 16-18: reductions per policy, ours beside the thesis's, per network and page.
+    let mut keys: Vec<(&str, &str)> = Vec::new();
+    for r in rows {
+        if !keys.contains(&(r.network, r.page.as_str())) {
+            keys.push((r.network, r.page.as_str()));
+        }
+    }
+    for (net, page) in keys {
+        let mine: Vec<&PartialRow> =
+            rows.iter().filter(|r| r.network == net && r.page == page && r.policy != "reliable").collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let cats: Vec<String> = mine.iter().map(|r| r.policy.to_string()).collect();
+        let mut series = vec![
+            ("ours, mean".to_string(), mine.iter().map(|r| r.reduction_mean_ms.max(0.0)).collect::<Vec<_>>()),
+            ("ours, p90".to_string(), mine.iter().map(|r| r.reduction_p90_ms.max(0.0)).collect()),
+        ];
+        if net == "9Mbps+5%" {
+            series.push(("thesis, mean".into(), mine.iter().map(|r| thesis(r.policy).map_or(0.0, |t| t.0)).collect()));
+            series.push(("thesis, p90".into(), mine.iter().map(|r| thesis(r.policy).map_or(0.0, |t| t.1)).collect()));
+        }
+        let negative = mine.iter().any(|r| r.reduction_mean_ms < 0.0 || r.reduction_p90_ms < 0.0);
+        let title = format!(
+            "Fetch-time reduction against all-reliable, {page}, {net}{}",
+            if negative { " (negative reductions drawn as 0)" } else { "" }
+        );
+        let file = format!("reduction_{}_{}.svg", page.replace(['/', '.'], "_"), net.replace(['+', '%'], ""));
+        chart::bars(&dir.join(file), &title, "reduction (ms)", &cats, &series)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,123 @@
+//! `triage reproduce partial`: the JSON shape the issue names, bad values, and what the
+//! reproduction must show (thesis §5.9, §6): on 12 Mbps without loss partial reliability changes
+//! fetch times by under 2%; on 9 Mbps + 5% loss every policy reduces mean and p90 fetch time,
+//! the combined policies more than each of their parts, and datagram data loss is near the
+//! network's 5%.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn triage(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_triage"))
+        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn results(args: &[&str]) -> Vec<serde_json::Value> {
+    let mut all = vec!["reproduce", "partial", "--json"];
+    all.extend_from_slice(args);
+    let out = triage(&all);
+    assert!(out.status.success(), "{all:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.as_object().unwrap().keys().collect::<Vec<_>>(), ["results"]);
+    v["results"].as_array().unwrap().clone()
+}
+
+fn row<'a>(rows: &'a [serde_json::Value], network: &str, policy: &str) -> &'a serde_json::Value {
+    rows.iter().find(|r| r["network"] == network && r["policy"] == policy).unwrap()
+}
+
+fn f(v: &serde_json::Value, k: &str) -> f64 {
+    v[k].as_f64().unwrap_or_else(|| panic!("{k} in {v}"))
+}
+
+#[test]
+fn json_has_the_issues_fields_and_is_deterministic() {
+    let args = ["--runs", "2", "--networks", "12Mbps", "--policies", "fonts"];
+    let rows = results(&args);
+    // `reliable` always runs: the reductions are against it.
+    let policies: Vec<&str> = rows.iter().map(|r| r["policy"].as_str().unwrap()).collect();
+    assert_eq!(policies, ["reliable", "fonts"]);
+    for r in &rows {
+        for k in [
+            "network",
+            "policy",
+            "page",
+            "runs",
+            "mean_fetch_ms",
+            "p90_fetch_ms",
+            "reduction_mean_ms",
+            "reduction_p90_ms",
+            "data_loss_pct",
+        ] {
+            assert!(r.get(k).is_some(), "{k} missing in {r}");
+        }
+        assert_eq!(r["network"], "12Mbps");
+        assert_eq!(r["page"], "news");
+        assert_eq!(r["runs"], 2);
+    }
+    assert_eq!(f(&rows[0], "reduction_mean_ms"), 0.0);
+    let a = triage(&["reproduce", "partial", "--json", "--runs", "2", "--networks", "12Mbps", "--policies", "fonts"]);
+    let b = triage(&["reproduce", "partial", "--json", "--runs", "2", "--networks", "12Mbps", "--policies", "fonts"]);
+    assert_eq!(a.stdout, b.stdout);
+}
+
+#[test]
+fn bad_values_are_refused_naming_the_option() {
+    for (args, want) in [
+        (vec!["--networks", "10Mbps"], "--networks"),
+        (vec!["--policies", "essentialness"], "--policies"),
+        (vec!["--runs", "1"], "--runs"),
+        (vec!["--end-idle", "soon"], "--end-idle"),
+        (vec!["--page", "no/such/file.har"], "--page"),
+    ] {
+        let mut all = vec!["reproduce", "partial"];
+        all.extend_from_slice(&args);
+        let out = triage(&all);
+        assert!(!out.status.success(), "{args:?} accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+/// Thesis §6: on 12 Mbps without loss reliable and partially reliable fetch times are "nearly
+/// identical"; the issue asks for under 2%.
+#[test]
+fn lossless_12mbps_partial_reliability_changes_fetch_time_by_under_2pct() {
+    let rows = results(&["--runs", "12", "--networks", "12Mbps"]);
+    let base = f(row(&rows, "12Mbps", "reliable"), "mean_fetch_ms");
+    assert!((12_000.0..14_000.0).contains(&base), "baseline {base} ms (thesis 11.68 s)");
+    for r in &rows {
+        let m = f(r, "mean_fetch_ms");
+        assert!((m - base).abs() < 0.02 * base, "{}: {m} ms against {base} ms", r["policy"]);
+    }
+}
+
+/// Thesis Figs. 16-18 on 9 Mbps + 5% loss, as shape: every policy reduces mean and p90 fetch
+/// time, and each combined policy more than each of its parts. 120 loads per policy (the
+/// issue's default 30 leaves 95% intervals of about ±50 ms around reductions of 30-80 ms).
+#[test]
+fn lossy_9mbps_every_policy_reduces_fetch_time_and_combined_ones_more() {
+    let rows = results(&["--runs", "120", "--networks", "9Mbps+5%"]);
+    let base = f(row(&rows, "9Mbps+5%", "reliable"), "mean_fetch_ms");
+    assert!((17_000.0..20_000.0).contains(&base), "baseline {base} ms (thesis ≈ 18.5 s)");
+    let red =
+        |p: &str| (f(row(&rows, "9Mbps+5%", p), "reduction_mean_ms"), f(row(&rows, "9Mbps+5%", p), "reduction_p90_ms"));
+    for p in ["fonts", "ads", "third_party", "fonts_ads", "fonts_third_party"] {
+        let (m, p90) = red(p);
+        assert!(m > 0.0 && p90 > 0.0, "{p}: reductions {m} / {p90} ms");
+        let ci = row(&rows, "9Mbps+5%", p)["reduction_mean_ci95_ms"].as_array().unwrap().clone();
+        assert!(ci[0].as_f64().unwrap() > 0.0, "{p}: the 95% interval of the mean reduction includes 0: {ci:?}");
+        let loss = f(row(&rows, "9Mbps+5%", p), "data_loss_pct");
+        assert!((4.0..6.5).contains(&loss), "{p}: data loss {loss}% (the link drops 5%)");
+    }
+    for (combined, parts) in [("fonts_ads", ["fonts", "ads"]), ("fonts_third_party", ["fonts", "third_party"])] {
+        for part in parts {
+            assert!(red(combined).0 > red(part).0, "mean: {combined} {:?} vs {part} {:?}", red(combined), red(part));
+            assert!(red(combined).1 > red(part).1, "p90: {combined} {:?} vs {part} {:?}", red(combined), red(part));
+        }
+    }
+}
