@@ -5,6 +5,7 @@ use std::path::Path;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// What drawing a chart returns.
 pub type ChartResult = Result<(), Box<dyn std::error::Error>>;
@@ -56,7 +57,7 @@ pub fn lines(path: &Path, title: &str, y_desc: &str, series: &[(String, Vec<(f64
 /// Grouped bars: one group per category, one bar per series.
 pub fn bars(path: &Path, title: &str, y_desc: &str, cats: &[String], series: &[(String, Vec<f64>)]) -> ChartResult {
     let root = canvas(path, (1000, 480))?;
-    let ymax = series.iter().flat_map(|s| s.1.iter().copied()).fold(0.0, f64::max) * 1.25;
+    let ymax = series.iter().flat_map(|s| s.1.iter().copied()).fold(0.0, f64::max) * 1.4;
     let n = cats.len().max(1) as u32;
     let k = series.len().max(1) as f64;
     let mut chart = ChartBuilder::on(&root)
@@ -65,20 +66,15 @@ pub fn bars(path: &Path, title: &str, y_desc: &str, cats: &[String], series: &[(
         .x_label_area_size(35)
         .y_label_area_size(60)
         .build_cartesian_2d(0f64..n as f64, 0f64..ymax.max(1e-3))?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(n as usize * 2)
-        .x_label_formatter(&|x| {
-            let i = x.floor() as usize;
-            if (x - i as f64 - 0.5).abs() < 0.26 {
-                cats.get(i).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
-        .y_desc(y_desc)
-        .draw()?;
+    // Category names are drawn under each group of bars (the mesh's own x labels fall on
+    // "nice" numbers, not on the group centres); the top 20% is left free for the legend.
+    chart.configure_mesh().disable_x_mesh().x_labels(0).y_desc(y_desc).draw()?;
+    let style = TextStyle::from(("sans-serif", 14)).pos(Pos::new(HPos::Center, VPos::Top));
+    chart.draw_series(
+        cats.iter()
+            .enumerate()
+            .map(|(i, c)| EmptyElement::at((i as f64 + 0.5, 0.0)) + Text::new(c.clone(), (0, 8), style.clone())),
+    )?;
     for (j, (label, vals)) in series.iter().enumerate() {
         let c = PALETTE[j % PALETTE.len()];
         chart
