@@ -91,14 +91,7 @@ impl PartialNetwork {
 }
 
 /// The six policies of the reproduction, in the thesis's order (§5.9).
-pub const POLICIES: [ReliabilityPolicy; 6] = [
-    ReliabilityPolicy::Reliable,
-    ReliabilityPolicy::Fonts,
-    ReliabilityPolicy::Ads,
-    ReliabilityPolicy::ThirdParty,
-    ReliabilityPolicy::FontsAds,
-    ReliabilityPolicy::FontsThirdParty,
-];
+pub const POLICIES: [ReliabilityPolicy; 6] = ReliabilityPolicy::THESIS;
 
 /// The transport of the thesis's emulator as the reproduction spec reads it (PR-9).
 pub fn transport(seed: u64) -> ConnectionConfig {
