@@ -92,6 +92,13 @@ pub fn print_table(r: &RunReport) {
                     opt(p.plt_ms),
                     p.cls.clone().unwrap_or_default()
                 );
+                if let Some(d) = &p.datagrams {
+                    let _ = writeln!(
+                        s,
+                        "{:<12} datagrams: {} objects, {} bytes; {} incomplete, {} bytes lost = {:.2}% of datagram bytes ({:.2}% of the page)",
+                        "", d.objects, d.bytes, d.incomplete, d.lost_bytes, d.lost_pct, d.page_lost_pct
+                    );
+                }
             }
         }
     }

@@ -121,3 +121,29 @@ fn lossy_9mbps_every_policy_reduces_fetch_time_and_combined_ones_more() {
         }
     }
 }
+
+/// Must-show 5: scenarios/ferguson-slow4g-partial.toml runs FIFO, CATS, the thesis's
+/// essentialness policy and CATS with level-4 objects as datagrams; the two datagram variants
+/// report their data loss, the two reliable ones none; CATS with level-4 datagrams paints
+/// before FIFO.
+#[test]
+fn ferguson_partial_scenario_reports_data_loss_for_the_datagram_variants() {
+    let out = triage(&["run", "scenarios/ferguson-slow4g-partial.toml", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let variants = v["variants"].as_array().unwrap();
+    let names: Vec<&str> = variants.iter().map(|x| x["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["fifo", "cats", "fifo-essentialness", "cats-level4"]);
+    let page = |i: usize| &variants[i]["report"]["flows"][0]["page"];
+    for i in 0..4 {
+        assert_eq!(page(i)["delivered"], page(i)["objects"], "{}: every object ends", names[i]);
+        let d = &page(i)["datagrams"];
+        if i < 2 {
+            assert!(d.is_null(), "{}: {d}", names[i]);
+        } else {
+            let (b, l) = (d["bytes"].as_u64().unwrap(), d["lost_bytes"].as_u64().unwrap());
+            assert!(d["objects"].as_u64().unwrap() > 0 && b > 0 && l < b / 10, "{}: {d}", names[i]);
+        }
+    }
+    assert!(f(page(3), "fcp_ms") < f(page(0), "fcp_ms"));
+}

@@ -116,6 +116,42 @@ pub struct PageReport {
     pub plt_ms: Option<f64>,
     /// CATS's CLS-risk estimate.
     pub cls: Option<String>,
+    /// QUIC mode with a reliability policy: what the objects sent as datagrams lost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub datagrams: Option<DatagramLossReport>,
+}
+
+/// Data loss of the objects a page load sent as DATAGRAM chunks (thesis §6.1; PR-6).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DatagramLossReport {
+    /// Objects sent as datagrams.
+    pub objects: usize,
+    /// Of those, objects with missing bytes.
+    pub incomplete: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Bytes that never arrived.
+    pub lost_bytes: u64,
+    /// `lost_bytes` in percent of `bytes`.
+    pub lost_pct: f64,
+    /// `lost_bytes` in percent of the page's bytes.
+    pub page_lost_pct: f64,
+}
+
+fn datagram_loss(sim: &Simulator, flow: u32, page: &crate::app::PageLoad) -> Option<DatagramLossReport> {
+    if !page.unreliable.iter().any(|&u| u) {
+        return None;
+    }
+    let partials = sim.page_partials(flow)?;
+    let loss = triage_web::data_loss(&page.page, &partials, &page.partial);
+    Some(DatagramLossReport {
+        objects: page.unreliable.iter().filter(|&&u| u).count(),
+        incomplete: partials.values().filter(|d| d.unreliable && !d.complete).count(),
+        bytes: loss.unreliable.expected_bytes,
+        lost_bytes: loss.unreliable.lost_bytes,
+        lost_pct: loss.unreliable.lost_pct(),
+        page_lost_pct: loss.page.lost_pct(),
+    })
 }
 
 /// One link direction.
@@ -206,6 +242,7 @@ impl RunReport {
                         triage_web::qoe::ClsRating::Good => "<= 0.1".to_string(),
                         triage_web::qoe::ClsRating::Poor => format!("> 0.1 ({} late images)", c.late_images),
                     }),
+                    datagrams: datagram_loss(sim, i as u32, &page),
                 });
             }
         }

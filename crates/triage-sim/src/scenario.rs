@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use triage_core::cc::ControllerKind;
+use triage_core::quic::{DatagramFraming, DatagramOrder};
 use triage_core::sched::stream::StreamSchedulerKind;
 use triage_core::sched::CatsConfig;
 use triage_core::TransportMode;
@@ -177,6 +178,37 @@ pub struct TransportToml {
     pub save_data: Option<u8>,
     /// Source load shedding under severe, persistent congestion (default: off).
     pub load_shedding: Option<LoadSheddingToml>,
+    /// QUIC mode, page loads: which objects the server sends as DATAGRAM chunks, a
+    /// reliability policy: "reliable" (default), "fonts", "ads", "third_party", "fonts_ads",
+    /// "fonts_third_party", "essentialness" or "cats_level4" (see the README). The root and
+    /// render-blocking objects always go on streams.
+    pub reliability: Option<String>,
+    /// QUIC mode: how datagram chunks are framed: "http3" (RFC 9297, the default when
+    /// `reliability` is set) or "reference" (the reference tool's 9-byte header).
+    pub datagram_framing: Option<FramingName>,
+    /// QUIC mode: "first" (default: DATAGRAM frames ahead of stream data, as quinn writes
+    /// them) or "priority" (ahead only of less urgent stream data).
+    pub datagram_order: Option<DatagramOrderName>,
+}
+
+/// `transport.datagram_framing` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FramingName {
+    /// RFC 9297 HTTP/3 datagrams.
+    Http3,
+    /// The reference tool's chunks.
+    Reference,
+}
+
+/// `transport.datagram_order` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DatagramOrderName {
+    /// Ahead of stream data.
+    First,
+    /// By priority.
+    Priority,
 }
 
 /// Smallest and largest `transport.mss`.
@@ -264,6 +296,9 @@ impl TransportToml {
             dscp: self.dscp.or(base.dscp),
             save_data: self.save_data.or(base.save_data),
             load_shedding: self.load_shedding.clone().or(base.load_shedding.clone()),
+            reliability: self.reliability.clone().or(base.reliability.clone()),
+            datagram_framing: self.datagram_framing.or(base.datagram_framing),
+            datagram_order: self.datagram_order.or(base.datagram_order),
         }
     }
 
@@ -309,6 +344,19 @@ impl TransportToml {
                 "transport.mode".into(),
                 "priority_option, dscp and ack_priority0_immediately are TCP-mode options".into(),
             ));
+        }
+        for (name, set) in [
+            ("reliability", self.reliability.is_some()),
+            ("datagram_framing", self.datagram_framing.is_some()),
+            ("datagram_order", self.datagram_order.is_some()),
+        ] {
+            if set && !quic_mode {
+                return Err((format!("transport.{name}"), "datagrams need mode = \"quic\"".into()));
+            }
+        }
+        if let Some(r) = &self.reliability {
+            triage_web::ReliabilityPolicy::parse(r)
+                .map_err(|e| ("transport.reliability".to_string(), e.to_string()))?;
         }
         for (name, v) in [("default_priority", self.default_priority), ("save_data", self.save_data)] {
             if v.is_some_and(|p| p > 4) {
@@ -399,7 +447,23 @@ impl TransportToml {
             save_data_threshold: self.save_data,
             load_shedding,
             mode: if quic_mode { TransportMode::Quic } else { TransportMode::Tcp },
-            quic: triage_core::quic::QuicConfig { scheduler: stream_scheduler, ..Default::default() },
+            quic: triage_core::quic::QuicConfig {
+                scheduler: stream_scheduler,
+                datagram_framing: match self.datagram_framing {
+                    Some(FramingName::Reference) => DatagramFraming::Reference,
+                    Some(FramingName::Http3) => DatagramFraming::Http3,
+                    None if self.reliability.is_some() => DatagramFraming::Http3,
+                    None => DatagramFraming::Reference,
+                },
+                datagram_order: match self.datagram_order {
+                    Some(DatagramOrderName::Priority) => DatagramOrder::Priority,
+                    _ => DatagramOrder::First,
+                },
+                // A page server ends each datagram response with HEADERS and FIN on its
+                // request stream (see `QuicConfig::response_headers_bytes`).
+                response_headers_bytes: if self.reliability.is_some() { 24 } else { 0 },
+                ..Default::default()
+            },
             ..d
         })
     }
@@ -903,6 +967,14 @@ impl Scenario {
             if cfg.initial_rto_ns == 0 {
                 return Err(invalid(format!("{field}.transport.initial_rto"), "expected a positive duration".into()));
             }
+            if t.reliability.is_some() && f.page.is_none() {
+                return Err(invalid(
+                    format!("{field}.transport.reliability"),
+                    "a reliability policy chooses among a page's objects: it needs `page`; for messages use \
+                     `unreliable = true`"
+                        .into(),
+                ));
+            }
             if cfg.initial_window_segments == 0 {
                 return Err(invalid(format!("{field}.transport.initial_window"), "expected at least 1 segment".into()));
             }
@@ -1000,7 +1072,7 @@ impl Scenario {
                         }
                     };
                     let d = f.discovery.clone().unwrap_or_default();
-                    let load = Arc::new(PageLoad::new(
+                    let mut load = PageLoad::new(
                         page,
                         request_bytes,
                         triage_web::DiscoveryConfig {
@@ -1009,7 +1081,17 @@ impl Scenario {
                             js_ns: d.js.0,
                             other_ns: d.other.0,
                         },
-                    ));
+                    );
+                    if let Some(policy) =
+                        t.reliability.as_deref().and_then(|r| triage_web::ReliabilityPolicy::parse(r).ok())
+                    {
+                        let plan = policy.plan(&load.page);
+                        load.unreliable = vec![false; load.page.len()];
+                        for id in plan.unreliable {
+                            load.unreliable[id.index()] = true;
+                        }
+                    }
+                    let load = Arc::new(load);
                     (AppSpec::PageClient(load.clone()), AppSpec::PageServer(load))
                 }
             };

@@ -311,3 +311,21 @@ fn quic_mode_parses_and_its_options_are_checked() {
     let e = err(&quic.replace("server_app = { kind = \"bulk\", size = \"10KB\" }", msgs));
     assert!(e.contains("flows[0].server_app.messages[0].stream") && e.contains("unreliable"), "{e}");
 }
+
+#[test]
+fn reliability_options_need_quic_mode_a_page_and_a_known_policy() {
+    let page = GOOD.replace("server_app = { kind = \"bulk\", size = \"10KB\" }", "page = \"builtin:cats\"");
+    let e = err(&page.replace("[topology]", "[transport]\nreliability = \"fonts\"\n[topology]"));
+    assert!(e.contains("transport.reliability") && e.contains("mode = \"quic\""), "{e}");
+    let e = err(&page.replace("[topology]", "[transport]\nmode = \"quic\"\nreliability = \"some\"\n[topology]"));
+    assert!(e.contains("transport.reliability") && e.contains("cats_level4"), "{e}");
+    let e = err(&GOOD.replace("[topology]", "[transport]\nmode = \"quic\"\nreliability = \"fonts\"\n[topology]"));
+    assert!(e.contains("transport.reliability") && e.contains("needs `page`"), "{e}");
+    let e = err(&GOOD.replace("[topology]", "[transport]\ndatagram_order = \"priority\"\n[topology]"));
+    assert!(e.contains("transport.datagram_order"), "{e}");
+    let ok = page.replace(
+        "[topology]",
+        "[transport]\nmode = \"quic\"\nreliability = \"cats_level4\"\ndatagram_order = \"priority\"\n[topology]",
+    );
+    Scenario::parse(&ok, "ok.toml").unwrap().build("ok.toml", None).unwrap();
+}

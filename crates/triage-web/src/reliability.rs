@@ -14,6 +14,7 @@
 //! | `fonts_ads` | `fonts` ∪ `ads` | "Fonts and Ads as Non-Essential" |
 //! | `fonts_third_party` | `fonts` ∪ `third_party` | "Fonts and 3rd Party Objects as Non-Essential" |
 //! | `essentialness` | every object the §5.3.2 classifier calls Non-Essential (Table 4: Fonts and Ads/Analytics, plus rules' `essential = "non-essential"`) | §5.3.2, Table 4 |
+//! | `cats_level4` | every object the CATS classifier puts at level 4 (background) | CATS §II-B, with the thesis's datagrams |
 //!
 //! # Classification (the reproduction spec's PR-10)
 //!
@@ -116,6 +117,9 @@ pub enum ReliabilityPolicy {
     FontsThirdParty,
     /// Every object the essentialness classifier calls Non-Essential (§5.3.2, Table 4).
     Essentialness,
+    /// Every object the CATS classifier puts at level 4, "background" (CATS §II-B): what CATS
+    /// already sends last is what may arrive incomplete.
+    CatsLevel4,
 }
 
 /// The error of [`ReliabilityPolicy::parse`]: names the input and the accepted names.
@@ -133,7 +137,7 @@ impl std::error::Error for UnknownPolicy {}
 
 impl ReliabilityPolicy {
     /// Every policy, in the order of the module table.
-    pub const ALL: [ReliabilityPolicy; 7] = [
+    pub const ALL: [ReliabilityPolicy; 8] = [
         ReliabilityPolicy::Reliable,
         ReliabilityPolicy::Fonts,
         ReliabilityPolicy::Ads,
@@ -141,6 +145,7 @@ impl ReliabilityPolicy {
         ReliabilityPolicy::FontsAds,
         ReliabilityPolicy::FontsThirdParty,
         ReliabilityPolicy::Essentialness,
+        ReliabilityPolicy::CatsLevel4,
     ];
 
     /// The thesis's six runs (§5.9): the all-reliable baseline and the five scenarios.
@@ -154,7 +159,7 @@ impl ReliabilityPolicy {
     ];
 
     /// Name as in the module table and in JSON output (`reliable`, `fonts`, `ads`,
-    /// `third_party`, `fonts_ads`, `fonts_third_party`, `essentialness`).
+    /// `third_party`, `fonts_ads`, `fonts_third_party`, `essentialness`, `cats_level4`).
     pub fn name(self) -> &'static str {
         match self {
             ReliabilityPolicy::Reliable => "reliable",
@@ -164,6 +169,7 @@ impl ReliabilityPolicy {
             ReliabilityPolicy::FontsAds => "fonts_ads",
             ReliabilityPolicy::FontsThirdParty => "fonts_third_party",
             ReliabilityPolicy::Essentialness => "essentialness",
+            ReliabilityPolicy::CatsLevel4 => "cats_level4",
         }
     }
 
@@ -213,6 +219,7 @@ impl ReliabilityPolicy {
             ReliabilityPolicy::FontsAds => is_font(obj) || is_ad(page, obj),
             ReliabilityPolicy::FontsThirdParty => is_font(obj) || third_party(),
             ReliabilityPolicy::Essentialness => obj.essential == Essentialness::NonEssential,
+            ReliabilityPolicy::CatsLevel4 => obj.cats_level == 4,
         }
     }
 
