@@ -189,6 +189,48 @@ pub struct TransportToml {
     /// QUIC mode: "first" (default: DATAGRAM frames ahead of stream data, as quinn writes
     /// them) or "priority" (ahead only of less urgent stream data).
     pub datagram_order: Option<DatagramOrderName>,
+    /// Page loads with a reliability policy: how long the client waits for an incomplete
+    /// datagram object of each type, from its request (`{ font = "3s", image = "2s" }`; types
+    /// html, css, js, font, image, media, json, other; default: until its response ends).
+    pub partial_deadlines: Option<DeadlinesToml>,
+}
+
+/// `transport.partial_deadlines`: per content type.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeadlinesToml {
+    /// HTML documents.
+    pub html: Option<Duration>,
+    /// Stylesheets.
+    pub css: Option<Duration>,
+    /// Scripts.
+    pub js: Option<Duration>,
+    /// Web fonts.
+    pub font: Option<Duration>,
+    /// Images.
+    pub image: Option<Duration>,
+    /// Audio and video.
+    pub media: Option<Duration>,
+    /// JSON.
+    pub json: Option<Duration>,
+    /// Anything else.
+    pub other: Option<Duration>,
+}
+
+impl DeadlinesToml {
+    fn to_config(self) -> triage_web::PartialConfig {
+        let ns = |d: Option<Duration>| d.map(|d| d.0);
+        triage_web::PartialConfig {
+            html_ns: ns(self.html),
+            css_ns: ns(self.css),
+            js_ns: ns(self.js),
+            font_ns: ns(self.font),
+            image_ns: ns(self.image),
+            media_ns: ns(self.media),
+            json_ns: ns(self.json),
+            other_ns: ns(self.other),
+        }
+    }
 }
 
 /// `transport.datagram_framing` names.
@@ -299,6 +341,7 @@ impl TransportToml {
             reliability: self.reliability.clone().or(base.reliability.clone()),
             datagram_framing: self.datagram_framing.or(base.datagram_framing),
             datagram_order: self.datagram_order.or(base.datagram_order),
+            partial_deadlines: self.partial_deadlines.or(base.partial_deadlines),
         }
     }
 
@@ -349,6 +392,7 @@ impl TransportToml {
             ("reliability", self.reliability.is_some()),
             ("datagram_framing", self.datagram_framing.is_some()),
             ("datagram_order", self.datagram_order.is_some()),
+            ("partial_deadlines", self.partial_deadlines.is_some()),
         ] {
             if set && !quic_mode {
                 return Err((format!("transport.{name}"), "datagrams need mode = \"quic\"".into()));
@@ -612,6 +656,11 @@ pub struct FlowToml {
     /// (default 0 for every type: a network-only lower bound).
     #[serde(default)]
     pub discovery: Option<DiscoveryToml>,
+    /// The thesis's client: one request at a time in the page's order (a
+    /// `transfer_sequence.json`'s order), the next once the previous object is done, instead of
+    /// requests as the page load discovers objects (default false).
+    #[serde(default)]
+    pub sequential: Option<bool>,
 }
 
 /// Per-type processing delays of a page load.
@@ -967,7 +1016,10 @@ impl Scenario {
             if cfg.initial_rto_ns == 0 {
                 return Err(invalid(format!("{field}.transport.initial_rto"), "expected a positive duration".into()));
             }
-            if t.reliability.is_some() && f.page.is_none() {
+            if f.sequential.is_some() && f.page.is_none() {
+                return Err(invalid(format!("{field}.sequential"), "the sequential client loads a `page`".into()));
+            }
+            if (t.reliability.is_some() || t.partial_deadlines.is_some()) && f.page.is_none() {
                 return Err(invalid(
                     format!("{field}.transport.reliability"),
                     "a reliability policy chooses among a page's objects: it needs `page`; for messages use \
@@ -1082,6 +1134,8 @@ impl Scenario {
                             other_ns: d.other.0,
                         },
                     );
+                    load.sequential = f.sequential.unwrap_or(false);
+                    load.partial = t.partial_deadlines.unwrap_or_default().to_config();
                     if let Some(policy) =
                         t.reliability.as_deref().and_then(|r| triage_web::ReliabilityPolicy::parse(r).ok())
                     {

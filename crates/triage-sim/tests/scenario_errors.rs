@@ -323,6 +323,10 @@ fn reliability_options_need_quic_mode_a_page_and_a_known_policy() {
     assert!(e.contains("transport.reliability") && e.contains("needs `page`"), "{e}");
     let e = err(&GOOD.replace("[topology]", "[transport]\ndatagram_order = \"priority\"\n[topology]"));
     assert!(e.contains("transport.datagram_order"), "{e}");
+    let e = err(&page.replace("[topology]", "[transport]\npartial_deadlines = { font = \"3s\" }\n[topology]"));
+    assert!(e.contains("transport.partial_deadlines"), "{e}");
+    let e = err(&GOOD.replace("name = \"f\"", "name = \"f\"\nsequential = true"));
+    assert!(e.contains("flows[0].sequential"), "{e}");
     let ok = page.replace(
         "[topology]",
         "[transport]\nmode = \"quic\"\nreliability = \"cats_level4\"\ndatagram_order = \"priority\"\n[topology]",
