@@ -357,6 +357,18 @@ mod tests {
     }
 
     #[test]
+    fn cats_level4_sends_exactly_the_background_objects_that_do_not_block_paint() {
+        for name in ["cats", "news-v1"] {
+            let page = crate::builtin::builtin(name).unwrap();
+            let plan = ReliabilityPolicy::CatsLevel4.plan(&page);
+            let want: Vec<ObjectId> =
+                page.objects().iter().filter(|o| o.cats_level == 4 && !o.blocks_first_paint()).map(|o| o.id).collect();
+            assert!(!want.is_empty(), "{name} has background objects");
+            assert_eq!(plan.unreliable, want, "{name}");
+        }
+    }
+
+    #[test]
     fn names_round_trip_and_errors_list_them() {
         for p in ReliabilityPolicy::ALL {
             assert_eq!(ReliabilityPolicy::parse(p.name()), Ok(p));
@@ -367,7 +379,7 @@ mod tests {
         assert_eq!(
             e,
             "unknown reliability policy \"images\", expected one of reliable, fonts, ads, third_party, \
-             fonts_ads, fonts_third_party, essentialness"
+             fonts_ads, fonts_third_party, essentialness, cats_level4"
         );
         assert_eq!(Reliability::parse("Unreliable"), Some(Reliability::Unreliable));
         assert_eq!(Reliability::parse("maybe"), None);
