@@ -202,6 +202,9 @@ struct AppState {
     /// and unreliable objects whose response ended (HEADERS and FIN on the request stream).
     done: Vec<bool>,
     ended: Vec<bool>,
+    /// What had arrived of each unreliable object when the client gave it up (later chunks
+    /// are of no use to the page and do not count as received).
+    given_up: std::collections::BTreeMap<u32, Option<triage_core::quic::DatagramObject>>,
     /// Index into the recorder's messages of this end's first message.
     record_base: usize,
     written: usize,
@@ -725,6 +728,8 @@ impl Simulator {
             false
         };
         if give_up {
+            let o = self.conns[c as usize].conn.quic().and_then(|q| q.datagram_object(k));
+            self.flows[f as usize].apps[0].given_up.insert(k, o);
             self.message_complete(f, 0, c, k, None);
             self.service(c);
         }
@@ -914,7 +919,8 @@ impl Simulator {
 
     /// For a page-load flow: what arrived of each object the client is done with
     /// ([`triage_web::PartialDelivery`]; reliable objects are complete deliveries). An
-    /// unreliable object reports the chunks the client got (none: all of it lost); its
+    /// unreliable object reports the chunks the client got before it was done with the object
+    /// (none: all of it lost; chunks that came after the client gave it up count as lost); its
     /// `last_chunk_ns` is when its last chunk came in, or when the client gave up on it if
     /// none did.
     pub fn page_partials(&self, flow: u32) -> Option<triage_web::PartialDeliveries> {
@@ -931,26 +937,28 @@ impl Simulator {
             let expected_bytes = resp.bytes;
             let id = triage_web::ObjectId(k as u32);
             let d = match (page.is_unreliable(k), client) {
-                (true, Some(q)) => match q.datagram_object(k as u32) {
-                    Some(o) => triage_web::PartialDelivery {
-                        request_ns,
-                        last_chunk_ns: o.last_chunk_ns,
-                        expected_bytes,
-                        received_bytes: o.bytes_received,
-                        chunks_lost: o.chunks_missing() as u64,
-                        complete: o.complete,
-                        unreliable: true,
-                    },
-                    None => triage_web::PartialDelivery {
-                        request_ns,
-                        last_chunk_ns: done_ns,
-                        expected_bytes,
-                        received_bytes: 0,
-                        chunks_lost: fates.iter().find(|x| x.0 == k as u32).map_or(0, |x| x.1 as u64),
-                        complete: false,
-                        unreliable: true,
-                    },
-                },
+                (true, Some(q)) => {
+                    match f.apps[0].given_up.get(&(k as u32)).copied().unwrap_or_else(|| q.datagram_object(k as u32)) {
+                        Some(o) => triage_web::PartialDelivery {
+                            request_ns,
+                            last_chunk_ns: o.last_chunk_ns,
+                            expected_bytes,
+                            received_bytes: o.bytes_received,
+                            chunks_lost: o.chunks_missing() as u64,
+                            complete: o.complete,
+                            unreliable: true,
+                        },
+                        None => triage_web::PartialDelivery {
+                            request_ns,
+                            last_chunk_ns: done_ns,
+                            expected_bytes,
+                            received_bytes: 0,
+                            chunks_lost: fates.iter().find(|x| x.0 == k as u32).map_or(0, |x| x.1 as u64),
+                            complete: false,
+                            unreliable: true,
+                        },
+                    }
+                }
                 _ => triage_web::PartialDelivery::complete(
                     triage_web::Delivery { request_ns, complete_ns: done_ns },
                     expected_bytes,

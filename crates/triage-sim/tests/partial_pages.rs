@@ -37,3 +37,43 @@ fn the_pr3_idle_rule_waits_up_to_10ms_after_the_last_chunk_per_incomplete_object
     let n = pr3.partial_objects as f64;
     assert!(extra > 0.0 && extra <= 10.0 * n + 0.5, "{extra} ms for {n} objects");
 }
+
+/// A scenario with `partial_deadlines`: fonts given up 1 ms after their request (long before
+/// any chunk can arrive) lose all their bytes, even though their chunks still come in later;
+/// with a generous deadline nothing is cut and the loss is the link's.
+#[test]
+fn a_deadline_gives_fonts_up_and_counts_what_came_after_as_lost() {
+    let text = r#"
+name = "t"
+seed = 2
+stop = "600s"
+[transport]
+mode = "quic"
+reliability = "fonts"
+partial_deadlines = { font = "DEADLINE" }
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "12Mbps", delay = "5ms", loss = { kind = "bernoulli", loss_prob = 0.02 } }
+access = { rate = "100Mbps", delay = "0ms" }
+[[flows]]
+name = "page"
+client = "c0"
+server = "s0"
+page = "builtin:news-v3"
+sequential = true
+"#;
+    let run = |deadline: &str| {
+        let t = text.replace("DEADLINE", deadline);
+        let s = triage_sim::scenario::Scenario::parse(&t, "s.toml").unwrap();
+        let mut b = s.build("s.toml", None).unwrap();
+        b.sim.run(b.stop_ns, |_| {});
+        let r = triage_sim::report::RunReport::new(&s.name, s.seed, &b.sim);
+        let p = r.flows[0].page.clone().unwrap();
+        assert_eq!(p.delivered, p.objects, "deadline {deadline}: the page load ends");
+        p.datagrams.unwrap()
+    };
+    let cut = run("1ms");
+    assert_eq!((cut.incomplete, cut.lost_bytes), (cut.objects, cut.bytes), "{cut:?}");
+    let long = run("60s");
+    assert!(long.lost_bytes > 0 && long.lost_pct < 6.0, "{long:?}");
+}
