@@ -43,7 +43,8 @@ pub struct PartialArgs {
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
-    /// Write runs.csv, results.csv and reduction charts (SVG) into this directory.
+    /// Write runs.csv (one row per page load), objects.csv (per object: fetch time, bytes lost),
+    /// results.csv and reduction charts (SVG) into this directory.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
@@ -234,6 +235,29 @@ fn write_out(dir: &Path, runs: &[PartialRun], rows: &[PartialRow]) -> Result<(),
         );
     }
     std::fs::write(dir.join("runs.csv"), csv)?;
+    let mut csv =
+        String::from("network,policy,page,version,seed,object,type,bytes,unreliable,fetch_ms,complete,lost_bytes\n");
+    for r in runs {
+        for o in &r.object_fetches {
+            let _ = writeln!(
+                csv,
+                "{},{},{},{},{},{},{},{},{},{:.3},{},{}",
+                r.network,
+                r.policy,
+                r.page,
+                r.version,
+                r.seed,
+                o.id,
+                o.kind.name(),
+                o.bytes,
+                o.unreliable,
+                o.fetch_ms,
+                o.complete,
+                o.lost_bytes
+            );
+        }
+    }
+    std::fs::write(dir.join("objects.csv"), csv)?;
     let mut csv = String::from(
         "network,page,policy,runs,mean_fetch_ms,p90_fetch_ms,reduction_mean_ms,reduction_mean_ci95_low_ms,\
          reduction_mean_ci95_high_ms,reduction_p90_ms,reduction_p90_ci95_low_ms,reduction_p90_ci95_high_ms,\

@@ -147,3 +147,41 @@ fn ferguson_partial_scenario_reports_data_loss_for_the_datagram_variants() {
     }
     assert!(f(page(3), "fcp_ms") < f(page(0), "fcp_ms"));
 }
+
+/// `--out`: runs.csv one row per page load, objects.csv one row per object of each load whose
+/// fetch times add up to the load's (PR-4), results.csv one row per policy, and a chart.
+#[test]
+fn out_writes_loads_objects_results_and_a_chart() {
+    let dir = std::env::temp_dir().join(format!("triage-partial-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let out =
+        triage(&["reproduce", "partial", "--runs", "2", "--networks", "9Mbps+5%", "--policies", "fonts", "--out", d]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    let runs = read("runs.csv");
+    let objects = read("objects.csv");
+    assert_eq!(runs.lines().count(), 1 + 4, "{runs}");
+    assert_eq!(read("results.csv").lines().count(), 1 + 2);
+    for line in runs.lines().skip(1) {
+        let c: Vec<&str> = line.split(',').collect();
+        let (policy, seed, fetch): (&str, &str, f64) = (c[1], c[4], c[5].parse().unwrap());
+        let rows: Vec<Vec<&str>> = objects
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|o| o[1] == policy && o[4] == seed)
+            .collect();
+        assert_eq!(rows.len(), c[8].parse::<usize>().unwrap(), "one row per object done");
+        let sum: f64 = rows.iter().map(|o| o[9].parse::<f64>().unwrap()).sum();
+        assert!((sum - fetch).abs() < 0.001 * rows.len() as f64, "{policy} seed {seed}: {sum} vs {fetch}");
+        if policy == "fonts" {
+            assert!(rows.iter().all(|o| (o[6] == "font") == (o[8] == "true")), "fonts and only fonts as datagrams");
+        }
+    }
+    let svg = read("reduction_news_9Mbps5.svg");
+    for label in ["fonts", "thesis, mean", "reduction (ms)"] {
+        assert!(svg.contains(label), "chart lacks {label}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -148,6 +148,27 @@ pub struct PartialRun {
     pub lost_bytes: u64,
     /// Bytes of the page.
     pub page_bytes: u64,
+    /// Every object the client was done with, in page order.
+    pub object_fetches: Vec<ObjectFetch>,
+}
+
+/// One object of one page load.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ObjectFetch {
+    /// Object id (index in the page).
+    pub id: u32,
+    /// Content type.
+    pub kind: triage_web::ContentType,
+    /// Bytes of the object.
+    pub bytes: u64,
+    /// Sent as datagram chunks.
+    pub unreliable: bool,
+    /// Request to done, ms (PR-4).
+    pub fetch_ms: f64,
+    /// Every byte arrived.
+    pub complete: bool,
+    /// Bytes that did not arrive before the client was done with it.
+    pub lost_bytes: u64,
 }
 
 /// Loads one page version once.
@@ -206,6 +227,21 @@ pub fn run_one(
     let load_ns = deliveries.values().map(|d| d.complete_ns).max().unwrap_or(0);
     let loss = data_loss(page, &partials, &load.partial);
     let ms = |ns: u64| ns as f64 / 1e6;
+    let object_fetches = deliveries
+        .iter()
+        .map(|(id, d)| {
+            let p = partials.get(id);
+            ObjectFetch {
+                id: id.0,
+                kind: page.get(*id).kind,
+                bytes: page.get(*id).wire_bytes,
+                unreliable: p.is_some_and(|p| p.unreliable),
+                fetch_ms: ms(d.complete_ns.saturating_sub(d.request_ns)),
+                complete: p.is_none_or(|p| p.complete),
+                lost_bytes: p.map_or(0, |p| p.lost_bytes()),
+            }
+        })
+        .collect();
     PartialRun {
         network: network.name(),
         policy: policy.name(),
@@ -221,6 +257,7 @@ pub fn run_one(
         unreliable_bytes: loss.unreliable.expected_bytes,
         lost_bytes: loss.unreliable.lost_bytes,
         page_bytes: page.total_wire_bytes(),
+        object_fetches,
     }
 }
 
