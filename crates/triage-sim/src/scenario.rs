@@ -661,6 +661,11 @@ pub struct FlowToml {
     /// requests as the page load discovers objects (default false).
     #[serde(default)]
     pub sequential: Option<bool>,
+    /// A rules file (`triage page --rules` format) applied to the page before anything else:
+    /// it may reclassify objects (CATS level, essentialness) and set `reliability` per
+    /// object, which a reliability policy then respects.
+    #[serde(default)]
+    pub rules: Option<String>,
 }
 
 /// Per-type processing delays of a page load.
@@ -1016,6 +1021,9 @@ impl Scenario {
             if cfg.initial_rto_ns == 0 {
                 return Err(invalid(format!("{field}.transport.initial_rto"), "expected a positive duration".into()));
             }
+            if f.rules.is_some() && f.page.is_none() {
+                return Err(invalid(format!("{field}.rules"), "rules reclassify a `page`'s objects".into()));
+            }
             if f.sequential.is_some() && f.page.is_none() {
                 return Err(invalid(format!("{field}.sequential"), "the sequential client loads a `page`".into()));
             }
@@ -1101,8 +1109,14 @@ impl Scenario {
                             "a page load replaces client_app and server_app; remove them".into(),
                         ));
                     }
-                    let page = load_page(src, f.page_id.as_deref(), base_dir)
+                    let mut page = load_page(src, f.page_id.as_deref(), base_dir)
                         .map_err(|m| invalid(format!("{field}.page"), m))?;
+                    if let Some(r) = &f.rules {
+                        let path = resolve(Path::new(r), base_dir);
+                        let rules = triage_web::Rules::from_file(&path)
+                            .map_err(|e| invalid(format!("{field}.rules"), e.to_string()))?;
+                        rules.apply(&mut page);
+                    }
                     if let Some(o) = page.objects().iter().find(|o| o.wire_bytes > MAX_MESSAGE) {
                         return Err(invalid(
                             format!("{field}.page"),

@@ -77,3 +77,48 @@ sequential = true
     let long = run("60s");
     assert!(long.lost_bytes > 0 && long.lost_pct < 6.0, "{long:?}");
 }
+
+/// A flow's `rules` file applies to its page before the policy: with `reliability =
+/// "reliable"`, exactly the objects a rule marks unreliable go as datagrams (here the CATS
+/// page's image); a missing rules file is an error naming the field.
+#[test]
+fn rules_choose_the_datagram_objects_under_the_reliable_policy() {
+    let dir = std::env::temp_dir().join(format!("triage-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("r.toml"), "[[rule]]\ntype = \"image\"\nreliability = \"unreliable\"\n").unwrap();
+    let text = r#"
+name = "t"
+[transport]
+mode = "quic"
+reliability = "reliable"
+[topology]
+kind = "dumbbell"
+bottleneck = { rate = "12Mbps", delay = "5ms" }
+access = { rate = "100Mbps", delay = "0ms" }
+[[flows]]
+name = "page"
+client = "c0"
+server = "s0"
+page = "builtin:cats"
+rules = "RULES"
+"#;
+    let t = text.replace("RULES", dir.join("r.toml").to_str().unwrap());
+    let s = triage_sim::scenario::Scenario::parse(&t, "s.toml").unwrap();
+    let mut b = s.build("s.toml", None).unwrap();
+    b.sim.run(b.stop_ns, |_| {});
+    let r = triage_sim::report::RunReport::new(&s.name, s.seed, &b.sim);
+    let d = r.flows[0].page.clone().unwrap().datagrams.unwrap();
+    let page = triage_web::builtin::builtin("cats").unwrap();
+    let images: Vec<u64> = page
+        .objects()
+        .iter()
+        .filter(|o| o.kind == triage_web::ContentType::Image && !o.blocks_first_paint())
+        .map(|o| o.wire_bytes)
+        .collect();
+    assert_eq!((d.objects, d.bytes, d.lost_bytes), (images.len(), images.iter().sum(), 0), "{d:?}");
+    let bad = text.replace("RULES", "no/such/rules.toml");
+    let e =
+        triage_sim::scenario::Scenario::parse(&bad, "s.toml").unwrap().build("s.toml", None).err().unwrap().to_string();
+    assert!(e.contains("flows[0].rules"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
