@@ -26,7 +26,7 @@ use triage_sim::scenario::Scenario;
 /// Transport that delivers what matters first: a deterministic packet-level simulator of
 /// TCP (NewReno, BBR) and the schemes built on it.
 #[derive(Parser)]
-#[command(name = "triage", version, about, long_about = None)]
+#[command(name = "triage", version, about, long_about = None, after_help = EXIT_CODES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -44,7 +44,19 @@ enum Command {
     Reproduce(reproduce::ReproduceArgs),
     /// Import and analyze real pages (HAR, DevTools logs)
     Page(page::PageArgs),
+    /// Print a shell completion script: `triage completions bash > ~/.local/share/bash-completion/completions/triage`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
+
+const EXIT_CODES: &str = "Exit status: 0 success; 1 invalid input or a failed run; 2 usage error; 3 the run \
+ended with flows not complete (results are still printed and written).";
+
+/// Set when a run stopped with flows not complete: the exit status is then 3.
+static INCOMPLETE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 #[derive(clap::Args)]
 struct RunArgs {
@@ -79,8 +91,16 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(a),
         Command::Reproduce(a) => reproduce::run(a),
         Command::Page(a) => page::run(a),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "triage", &mut buf);
+            out!("{}", String::from_utf8_lossy(&buf));
+            Ok(())
+        }
     };
     match result {
+        Ok(()) if INCOMPLETE.load(std::sync::atomic::Ordering::Relaxed) => ExitCode::from(3),
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -181,7 +201,9 @@ fn run(a: RunArgs) -> Result<(), String> {
         }
     }
     if !incomplete.is_empty() {
-        return Err(format!("flows not complete when the run stopped: {}", incomplete.join(", ")));
+        // The results are out; the status says the run did not finish (3).
+        eprintln!("error: flows not complete when the run stopped: {}", incomplete.join(", "));
+        INCOMPLETE.store(true, std::sync::atomic::Ordering::Relaxed);
     }
     Ok(())
 }

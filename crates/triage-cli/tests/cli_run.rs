@@ -164,3 +164,48 @@ fn run_writes_one_qlog_per_quic_connection_end() {
     assert!(head.contains("\"qlog_format\":\"JSON-SEQ\""), "{head}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Exit status 3: the run ended with a flow not complete; the results are still printed, and
+/// stderr names the flow. `--help` documents the statuses.
+#[test]
+fn a_run_that_stops_before_its_flows_complete_exits_3_with_its_results() {
+    let dir = std::env::temp_dir().join(format!("triage-exit3-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/cats-fifo.toml"))
+            .unwrap();
+    let short = regex_free_replace_stop(&text, "stop = \"300ms\"");
+    let path = dir.join("short.toml");
+    std::fs::write(&path, short).unwrap();
+    let out = triage().args(["run", path.to_str().unwrap(), "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("results still printed");
+    assert!(v["flows"][0]["completed_ms"].is_null());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("flows not complete when the run stopped: page"));
+    let help = triage().arg("--help").output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("3 the run ended with flows not complete"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The scenario with its `stop` line replaced (or added after `seed` when it has none).
+fn regex_free_replace_stop(text: &str, stop: &str) -> String {
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    match lines.iter().position(|l| l.starts_with("stop")) {
+        Some(i) => lines[i] = stop.to_string(),
+        None => {
+            let i = lines.iter().position(|l| l.starts_with("seed")).expect("a seed line");
+            lines.insert(i + 1, stop.to_string());
+        }
+    }
+    lines.join("\n")
+}
+
+#[test]
+fn completions_are_printed_for_bash_zsh_and_fish() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = triage().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success(), "{shell}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("triage") && text.contains("reproduce"), "{shell}: {text}");
+    }
+}
