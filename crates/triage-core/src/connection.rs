@@ -181,6 +181,47 @@ struct OooSeg {
     arrival: u64,
 }
 
+/// The RTT candidates among the segments one ACK newly acknowledges, cumulatively or
+/// selectively: the most recently sent one that was never retransmitted (its send time and
+/// RTT), and the latest (re)transmission time among retransmitted ones.
+#[derive(Clone, Copy, Debug, Default)]
+struct RttPick {
+    newest: Option<(u64, u64)>,
+    newest_retransmitted_ns: Option<u64>,
+}
+
+impl RttPick {
+    /// `now` never decreases and no segment is sent in the future, but a sample saturates
+    /// at 0 rather than trust that.
+    fn add(&mut self, now_ns: u64, sent_ns: u64, retransmitted: bool) {
+        if retransmitted {
+            self.newest_retransmitted_ns = Some(self.newest_retransmitted_ns.map_or(sent_ns, |t| t.max(sent_ns)));
+        } else if self.newest.is_none_or(|(t, _)| sent_ns >= t) {
+            self.newest = Some((sent_ns, now_ns.saturating_sub(sent_ns)));
+        }
+    }
+
+    /// Karn's rule (RFC 6298 §3), as Linux applies it in `tcp_clean_rtx_queue`: when the
+    /// cumulative part covers retransmitted data (`FLAG_RETRANS_DATA_ACKED`) it gives no
+    /// sample, not even of newer segments it also covers: those may have been sent before
+    /// an RTO and never retransmitted, and sampling them would measure the whole backoff.
+    /// The SACK part then gives its newest segment's sample, as Linux's `sack_rtt_us`,
+    /// except when a retransmission this ACK also acknowledges was sent after that segment
+    /// (a stricter rule than Linux's): the ACK answers that retransmission, and the block
+    /// is an old one the receiver repeats (RFC 2018 §4) that the sender had not seen,
+    /// because the ACKs that carried it were lost. Of two valid samples, the newer
+    /// segment's is taken (Linux's `ca_rtt_us`).
+    fn sample(cum: &RttPick, sack: &RttPick) -> Option<u64> {
+        let cum_valid = if cum.newest_retransmitted_ns.is_some() { None } else { cum.newest };
+        let retx = cum.newest_retransmitted_ns.max(sack.newest_retransmitted_ns);
+        let sack_valid = sack.newest.filter(|(sent, _)| retx.is_none_or(|r| r < *sent));
+        match (cum_valid, sack_valid) {
+            (Some(a), Some(b)) => Some(if b.0 >= a.0 { b.1 } else { a.1 }),
+            (a, b) => a.or(b).map(|x| x.1),
+        }
+    }
+}
+
 /// A TCP-mode connection (see the module documentation for the contract).
 #[derive(Debug)]
 pub struct Connection {
@@ -982,13 +1023,7 @@ impl Connection {
         });
     }
 
-    fn deliver_seg(
-        &mut self,
-        now_ns: u64,
-        idx: usize,
-        rs: &mut Option<RateSample>,
-        newest_sent: &mut Option<(u64, u64)>,
-    ) {
+    fn deliver_seg(&mut self, now_ns: u64, idx: usize, rs: &mut Option<RateSample>, pick: &mut RttPick) {
         let seg = &self.segs[idx];
         let len = seg.end - seg.start;
         if seg.in_flight {
@@ -997,11 +1032,7 @@ impl Connection {
         if seg.lost && !seg.in_flight && !seg.sacked {
             self.lost_pending -= 1;
         }
-        // RTT sample: the most recently sent newly acknowledged segment (Karn: never a
-        // retransmitted one).
-        if !seg.retransmitted && newest_sent.is_none_or(|(t, _)| seg.sent_ns >= t) {
-            *newest_sent = Some((seg.sent_ns, now_ns - seg.sent_ns));
-        }
+        pick.add(now_ns, seg.sent_ns, seg.retransmitted);
         if seg.payload_bytes == 0 {
             return;
         }
@@ -1035,7 +1066,10 @@ impl Connection {
             self.stats.ecn_echoes_received[echo.min(3) as usize] += 1;
         }
         let mut rs: Option<RateSample> = None;
-        let mut newest: Option<(u64, u64)> = None;
+        // RTT candidates of the cumulatively and of the selectively acknowledged segments
+        // (see `RttPick::sample` for Karn's rule).
+        let mut cum_pick = RttPick::default();
+        let mut sack_pick = RttPick::default();
         let mut acked_bytes = 0u64;
 
         // Cumulative acknowledgment.
@@ -1048,7 +1082,7 @@ impl Connection {
                 }
                 if !front.sacked {
                     acked_bytes += front.end - front.start;
-                    self.deliver_seg(now_ns, 0, &mut rs, &mut newest);
+                    self.deliver_seg(now_ns, 0, &mut rs, &mut cum_pick);
                 } else {
                     self.sacked_segs -= 1;
                 }
@@ -1071,7 +1105,7 @@ impl Connection {
             while i < self.segs.len() && self.segs[i].end <= b.end {
                 if !self.segs[i].sacked {
                     acked_bytes += self.segs[i].end - self.segs[i].start;
-                    self.deliver_seg(now_ns, i, &mut rs, &mut newest);
+                    self.deliver_seg(now_ns, i, &mut rs, &mut sack_pick);
                     let s = &mut self.segs[i];
                     s.sacked = true;
                     s.in_flight = false;
@@ -1082,9 +1116,19 @@ impl Connection {
             }
         }
 
-        if let Some((_, rtt)) = newest {
+        let ambiguous = cum_pick.newest_retransmitted_ns.is_some() || sack_pick.newest_retransmitted_ns.is_some();
+        let rtt_sample = RttPick::sample(&cum_pick, &sack_pick);
+        if let Some(rtt) = rtt_sample {
             self.path.rtt.on_sample(rtt);
+            // RFC 6298 §5.7 / Linux: only a valid sample collapses the backoff.
             self.path.rtt.reset_backoff();
+        }
+        if ambiguous {
+            // Linux's rate sample carries the ACK's RTT (rs->rtt_us = ca_rtt_us), so that
+            // BBR's min-RTT filter sees no ambiguous sample either.
+            if let Some(r) = rs.as_mut() {
+                r.rtt_ns = rtt_sample;
+            }
         }
 
         // Exit recovery once everything outstanding at its start is acknowledged; then losses
@@ -1122,7 +1166,7 @@ impl Connection {
                 delivered_total_bytes: self.path.delivered_bytes,
                 prior_in_flight_bytes: prior_in_flight,
                 bytes_in_flight: self.path.pipe_bytes,
-                rtt_ns: newest.map(|n| n.1),
+                rtt_ns: rtt_sample,
                 min_rtt_ns: self.path.rtt.min_rtt_ns(),
                 srtt_ns: self.path.rtt.srtt_ns(),
                 rate: rs,
