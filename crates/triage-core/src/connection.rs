@@ -22,6 +22,18 @@
 //! - **getters** for traces and reports: [`stats`](Connection::stats),
 //!   [`cwnd_bytes`](Connection::cwnd_bytes), [`srtt_ns`](Connection::srtt_ns), ...
 //!
+//! **Time**: `now_ns` never decreases from one call to the next (the caller's clock is
+//! monotonic). The connection does not rely on it for safety: every difference between
+//! `now` and a recorded time saturates at 0, so a clock that steps back gives short RTT
+//! samples, never a panic.
+//!
+//! **The peer is not trusted**: any packet may arrive (a malformed sequence number, an ACK
+//! of data never sent, SACK blocks anywhere, a window of 2^64 − 1). Out-of-order data is
+//! held only within the receive window and buffer (the rest is dropped and counted in
+//! [`ConnectionStats::out_of_window_segments`]); sequence arithmetic on peer values is
+//! checked or saturating. `fuzz/fuzz_targets/connection.rs` feeds arbitrary packet
+//! sequences to both modes.
+//!
 //! # Model
 //! Sequence numbers are 64-bit and start at 0 for the SYN on both sides. The payload is not
 //! materialized: each segment carries the [`MsgChunk`]s it holds, which is how the receiver
@@ -132,6 +144,11 @@ pub struct ConnectionStats {
     pub ecn_responses: [u64; 4],
     /// ACKs received that echoed a congestion code, by code 0..3 (VCP: load codes).
     pub ecn_echoes_received: [u64; 4],
+    /// Segments received out of order that reached beyond the receive window (or would
+    /// have held more than the receive buffer out of order): dropped, not buffered.
+    pub out_of_window_segments: u64,
+    /// Payload bytes of those segments.
+    pub out_of_window_bytes: u64,
 }
 
 /// One sent segment in the scoreboard (RFC 6675 §3) with its rate-sampling state
@@ -360,8 +377,9 @@ impl Connection {
         if !syn.flags.has(TcpFlags::SYN) || syn.flags.has(TcpFlags::ACK) {
             return None;
         }
+        let rcv_nxt = syn.seq.checked_add(1)?;
         let mut c = Self::new(cfg, syn.dst, syn.src, State::SynReceived);
-        c.rcv_nxt = syn.seq + 1;
+        c.rcv_nxt = rcv_nxt;
         c.peer_window_bytes = syn.window_bytes;
         c.stats.packets_received += 1;
         c.ecn = c.cfg.ecn_mode().accept(syn.flags);
@@ -587,7 +605,7 @@ impl Connection {
         let flags = pkt.flags;
         if flags.has(TcpFlags::SYN) {
             match self.state {
-                State::SynSent if flags.has(TcpFlags::ACK) && pkt.ack == 1 => {
+                State::SynSent if flags.has(TcpFlags::ACK) && pkt.ack == 1 && pkt.seq < u64::MAX => {
                     self.rcv_nxt = pkt.seq + 1;
                     // EECN §4.2 / RFC 3168 §6.1.1: the SYN-ACK settles the ECN variant.
                     let (mode, level) = self.cfg.ecn_mode().on_syn_ack(flags);
@@ -844,7 +862,7 @@ impl Connection {
         }
 
         // New data or FIN.
-        let rwnd_room = (self.snd_una + self.peer_window_bytes).saturating_sub(self.snd_nxt);
+        let rwnd_room = self.snd_una.saturating_add(self.peer_window_bytes).saturating_sub(self.snd_nxt);
         let queued = self.scheduler.queued_bytes();
         let want_fin = queued == 0 && self.fin_requested && !self.fin_sent;
         if queued == 0 && !want_fin {
@@ -1041,14 +1059,14 @@ impl Connection {
         self.path.delivered_ns = now_ns;
         let take = rs.is_none_or(|r| seg.delivered_bytes >= r.prior_delivered_bytes);
         if take {
-            let send_elapsed = seg.sent_ns - seg.first_sent_ns;
-            let ack_elapsed = now_ns - seg.delivered_ns;
+            let send_elapsed = seg.sent_ns.saturating_sub(seg.first_sent_ns);
+            let ack_elapsed = now_ns.saturating_sub(seg.delivered_ns);
             *rs = Some(RateSample {
                 prior_delivered_bytes: seg.delivered_bytes,
                 delivered_bytes: 0,
                 interval_ns: send_elapsed.max(ack_elapsed),
                 is_app_limited: seg.app_limited,
-                rtt_ns: if seg.retransmitted { None } else { Some(now_ns - seg.sent_ns) },
+                rtt_ns: if seg.retransmitted { None } else { Some(now_ns.saturating_sub(seg.sent_ns)) },
             });
             self.path.first_sent_ns = seg.sent_ns;
         }
@@ -1314,7 +1332,7 @@ impl Connection {
             return;
         }
         let gap = self.path.rtt.srtt_ns().unwrap_or(self.cfg.initial_rto_ns);
-        if self.last_shed_ns.is_some_and(|t| now_ns < t + gap) {
+        if self.last_shed_ns.is_some_and(|t| now_ns < t.saturating_add(gap)) {
             return;
         }
         let min_priority = ls.min_priority;
@@ -1329,14 +1347,33 @@ impl Connection {
     fn process_data(&mut self, now_ns: u64, pkt: &Packet) {
         let start = pkt.seq;
         let fin = pkt.flags.has(TcpFlags::FIN);
-        let end = start + pkt.payload_bytes as u64 + fin as u64;
+        // Sequence numbers start at 0 and never wrap (see wire::Packet); one that would
+        // overflow is not from a real peer.
+        let Some(end) = start.checked_add(pkt.payload_bytes as u64 + fin as u64) else {
+            self.stats.out_of_window_segments += 1;
+            self.stats.out_of_window_bytes += pkt.payload_bytes as u64;
+            return;
+        };
         if end <= self.rcv_nxt {
             self.stats.duplicate_bytes_received += pkt.payload_bytes as u64;
             self.ack_now = true;
             return;
         }
         if start > self.rcv_nxt {
-            // Out of order: hold it and acknowledge at once (RFC 5681 §4.2).
+            // Out of order: hold it and acknowledge at once (RFC 5681 §4.2), if it lies
+            // within the window (RFC 9293 §3.10.7.4: RCV.NXT =< SEG.SEQ+SEG.LEN-1 <
+            // RCV.NXT+RCV.WND) and the buffer has room. A sender that respects our window
+            // never goes beyond; anything else is dropped and counted, so that what a peer
+            // sends cannot grow the buffer past `receive_buffer_bytes`.
+            let buffer = self.cfg.receive_buffer_bytes;
+            let beyond_window = end - fin as u64 > self.rcv_nxt.saturating_add(buffer);
+            let over_buffer = self.ooo_bytes + (end - start) > buffer + fin as u64;
+            if (beyond_window || over_buffer) && !self.ooo.contains_key(&start) {
+                self.stats.out_of_window_segments += 1;
+                self.stats.out_of_window_bytes += pkt.payload_bytes as u64;
+                self.ack_now = true;
+                return;
+            }
             self.ooo_arrivals += 1;
             let arrival = self.ooo_arrivals;
             match self.ooo.entry(start) {
@@ -1394,7 +1431,7 @@ impl Connection {
             }
             let new = c_end - c_start.max(skip);
             let got = self.msg_progress.entry(c.msg_id).or_insert((0, None));
-            got.0 += new;
+            got.0 = got.0.saturating_add(new);
             // The option labels the segment with its first chunk's priority; a message that
             // starts later in the segment learns its own from a segment it leads.
             if got.1.is_none() && k == 0 {

@@ -311,3 +311,62 @@ fn quic_mode_parses_and_its_options_are_checked() {
     let e = err(&quic.replace("server_app = { kind = \"bulk\", size = \"10KB\" }", msgs));
     assert!(e.contains("flows[0].server_app.messages[0].stream") && e.contains("unreliable"), "{e}");
 }
+
+/// Controller and scheduler parameters that overflowed (or spun) where they were only
+/// checked to be positive: each is bounded, with an error naming the field's full path.
+#[test]
+fn controller_and_scheduler_parameters_are_bounded() {
+    let transport = |lines: &str| GOOD.replace("name = \"t\"", &format!("name = \"t\"\n[transport]\n{lines}"));
+    let queue = |q: &str| GOOD.replace("delay = \"25ms\" }", &format!("delay = \"25ms\", queue = {q} }}"));
+    let cases = [
+        (
+            transport("scheduler = \"cats\"\ncats = { payback_multiplier = [1, 1, 1, 1, 9223372036854775807] }"),
+            "flows[0].transport.cats.payback_multiplier[4]: expected 1..100, got 9223372036854775807",
+        ),
+        (
+            transport("scheduler = \"cats\"\ncats = { payback_multiplier = [0, 1, 1, 1, 1] }"),
+            "flows[0].transport.cats.payback_multiplier[0]: expected 1..100, got 0",
+        ),
+        (
+            transport("scheduler = \"cats\"\ncats = { high_watermark = [\"1KB\", \"1KB\", \"1KB\", \"1KB\", \"1KB\"], low_watermark = [\"2KB\", \"1KB\", \"1KB\", \"1KB\", \"1KB\"] }"),
+            "flows[0].transport.cats.low_watermark[0]: expected at most high_watermark[0] (1000 bytes), got 2000",
+        ),
+        (
+            transport("cc = \"vcp\"\nvcp = { t_rho = \"5000000000s\" }"),
+            "flows[0].transport.vcp.t_rho: expected a positive duration of at most 10s",
+        ),
+        (transport("cc = \"vcp\"\nvcp = { t_rho = \"0ms\" }"), "flows[0].transport.vcp.t_rho: expected a positive duration"),
+        (transport("cc = \"vcp\"\nvcp = { beta = 1.5 }"), "flows[0].transport.vcp.beta: expected 0 < β < 1, got 1.5"),
+        (transport("cc = \"eecn\"\neecn = { d = 1 }"), "flows[0].transport.eecn.d: expected at least 2, got 1"),
+        (
+            transport("cc = \"eecn\"\neecn = { initial_window_cl2 = 0 }"),
+            "flows[0].transport.eecn.initial_window_cl2: expected at least 1 segment",
+        ),
+        (
+            transport("load_shedding = { loss_window_packets = 4000000000 }"),
+            "flows[0].transport.load_shedding.loss_window_packets: expected 1..100000 packets, got 4000000000",
+        ),
+        (
+            queue("{ kind = \"vcp\", packets = 100, t_rho = \"5000000000s\" }"),
+            "topology.bottleneck.queue.t_rho: expected a positive duration of at most 10s",
+        ),
+        (
+            queue("{ kind = \"eecn\", packets = 100, horizon = \"5000000000s\" }"),
+            "topology.bottleneck.queue.horizon: expected a positive duration of at most 60s",
+        ),
+    ];
+    for (text, message) in cases {
+        let e = err(&text);
+        assert!(e.starts_with("bad.toml: ") && e.contains(message), "expected {message:?} in:\n{e}");
+    }
+    // The largest accepted values run.
+    for ok in [
+        transport("scheduler = \"cats\"\ncats = { payback_multiplier = [100, 100, 100, 100, 100] }"),
+        transport("cc = \"vcp\"\nvcp = { t_rho = \"10s\" }"),
+        queue("{ kind = \"vcp\", packets = 100, t_rho = \"10s\" }"),
+    ] {
+        let b = Scenario::parse(&ok, "ok.toml").unwrap().build("ok.toml", None).unwrap();
+        let mut sim = b.sim;
+        sim.run(b.stop_ns.min(30_000_000_000), |_| {});
+    }
+}

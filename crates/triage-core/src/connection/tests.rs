@@ -217,6 +217,7 @@ fn serve_page(msgs: Vec<MessageMeta>) -> impl FnMut(u64, bool, &Event, &mut Conn
 }
 
 mod karn;
+mod peer;
 
 #[test]
 fn handshake_is_three_real_packets_then_data() {
