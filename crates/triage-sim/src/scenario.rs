@@ -621,6 +621,9 @@ pub struct Built {
     pub sim: Simulator,
     /// Simulated time limit.
     pub stop_ns: u64,
+    /// What the build did instead of what a file said, for stderr (`FIELD: what`): values an
+    /// imported page had clamped or ignored.
+    pub warnings: Vec<String>,
 }
 
 impl Scenario {
@@ -853,6 +856,7 @@ impl Scenario {
             ));
         }
         let mut specs = Vec::new();
+        let mut warnings: Vec<String> = Vec::new();
         for (i, f) in self.flows.iter().enumerate() {
             let field = format!("flows[{i}]");
             let host = |n: &str, what: &str| -> Result<u32, ScenarioError> {
@@ -967,8 +971,11 @@ impl Scenario {
                             "a page load replaces client_app and server_app; remove them".into(),
                         ));
                     }
-                    let page = load_page(src, f.page_id.as_deref(), base_dir)
+                    let (page, adjusted) = load_page_reporting(src, f.page_id.as_deref(), base_dir)
                         .map_err(|m| invalid(format!("{field}.page"), m))?;
+                    if let Some(line) = adjusted {
+                        warnings.push(format!("{field}.page: {src}: {line}"));
+                    }
                     if let Some(o) = page.objects().iter().find(|o| o.wire_bytes > MAX_MESSAGE) {
                         return Err(invalid(
                             format!("{field}.page"),
@@ -1035,6 +1042,15 @@ impl Scenario {
             ));
         }
 
+        // Time series live in memory until the run ends: bounded up front (a 1 ns interval
+        // once grew to 22 GB in 30 s).
+        crate::recorder::check_series_budget(
+            self.measure.interval.0,
+            stop_ns,
+            2 * specs.len() as u64,
+            net.links.len() as u64,
+        )
+        .map_err(|m| invalid("measure.interval".into(), m))?;
         let mut sim = Simulator::new(net, self.measure.interval.0);
         sim.set_packet_trace(self.measure.packet_trace);
         for s in specs {
@@ -1047,7 +1063,7 @@ impl Scenario {
             }
             sim.add_flow(s);
         }
-        Ok(Built { sim, stop_ns })
+        Ok(Built { sim, stop_ns, warnings })
     }
 }
 
@@ -1070,13 +1086,25 @@ fn full_packet_bytes(cfg: &ConnectionConfig) -> u64 {
 /// A page named as a scenario names it: `builtin:NAME`, or a HAR, DevTools log or
 /// `transfer_sequence.json` file (relative paths from `base_dir` when they exist there).
 pub fn load_page(src: &str, page_id: Option<&str>, base_dir: Option<&Path>) -> Result<triage_web::Page, String> {
+    load_page_reporting(src, page_id, base_dir).map(|(p, _)| p)
+}
+
+/// [`load_page`], with the import's line on values it clamped or ignored, if any.
+pub fn load_page_reporting(
+    src: &str,
+    page_id: Option<&str>,
+    base_dir: Option<&Path>,
+) -> Result<(triage_web::Page, Option<String>), String> {
     if let Some(name) = src.strip_prefix("builtin:") {
         return triage_web::builtin::builtin(name)
+            .map(|p| (p, None))
             .ok_or_else(|| format!("no built-in page \"{name}\" (cats, bing, youtube, news)"));
     }
     let path = resolve(Path::new(src), base_dir);
     let opts = triage_web::ImportOptions { page: page_id.map(String::from), ..Default::default() };
-    triage_web::import_file(&path, &opts).map(|i| i.page).map_err(|e| e.to_string())
+    let imp = triage_web::import_file(&path, &opts).map_err(|e| e.to_string())?;
+    let line = imp.adjusted_summary();
+    Ok((imp.page, line))
 }
 
 fn resolve(p: &Path, base: Option<&Path>) -> PathBuf {

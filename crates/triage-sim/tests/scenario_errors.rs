@@ -370,3 +370,22 @@ fn controller_and_scheduler_parameters_are_bounded() {
         sim.run(b.stop_ns.min(30_000_000_000), |_| {});
     }
 }
+
+/// Time series are bounded up front: `interval = "1ns"` reached 22 GB in 30 s, a stuck flow
+/// with a 100,000 s `stop` 3 GB. The error says the limit, why, and an interval that fits.
+#[test]
+fn time_series_are_bounded_up_front() {
+    let measure = |m: &str| GOOD.replace("name = \"t\"", &format!("name = \"t\"\n{m}\n[measure]\ninterval = \"1ns\""));
+    let e = err(&measure(""));
+    assert!(e.contains("measure.interval: 1ns over 10min records 600000000001 samples for each of 8 series"), "{e}");
+    assert!(e.contains("the limit is 1024 MiB") && e.contains("kept in memory until the run ends"), "{e}");
+    assert!(e.contains("expected an interval of at least 215us"), "{e}");
+    let stuck = GOOD.replace("name = \"t\"", "name = \"t\"\nstop = \"100000s\"");
+    let e = err(&stuck);
+    assert!(e.contains("10ms over 100000s") && e.contains("at least 36ms"), "{e}");
+    // The suggested interval fits; "0ms" records nothing and is always accepted.
+    let ok = GOOD.replace("name = \"t\"", "name = \"t\"\n[measure]\ninterval = \"215us\"");
+    Scenario::parse(&ok, "ok").unwrap().build("ok", None).unwrap();
+    let ok = stuck.replace("stop = \"100000s\"", "stop = \"100000s\"\n[measure]\ninterval = \"0ms\"");
+    Scenario::parse(&ok, "ok").unwrap().build("ok", None).unwrap();
+}
