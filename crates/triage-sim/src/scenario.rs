@@ -77,7 +77,6 @@ pub struct Scenario {
     #[serde(default)]
     pub measure: MeasureToml,
     /// The network.
-    #[serde(deserialize_with = "fields::topology")]
     pub topology: TopologyToml,
     /// The flows.
     pub flows: Vec<FlowToml>,
@@ -438,10 +437,10 @@ pub struct LinkToml {
     /// One-way propagation delay.
     pub delay: Duration,
     /// Queue limit (default 1000 packets).
-    #[serde(default, deserialize_with = "fields::queue")]
+    #[serde(default)]
     pub queue: Option<QueueToml>,
     /// Random loss in both directions (default none).
-    #[serde(default, deserialize_with = "fields::loss")]
+    #[serde(default)]
     pub loss: Option<LossModel>,
     /// Mahimahi trace for the forward direction (first node to second; for a dumbbell's
     /// bottleneck, r1 to r2, the data direction).
@@ -454,30 +453,22 @@ pub struct LinkToml {
     #[serde(default)]
     pub reverse_rate: Option<Rate>,
     /// Loss of the reverse direction, when it differs.
-    #[serde(default, deserialize_with = "fields::reverse_loss")]
+    #[serde(default)]
     pub reverse_loss: Option<LossModel>,
 }
 
 /// The network.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(
-    tag = "kind",
-    rename_all = "snake_case",
-    deny_unknown_fields,
-    expecting = "a table with kind = \"dumbbell\" (pairs, bottleneck, access), \"profile\" (name, queue, loss) or \"custom\" (hosts, routers, links)"
-)]
+#[serde(try_from = "fields::TopologyTable")]
 #[allow(clippy::large_enum_variant)] // parsed once per run
 pub enum TopologyToml {
     /// Senders `s0..`, routers `r1`, `r2`, receivers `c0..`.
     Dumbbell {
         /// Sender/receiver pairs (default 1).
-        #[serde(default = "one")]
         pairs: u32,
         /// The r1–r2 link.
-        #[serde(deserialize_with = "fields::bottleneck")]
         bottleneck: LinkToml,
         /// Every host's link to its router.
-        #[serde(deserialize_with = "fields::access")]
         access: LinkToml,
     },
     /// A named network profile as a dumbbell with one pair: the server `s0`, the client
@@ -487,10 +478,8 @@ pub enum TopologyToml {
         /// Profile name (see `PROFILES`), e.g. "lighthouse-mobile-slow-4g".
         name: String,
         /// Bottleneck queue (default: twice the BDP, at least 100 packets).
-        #[serde(default, deserialize_with = "fields::queue")]
         queue: Option<QueueToml>,
         /// Random loss on the bottleneck (default none).
-        #[serde(default, deserialize_with = "fields::loss")]
         loss: Option<LossModel>,
     },
     /// Any graph of hosts and routers.
@@ -498,16 +487,10 @@ pub enum TopologyToml {
         /// Host names.
         hosts: Vec<String>,
         /// Router names.
-        #[serde(default)]
         routers: Vec<String>,
         /// Links, each with `between = ["a", "b"]`.
-        #[serde(deserialize_with = "fields::links")]
         links: Vec<LinkToml>,
     },
-}
-
-fn one() -> u32 {
-    1
 }
 
 /// A flow.
@@ -527,10 +510,10 @@ pub struct FlowToml {
     #[serde(default)]
     pub transport: TransportToml,
     /// What the client writes (default: nothing).
-    #[serde(default, deserialize_with = "fields::client_app")]
+    #[serde(default)]
     pub client_app: Option<AppToml>,
     /// What the server writes (default: nothing).
-    #[serde(default, deserialize_with = "fields::server_app")]
+    #[serde(default)]
     pub server_app: Option<AppToml>,
     /// A page to load instead of the apps: a HAR or DevTools-log file, or `builtin:NAME`
     /// (cats, bing, youtube, news). The client requests objects as it discovers them; the
@@ -569,12 +552,7 @@ pub struct DiscoveryToml {
 
 /// An application.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(
-    tag = "kind",
-    rename_all = "snake_case",
-    deny_unknown_fields,
-    expecting = "a table: { kind = \"sink\" }, { kind = \"bulk\", size = \"10MB\" } or { kind = \"messages\", messages = [{ name = \"a\", size = \"8KiB\", priority = 0 }] }"
-)]
+#[serde(try_from = "fields::AppTable")]
 pub enum AppToml {
     /// Writes nothing.
     Sink,
@@ -630,7 +608,7 @@ impl Scenario {
     /// Parses scenario text; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<Self, ScenarioError> {
         toml::from_str(text)
-            .map_err(|e| ScenarioError::Parse { file: file.to_string(), message: e.to_string().trim_end().to_string() })
+            .map_err(|e| ScenarioError::Parse { file: file.to_string(), message: fields::render_parse_error(text, &e) })
     }
 
     /// Reads and parses a scenario file.

@@ -143,7 +143,7 @@ fn table_fields_name_the_field_and_the_accepted_forms() {
         (GOOD.replace("delay = \"0ms\" }", "delay = \"0ms\", reverse_loss = \"2%\" }"), "topology.access.reverse_loss: expected a table:", "got string \"2%\""),
         (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = { loss_prob = 0.05 } }"), "topology.bottleneck.loss: missing `kind`; expected a table: { kind = \"none\" }", "bernoulli"),
         (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", queue = 100 }"), "topology.bottleneck.queue: expected a table: { packets = 100 }", "got integer `100`"),
-        (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = { kind = \"gilbert\" } }"), "topology.bottleneck.loss: unknown variant `gilbert`", "gilbert_elliott"),
+        (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = { kind = \"gilbert\" } }"), "topology.bottleneck.loss.kind: unknown variant `gilbert`", "gilbert_elliott"),
         (GOOD.replace("bottleneck = {", "bottleneck = { colour = 1,"), "topology.bottleneck: unknown field `colour`", "`rate`"),
         (GOOD.replace("bottleneck = { rate = \"2Mbps\", delay = \"25ms\" }", "bottleneck = \"2Mbps\""), "topology.bottleneck: expected a link table like { rate = \"2Mbps\", delay = \"25ms\" }", "got string"),
         (GOOD.replace(bulk, "server_app = \"bulk\""), "server_app: expected a table: { kind = \"sink\" }, { kind = \"bulk\", size = \"10MB\" }", "line 11, column 14"),
@@ -388,4 +388,69 @@ fn time_series_are_bounded_up_front() {
     Scenario::parse(&ok, "ok").unwrap().build("ok", None).unwrap();
     let ok = stuck.replace("stop = \"100000s\"", "stop = \"100000s\"\n[measure]\ninterval = \"0ms\"");
     Scenario::parse(&ok, "ok").unwrap().build("ok", None).unwrap();
+}
+
+/// Errors inside `[topology]` and nested inline tables point at the value itself and name
+/// its full path (they pointed at the `[topology]` header, often without the field).
+#[test]
+fn errors_point_at_the_value_with_its_full_path() {
+    let bulk = "server_app = { kind = \"bulk\", size = \"10KB\" }";
+    let cases = [
+        (
+            GOOD.replace("kind = \"dumbbell\"", "kind = \"dumbbell\"\npairs = \"three\""),
+            "line 5, column 9",
+            "topology.pairs: expected a whole number (0 or more), got string \"three\"",
+        ),
+        (
+            GOOD.replace("rate = \"2Mbps\"", "rate = \"2 parsecs\""),
+            "line 5, column 23",
+            "topology.bottleneck.rate: expected a rate like",
+        ),
+        (
+            GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", queue = { packets = \"many\" } }"),
+            "line 5, column 68",
+            "topology.bottleneck.queue.packets: expected a whole number (0 or more), got string \"many\"",
+        ),
+        (
+            GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = { kind = \"bernoulli\", loss_prob = 1.5 } }"),
+            "line 5, column 89",
+            "topology.bottleneck.loss.loss_prob: expected a probability: a number in [0, 1] such as 0.05, or a percentage such as \"5%\", got 1.5",
+        ),
+        (
+            "name = \"t\"\nflows = []\n[topology]\nkind = \"custom\"\nhosts = [\"a\", \"b\"]\nlinks = [{ between = [\"a\", \"b\"], delay = \"1ms\", rate = \"1Mbps\" },\n  { between = [\"a\", \"b\"], delay = \"1ms\", rate = \"1Mbps\", queue = { packets = -1 } }]\n".to_string(),
+            "line 7, column 78",
+            "topology.links[1].queue.packets: expected a whole number (0 or more), got integer `-1`",
+        ),
+        (
+            GOOD.replace(bulk, "server_app = { kind = \"bulk\", size = \"ten\" }"),
+            "line 11, column 38",
+            "flows[0].server_app.size: expected a size like",
+        ),
+        (
+            GOOD.replace(bulk, "server_app = { kind = \"messages\", messages = [{ name = \"a\", size = \"1KB\", priority = \"high\" }] }"),
+            "line 11, column 86",
+            "flows[0].server_app.messages[0].priority: expected a whole number (0 or more), got string \"high\"",
+        ),
+        (
+            GOOD.replace("name = \"t\"", "name = \"t\"\nseed = \"many\""),
+            "line 3, column 8",
+            "seed: expected a whole number (0 or more), got string \"many\"",
+        ),
+        // A field of another kind names itself (at its table).
+        (GOOD.replace("kind = \"dumbbell\"", "kind = \"dumbbell\"\nhosts = [\"a\"]"), "line 3", "topology.hosts: only applies to kind = \"custom\""),
+        (GOOD.replace(bulk, "server_app = { kind = \"sink\", size = \"1KB\" }"), "line 11", "flows[0].server_app.size: only applies to kind = \"bulk\""),
+    ];
+    for (text, at, message) in cases {
+        let e = err(&text);
+        assert!(e.contains(at) && e.contains(message), "expected {at:?} and {message:?} in:\n{e}");
+    }
+    // "5%" is a probability.
+    let ok =
+        GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = { kind = \"bernoulli\", loss_prob = \"5%\" } }");
+    match Scenario::parse(&ok, "ok").unwrap().topology {
+        triage_sim::scenario::TopologyToml::Dumbbell { bottleneck, .. } => {
+            assert_eq!(bottleneck.loss, Some(triage_sim::loss::LossModel::Bernoulli { loss_prob: 0.05 }))
+        }
+        t => panic!("{t:?}"),
+    }
 }
