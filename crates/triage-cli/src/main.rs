@@ -153,6 +153,13 @@ fn run(a: RunArgs) -> Result<(), String> {
     }
     let variants = scenario.build_variants(&file, dir.as_deref()).map_err(|e| e.to_string())?;
     let has_variants = !scenario.variants.is_empty();
+    // Said once, though every variant loads the same pages.
+    let mut said = std::collections::BTreeSet::new();
+    for w in variants.iter().flat_map(|(_, b)| &b.warnings) {
+        if said.insert(w) {
+            eprintln!("warning: {file}: {w}");
+        }
+    }
     let mut reports = Vec::new();
     for (name, built) in variants {
         let mut sim = built.sim;

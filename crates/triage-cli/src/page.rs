@@ -75,6 +75,8 @@ struct Loaded {
     entries: usize,
     page: Page,
     skipped: BTreeMap<SkipReason, usize>,
+    /// Values the import clamped or ignored (sizes, durations), by kind.
+    adjusted: BTreeMap<triage_web::Adjustment, usize>,
     recorded_qoe: Option<Qoe>,
 }
 
@@ -91,6 +93,7 @@ fn load(src: &SourceArgs) -> Result<Loaded, String> {
             entries: page.len(),
             page,
             skipped: BTreeMap::new(),
+            adjusted: BTreeMap::new(),
             recorded_qoe: None,
         }
     } else {
@@ -114,6 +117,7 @@ fn load(src: &SourceArgs) -> Result<Loaded, String> {
             pages: imp.pages.iter().map(|p| p.id.clone()).collect(),
             entries: imp.entries_total,
             skipped: imp.skipped,
+            adjusted: imp.adjusted,
             page: imp.page,
             recorded_qoe: None,
         }
@@ -143,7 +147,10 @@ pub fn run(a: PageArgs) -> Result<(), String> {
 
 fn export(a: ExportArgs) -> Result<(), String> {
     let l = load(&a.source)?;
-    let seq = write_replica(&l.page, &a.out).map_err(|e| e.to_string())?;
+    let seq = write_replica(&l.page, &a.out).map_err(|e| format!("{}: {e}", l.file))?;
+    if let Some(line) = triage_web::import::adjusted_summary(&l.adjusted) {
+        eprintln!("warning: {}: {line}", l.file);
+    }
     let bytes = seq.iter().fold(0u64, |a, t| a.saturating_add(t.size));
     outln!(
         "{}: wrote {} dummy files ({} bytes) and transfer_sequence.json to {}",
@@ -187,6 +194,7 @@ struct JsonReport<'a> {
     objects: Vec<JsonObject<'a>>,
     totals: BTreeMap<&'static str, BTreeMap<String, Class>>,
     skipped: BTreeMap<String, usize>,
+    adjusted: BTreeMap<String, usize>,
     recorded_qoe_ms: Option<BTreeMap<&'static str, Option<f64>>>,
 }
 
@@ -249,6 +257,7 @@ fn analyze(a: AnalyzeArgs) -> Result<(), String> {
                 .collect(),
             totals: totals(&l.page),
             skipped: l.skipped.iter().map(|(r, n)| (r.name().to_string(), *n)).collect(),
+            adjusted: l.adjusted.iter().map(|(r, n)| (r.name().to_string(), *n)).collect(),
             recorded_qoe_ms: l.recorded_qoe.as_ref().map(qoe_ms),
         };
         outln!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
@@ -320,6 +329,9 @@ fn print_table(l: &Loaded) {
         let total: usize = l.skipped.values().sum();
         let cells: Vec<String> = l.skipped.iter().map(|(r, n)| format!("{r} {n}")).collect();
         outln!("skipped: {total} ({})", cells.join(", "));
+    }
+    if let Some(line) = triage_web::import::adjusted_summary(&l.adjusted) {
+        outln!("{line}");
     }
     if let Some(q) = &l.recorded_qoe {
         let cells: Vec<String> = qoe_ms(q)

@@ -35,6 +35,34 @@ pub struct LoadShedding {
     pub min_priority: u8,
 }
 
+/// Largest [`LoadShedding::loss_window_packets`]: the connection keeps one fate per packet
+/// of the window.
+pub const MAX_LOSS_WINDOW_PACKETS: u32 = 100_000;
+
+impl LoadShedding {
+    /// Checks ranges (1 ≤ window ≤ [`MAX_LOSS_WINDOW_PACKETS`], rate ≤ 1000 ‰, priority
+    /// 0..4). The error reads `FIELD: what was expected`, named as in a scenario's
+    /// `transport.load_shedding` table.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(1..=MAX_LOSS_WINDOW_PACKETS).contains(&self.loss_window_packets) {
+            return Err(format!(
+                "loss_window_packets: expected 1..{MAX_LOSS_WINDOW_PACKETS} packets, got {}",
+                self.loss_window_packets
+            ));
+        }
+        if self.loss_rate_permille > 1000 {
+            return Err(format!(
+                "loss_rate: expected a fraction in [0, 1], got {}",
+                self.loss_rate_permille as f64 / 1000.0
+            ));
+        }
+        if self.min_priority > 4 {
+            return Err(format!("min_priority: expected 0..4, got {}", self.min_priority));
+        }
+        Ok(())
+    }
+}
+
 impl Default for LoadShedding {
     fn default() -> Self {
         Self { consecutive_rtos: 2, loss_window_packets: 64, loss_rate_permille: 200, min_priority: 3 }
@@ -116,6 +144,48 @@ pub enum TransportMode {
 }
 
 impl ConnectionConfig {
+    /// Checks every controller and scheduler parameter and the values the connection's
+    /// arithmetic depends on. The error reads `FIELD: what was expected`, with the field
+    /// path named as in a scenario's `transport` table (`cats.payback_multiplier[4]: ...`,
+    /// `vcp.t_rho: ...`). Connections built from an unchecked configuration still do not
+    /// panic (arithmetic on parameters saturates), but may behave absurdly.
+    pub fn validate(&self) -> Result<(), String> {
+        let sub = |prefix: &str, r: Result<(), String>| r.map_err(|m| format!("{prefix}.{m}"));
+        if self.mss_bytes == 0 {
+            return Err("mss: expected at least 1 byte".into());
+        }
+        if self.initial_window_segments == 0 {
+            return Err("initial_window: expected at least 1 segment".into());
+        }
+        if self.delayed_ack_segments == 0 {
+            return Err("delayed_ack_segments: expected at least 1".into());
+        }
+        if self.initial_rto_ns == 0 {
+            return Err("initial_rto: expected a positive duration".into());
+        }
+        if self.receive_buffer_bytes < self.mss_bytes as u64 {
+            return Err(format!(
+                "receive_buffer: expected at least one MSS ({} bytes), got {}",
+                self.mss_bytes, self.receive_buffer_bytes
+            ));
+        }
+        if self.default_priority > 4 {
+            return Err(format!("default_priority: expected 0..4, got {}", self.default_priority));
+        }
+        if let SchedulerKind::Cats(c) = &self.scheduler {
+            sub("cats", c.validate())?;
+        }
+        if let crate::sched::stream::StreamSchedulerKind::Cats(c) = &self.quic.scheduler {
+            sub("cats", c.validate())?;
+        }
+        if let Some(ls) = &self.load_shedding {
+            sub("load_shedding", ls.validate())?;
+        }
+        sub("eecn", self.eecn.validate())?;
+        sub("vcp", self.vcp.validate())?;
+        Ok(())
+    }
+
     /// The ECN variant this end asks for in its handshake.
     pub fn ecn_mode(&self) -> EcnMode {
         self.ecn.unwrap_or_else(|| self.controller.default_ecn())

@@ -22,6 +22,18 @@
 //! - **getters** for traces and reports: [`stats`](Connection::stats),
 //!   [`cwnd_bytes`](Connection::cwnd_bytes), [`srtt_ns`](Connection::srtt_ns), ...
 //!
+//! **Time**: `now_ns` never decreases from one call to the next (the caller's clock is
+//! monotonic). The connection does not rely on it for safety: every difference between
+//! `now` and a recorded time saturates at 0, so a clock that steps back gives short RTT
+//! samples, never a panic.
+//!
+//! **The peer is not trusted**: any packet may arrive (a malformed sequence number, an ACK
+//! of data never sent, SACK blocks anywhere, a window of 2^64 − 1). Out-of-order data is
+//! held only within the receive window and buffer (the rest is dropped and counted in
+//! [`ConnectionStats::out_of_window_segments`]); sequence arithmetic on peer values is
+//! checked or saturating. `fuzz/fuzz_targets/connection.rs` feeds arbitrary packet
+//! sequences to both modes.
+//!
 //! # Model
 //! Sequence numbers are 64-bit and start at 0 for the SYN on both sides. The payload is not
 //! materialized: each segment carries the [`MsgChunk`]s it holds, which is how the receiver
@@ -132,6 +144,11 @@ pub struct ConnectionStats {
     pub ecn_responses: [u64; 4],
     /// ACKs received that echoed a congestion code, by code 0..3 (VCP: load codes).
     pub ecn_echoes_received: [u64; 4],
+    /// Segments received out of order that reached beyond the receive window (or would
+    /// have held more than the receive buffer out of order): dropped, not buffered.
+    pub out_of_window_segments: u64,
+    /// Payload bytes of those segments.
+    pub out_of_window_bytes: u64,
 }
 
 /// One sent segment in the scoreboard (RFC 6675 §3) with its rate-sampling state
@@ -179,6 +196,47 @@ struct OooSeg {
     priority: Option<u8>,
     /// When it last arrived (a counter), for the recency order of SACK blocks.
     arrival: u64,
+}
+
+/// The RTT candidates among the segments one ACK newly acknowledges, cumulatively or
+/// selectively: the most recently sent one that was never retransmitted (its send time and
+/// RTT), and the latest (re)transmission time among retransmitted ones.
+#[derive(Clone, Copy, Debug, Default)]
+struct RttPick {
+    newest: Option<(u64, u64)>,
+    newest_retransmitted_ns: Option<u64>,
+}
+
+impl RttPick {
+    /// `now` never decreases and no segment is sent in the future, but a sample saturates
+    /// at 0 rather than trust that.
+    fn add(&mut self, now_ns: u64, sent_ns: u64, retransmitted: bool) {
+        if retransmitted {
+            self.newest_retransmitted_ns = Some(self.newest_retransmitted_ns.map_or(sent_ns, |t| t.max(sent_ns)));
+        } else if self.newest.is_none_or(|(t, _)| sent_ns >= t) {
+            self.newest = Some((sent_ns, now_ns.saturating_sub(sent_ns)));
+        }
+    }
+
+    /// Karn's rule (RFC 6298 §3), as Linux applies it in `tcp_clean_rtx_queue`: when the
+    /// cumulative part covers retransmitted data (`FLAG_RETRANS_DATA_ACKED`) it gives no
+    /// sample, not even of newer segments it also covers: those may have been sent before
+    /// an RTO and never retransmitted, and sampling them would measure the whole backoff.
+    /// The SACK part then gives its newest segment's sample, as Linux's `sack_rtt_us`,
+    /// except when a retransmission this ACK also acknowledges was sent after that segment
+    /// (a stricter rule than Linux's): the ACK answers that retransmission, and the block
+    /// is an old one the receiver repeats (RFC 2018 §4) that the sender had not seen,
+    /// because the ACKs that carried it were lost. Of two valid samples, the newer
+    /// segment's is taken (Linux's `ca_rtt_us`).
+    fn sample(cum: &RttPick, sack: &RttPick) -> Option<u64> {
+        let cum_valid = if cum.newest_retransmitted_ns.is_some() { None } else { cum.newest };
+        let retx = cum.newest_retransmitted_ns.max(sack.newest_retransmitted_ns);
+        let sack_valid = sack.newest.filter(|(sent, _)| retx.is_none_or(|r| r < *sent));
+        match (cum_valid, sack_valid) {
+            (Some(a), Some(b)) => Some(if b.0 >= a.0 { b.1 } else { a.1 }),
+            (a, b) => a.or(b).map(|x| x.1),
+        }
+    }
 }
 
 /// A TCP-mode connection (see the module documentation for the contract).
@@ -319,8 +377,9 @@ impl Connection {
         if !syn.flags.has(TcpFlags::SYN) || syn.flags.has(TcpFlags::ACK) {
             return None;
         }
+        let rcv_nxt = syn.seq.checked_add(1)?;
         let mut c = Self::new(cfg, syn.dst, syn.src, State::SynReceived);
-        c.rcv_nxt = syn.seq + 1;
+        c.rcv_nxt = rcv_nxt;
         c.peer_window_bytes = syn.window_bytes;
         c.stats.packets_received += 1;
         c.ecn = c.cfg.ecn_mode().accept(syn.flags);
@@ -546,7 +605,7 @@ impl Connection {
         let flags = pkt.flags;
         if flags.has(TcpFlags::SYN) {
             match self.state {
-                State::SynSent if flags.has(TcpFlags::ACK) && pkt.ack == 1 => {
+                State::SynSent if flags.has(TcpFlags::ACK) && pkt.ack == 1 && pkt.seq < u64::MAX => {
                     self.rcv_nxt = pkt.seq + 1;
                     // EECN §4.2 / RFC 3168 §6.1.1: the SYN-ACK settles the ECN variant.
                     let (mode, level) = self.cfg.ecn_mode().on_syn_ack(flags);
@@ -803,7 +862,7 @@ impl Connection {
         }
 
         // New data or FIN.
-        let rwnd_room = (self.snd_una + self.peer_window_bytes).saturating_sub(self.snd_nxt);
+        let rwnd_room = self.snd_una.saturating_add(self.peer_window_bytes).saturating_sub(self.snd_nxt);
         let queued = self.scheduler.queued_bytes();
         let want_fin = queued == 0 && self.fin_requested && !self.fin_sent;
         if queued == 0 && !want_fin {
@@ -982,13 +1041,7 @@ impl Connection {
         });
     }
 
-    fn deliver_seg(
-        &mut self,
-        now_ns: u64,
-        idx: usize,
-        rs: &mut Option<RateSample>,
-        newest_sent: &mut Option<(u64, u64)>,
-    ) {
+    fn deliver_seg(&mut self, now_ns: u64, idx: usize, rs: &mut Option<RateSample>, pick: &mut RttPick) {
         let seg = &self.segs[idx];
         let len = seg.end - seg.start;
         if seg.in_flight {
@@ -997,11 +1050,7 @@ impl Connection {
         if seg.lost && !seg.in_flight && !seg.sacked {
             self.lost_pending -= 1;
         }
-        // RTT sample: the most recently sent newly acknowledged segment (Karn: never a
-        // retransmitted one).
-        if !seg.retransmitted && newest_sent.is_none_or(|(t, _)| seg.sent_ns >= t) {
-            *newest_sent = Some((seg.sent_ns, now_ns - seg.sent_ns));
-        }
+        pick.add(now_ns, seg.sent_ns, seg.retransmitted);
         if seg.payload_bytes == 0 {
             return;
         }
@@ -1010,14 +1059,14 @@ impl Connection {
         self.path.delivered_ns = now_ns;
         let take = rs.is_none_or(|r| seg.delivered_bytes >= r.prior_delivered_bytes);
         if take {
-            let send_elapsed = seg.sent_ns - seg.first_sent_ns;
-            let ack_elapsed = now_ns - seg.delivered_ns;
+            let send_elapsed = seg.sent_ns.saturating_sub(seg.first_sent_ns);
+            let ack_elapsed = now_ns.saturating_sub(seg.delivered_ns);
             *rs = Some(RateSample {
                 prior_delivered_bytes: seg.delivered_bytes,
                 delivered_bytes: 0,
                 interval_ns: send_elapsed.max(ack_elapsed),
                 is_app_limited: seg.app_limited,
-                rtt_ns: if seg.retransmitted { None } else { Some(now_ns - seg.sent_ns) },
+                rtt_ns: if seg.retransmitted { None } else { Some(now_ns.saturating_sub(seg.sent_ns)) },
             });
             self.path.first_sent_ns = seg.sent_ns;
         }
@@ -1035,7 +1084,10 @@ impl Connection {
             self.stats.ecn_echoes_received[echo.min(3) as usize] += 1;
         }
         let mut rs: Option<RateSample> = None;
-        let mut newest: Option<(u64, u64)> = None;
+        // RTT candidates of the cumulatively and of the selectively acknowledged segments
+        // (see `RttPick::sample` for Karn's rule).
+        let mut cum_pick = RttPick::default();
+        let mut sack_pick = RttPick::default();
         let mut acked_bytes = 0u64;
 
         // Cumulative acknowledgment.
@@ -1048,7 +1100,7 @@ impl Connection {
                 }
                 if !front.sacked {
                     acked_bytes += front.end - front.start;
-                    self.deliver_seg(now_ns, 0, &mut rs, &mut newest);
+                    self.deliver_seg(now_ns, 0, &mut rs, &mut cum_pick);
                 } else {
                     self.sacked_segs -= 1;
                 }
@@ -1071,7 +1123,7 @@ impl Connection {
             while i < self.segs.len() && self.segs[i].end <= b.end {
                 if !self.segs[i].sacked {
                     acked_bytes += self.segs[i].end - self.segs[i].start;
-                    self.deliver_seg(now_ns, i, &mut rs, &mut newest);
+                    self.deliver_seg(now_ns, i, &mut rs, &mut sack_pick);
                     let s = &mut self.segs[i];
                     s.sacked = true;
                     s.in_flight = false;
@@ -1082,9 +1134,19 @@ impl Connection {
             }
         }
 
-        if let Some((_, rtt)) = newest {
+        let ambiguous = cum_pick.newest_retransmitted_ns.is_some() || sack_pick.newest_retransmitted_ns.is_some();
+        let rtt_sample = RttPick::sample(&cum_pick, &sack_pick);
+        if let Some(rtt) = rtt_sample {
             self.path.rtt.on_sample(rtt);
+            // RFC 6298 §5.7 / Linux: only a valid sample collapses the backoff.
             self.path.rtt.reset_backoff();
+        }
+        if ambiguous {
+            // Linux's rate sample carries the ACK's RTT (rs->rtt_us = ca_rtt_us), so that
+            // BBR's min-RTT filter sees no ambiguous sample either.
+            if let Some(r) = rs.as_mut() {
+                r.rtt_ns = rtt_sample;
+            }
         }
 
         // Exit recovery once everything outstanding at its start is acknowledged; then losses
@@ -1122,7 +1184,7 @@ impl Connection {
                 delivered_total_bytes: self.path.delivered_bytes,
                 prior_in_flight_bytes: prior_in_flight,
                 bytes_in_flight: self.path.pipe_bytes,
-                rtt_ns: newest.map(|n| n.1),
+                rtt_ns: rtt_sample,
                 min_rtt_ns: self.path.rtt.min_rtt_ns(),
                 srtt_ns: self.path.rtt.srtt_ns(),
                 rate: rs,
@@ -1270,7 +1332,7 @@ impl Connection {
             return;
         }
         let gap = self.path.rtt.srtt_ns().unwrap_or(self.cfg.initial_rto_ns);
-        if self.last_shed_ns.is_some_and(|t| now_ns < t + gap) {
+        if self.last_shed_ns.is_some_and(|t| now_ns < t.saturating_add(gap)) {
             return;
         }
         let min_priority = ls.min_priority;
@@ -1285,14 +1347,33 @@ impl Connection {
     fn process_data(&mut self, now_ns: u64, pkt: &Packet) {
         let start = pkt.seq;
         let fin = pkt.flags.has(TcpFlags::FIN);
-        let end = start + pkt.payload_bytes as u64 + fin as u64;
+        // Sequence numbers start at 0 and never wrap (see wire::Packet); one that would
+        // overflow is not from a real peer.
+        let Some(end) = start.checked_add(pkt.payload_bytes as u64 + fin as u64) else {
+            self.stats.out_of_window_segments += 1;
+            self.stats.out_of_window_bytes += pkt.payload_bytes as u64;
+            return;
+        };
         if end <= self.rcv_nxt {
             self.stats.duplicate_bytes_received += pkt.payload_bytes as u64;
             self.ack_now = true;
             return;
         }
         if start > self.rcv_nxt {
-            // Out of order: hold it and acknowledge at once (RFC 5681 §4.2).
+            // Out of order: hold it and acknowledge at once (RFC 5681 §4.2), if it lies
+            // within the window (RFC 9293 §3.10.7.4: RCV.NXT =< SEG.SEQ+SEG.LEN-1 <
+            // RCV.NXT+RCV.WND) and the buffer has room. A sender that respects our window
+            // never goes beyond; anything else is dropped and counted, so that what a peer
+            // sends cannot grow the buffer past `receive_buffer_bytes`.
+            let buffer = self.cfg.receive_buffer_bytes;
+            let beyond_window = end - fin as u64 > self.rcv_nxt.saturating_add(buffer);
+            let over_buffer = self.ooo_bytes + (end - start) > buffer + fin as u64;
+            if (beyond_window || over_buffer) && !self.ooo.contains_key(&start) {
+                self.stats.out_of_window_segments += 1;
+                self.stats.out_of_window_bytes += pkt.payload_bytes as u64;
+                self.ack_now = true;
+                return;
+            }
             self.ooo_arrivals += 1;
             let arrival = self.ooo_arrivals;
             match self.ooo.entry(start) {
@@ -1350,7 +1431,7 @@ impl Connection {
             }
             let new = c_end - c_start.max(skip);
             let got = self.msg_progress.entry(c.msg_id).or_insert((0, None));
-            got.0 += new;
+            got.0 = got.0.saturating_add(new);
             // The option labels the segment with its first chunk's priority; a message that
             // starts later in the segment learns its own from a segment it leads.
             if got.1.is_none() && k == 0 {

@@ -46,7 +46,7 @@ pub enum LossModelError {
 /// `"gilbert_elliott"`) and exactly that variant's fields; unknown fields are errors, and every
 /// probability is checked to lie in `[0, 1]` (the error names the field).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields, try_from = "LossModelSpec")]
+#[serde(tag = "kind", rename_all = "snake_case", try_from = "LossModelSpec")]
 pub enum LossModel {
     /// No random loss.
     #[default]
@@ -72,35 +72,119 @@ pub enum LossModel {
     },
 }
 
-/// The unvalidated mirror of [`LossModel`] that serde reads first.
+/// The unvalidated mirror of [`LossModel`] that serde reads first: a flat table (not an
+/// internally tagged enum, which serde buffers and whose errors then have no position; see
+/// `scenario_fields`), checked against its `kind` in `TryFrom`.
 #[derive(Deserialize)]
 #[serde(
-    tag = "kind",
-    rename_all = "snake_case",
     deny_unknown_fields,
     // The same text as `scenario_fields::LOSS_FORMS`, which matches on it.
     expecting = "a table: { kind = \"none\" }, { kind = \"bernoulli\", loss_prob = 0.02 } or { kind = \"gilbert_elliott\", p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_good = 0.0, loss_bad = 0.5 }"
 )]
-enum LossModelSpec {
-    // A struct variant, not a unit one: serde ignores `deny_unknown_fields` for unit
-    // variants of internally tagged enums, and `kind = "none"` with stray fields must fail.
-    None {},
-    Bernoulli { loss_prob: f64 },
-    GilbertElliott { p_good_to_bad: f64, p_bad_to_good: f64, loss_good: f64, loss_bad: f64 },
+struct LossModelSpec {
+    kind: Option<LossKind>,
+    loss_prob: Option<Probability>,
+    p_good_to_bad: Option<Probability>,
+    p_bad_to_good: Option<Probability>,
+    loss_good: Option<Probability>,
+    loss_bad: Option<Probability>,
+}
+
+#[derive(Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum LossKind {
+    None,
+    Bernoulli,
+    GilbertElliott,
+}
+
+/// A probability as a scenario writes it: a number in `[0, 1]` (`0.05`) or a percentage
+/// string (`"5%"`, read as 0.05). Anything else is an error at the value, saying both forms.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Probability(pub f64);
+
+const PROBABILITY_FORMS: &str = "a probability: a number in [0, 1] such as 0.05, or a percentage such as \"5%\"";
+
+impl<'de> Deserialize<'de> for Probability {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Probability;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(PROBABILITY_FORMS)
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Probability, E> {
+                if (0.0..=1.0).contains(&v) {
+                    Ok(Probability(v))
+                } else {
+                    Err(E::custom(format!("expected {PROBABILITY_FORMS}, got {v}")))
+                }
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Probability, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Probability, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Probability, E> {
+                let pct = v.trim().strip_suffix('%').and_then(|n| n.trim().parse::<f64>().ok());
+                match pct {
+                    Some(p) if (0.0..=100.0).contains(&p) => Ok(Probability(p / 100.0)),
+                    _ => Err(E::custom(format!("expected {PROBABILITY_FORMS}, got {v:?}"))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl TryFrom<LossModelSpec> for LossModel {
-    type Error = LossModelError;
+    type Error = String;
 
-    fn try_from(spec: LossModelSpec) -> Result<Self, Self::Error> {
-        let model = match spec {
-            LossModelSpec::None {} => LossModel::None,
-            LossModelSpec::Bernoulli { loss_prob } => LossModel::Bernoulli { loss_prob },
-            LossModelSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
-                LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad }
+    fn try_from(s: LossModelSpec) -> Result<Self, String> {
+        let set = |name: &'static str, p: &Option<Probability>| (name, p.is_some());
+        let only = |fields: &[(&str, bool)], kind: &str| match fields.iter().find(|f| f.1) {
+            Some((f, _)) => Err(format!("{f}: only applies to kind = \"{kind}\"")),
+            None => Ok(()),
+        };
+        let need = |name: &str, kind: &str, p: Option<Probability>| {
+            p.map(|p| p.0).ok_or_else(|| format!("{name}: missing; kind = \"{kind}\" needs it"))
+        };
+        let bernoulli = [set("loss_prob", &s.loss_prob)];
+        let ge = [
+            set("p_good_to_bad", &s.p_good_to_bad),
+            set("p_bad_to_good", &s.p_bad_to_good),
+            set("loss_good", &s.loss_good),
+            set("loss_bad", &s.loss_bad),
+        ];
+        let model = match s.kind {
+            None => {
+                return Err(format!(
+                    "missing `kind`; expected {}",
+                    "a table: { kind = \"none\" }, { kind = \"bernoulli\", loss_prob = 0.02 } or { kind = \"gilbert_elliott\", p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_good = 0.0, loss_bad = 0.5 }"
+                ))
+            }
+            Some(LossKind::None) => {
+                only(&bernoulli, "bernoulli")?;
+                only(&ge, "gilbert_elliott")?;
+                LossModel::None
+            }
+            Some(LossKind::Bernoulli) => {
+                only(&ge, "gilbert_elliott")?;
+                LossModel::Bernoulli { loss_prob: need("loss_prob", "bernoulli", s.loss_prob)? }
+            }
+            Some(LossKind::GilbertElliott) => {
+                only(&bernoulli, "bernoulli")?;
+                const GE: &str = "gilbert_elliott";
+                LossModel::GilbertElliott {
+                    p_good_to_bad: need("p_good_to_bad", GE, s.p_good_to_bad)?,
+                    p_bad_to_good: need("p_bad_to_good", GE, s.p_bad_to_good)?,
+                    loss_good: need("loss_good", GE, s.loss_good)?,
+                    loss_bad: need("loss_bad", GE, s.loss_bad)?,
+                }
             }
         };
-        model.validate()?;
+        model.validate().map_err(|e| e.to_string())?;
         Ok(model)
     }
 }
@@ -320,8 +404,10 @@ mod tests {
 
     #[test]
     fn out_of_range_probabilities_name_the_field() {
+        // The error points at the value (the scenario adds the field's path, see
+        // scenario_fields::render_parse_error).
         let err = toml::from_str::<Link>("[loss]\nkind = \"bernoulli\"\nloss_prob = 1.5\n").unwrap_err().to_string();
-        assert!(err.contains("`loss_prob`") && err.contains("1.5"), "{err}");
+        assert!(err.contains("line 3") && err.contains("a probability") && err.contains("got 1.5"), "{err}");
 
         let err = toml::from_str::<Link>(
             "[loss]\nkind = \"gilbert_elliott\"\np_good_to_bad = 0.01\np_bad_to_good = 0.25\n\
@@ -329,17 +415,24 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(err.contains("`loss_good`") && err.contains("-0.1"), "{err}");
+        assert!(err.contains("line 5") && err.contains("got -0.1"), "{err}");
 
         let err = toml::from_str::<Link>("[loss]\nkind = \"bernoulli\"\nloss_prob = nan\n").unwrap_err().to_string();
-        assert!(err.contains("`loss_prob`"), "{err}");
+        assert!(err.contains("line 3") && err.contains("got NaN"), "{err}");
+
+        // A percentage is a probability too.
+        let l = toml::from_str::<Link>("[loss]\nkind = \"bernoulli\"\nloss_prob = \"5%\"\n").unwrap();
+        assert_eq!(l.loss, LossModel::Bernoulli { loss_prob: 0.05 });
+        let err =
+            toml::from_str::<Link>("[loss]\nkind = \"bernoulli\"\nloss_prob = \"five\"\n").unwrap_err().to_string();
+        assert!(err.contains("or a percentage such as \"5%\", got \"five\""), "{err}");
 
         let err = serde_json::from_str::<LossModel>(
             r#"{"kind":"gilbert_elliott","p_good_to_bad":2,"p_bad_to_good":0.5,"loss_good":0,"loss_bad":1}"#,
         )
         .unwrap_err()
         .to_string();
-        assert!(err.contains("`p_good_to_bad`"), "{err}");
+        assert!(err.contains("a probability") && err.contains("got 2"), "{err}");
     }
 
     #[test]
@@ -350,7 +443,7 @@ mod tests {
         assert!(err.contains("unknown field"), "{err}");
 
         let err = toml::from_str::<Link>("[loss]\nkind = \"none\"\nloss_prob = 0.1\n").unwrap_err().to_string();
-        assert!(err.contains("unknown field"), "{err}");
+        assert!(err.contains("loss_prob: only applies to kind = \"bernoulli\""), "{err}");
 
         let err = toml::from_str::<Link>("[loss]\nkind = \"gilbert\"\n").unwrap_err().to_string();
         assert!(err.contains("unknown variant"), "{err}");

@@ -124,3 +124,51 @@ pub struct Recorder {
     /// Every packet put on or dropped at a link, when the packet trace is on.
     pub packets: Vec<PacketRecord>,
 }
+
+/// Largest estimated size of the time series a run may keep in memory: 1 GiB of samples
+/// (a `Vec` may hold up to twice that while it grows). Time series are kept until the end of
+/// the run for the report, figures and `--out` CSVs, so their size is known up front from
+/// the interval, `stop` and the number of series.
+pub const MAX_SERIES_BYTES: u64 = 1 << 30;
+
+/// Bytes of time series a run records at most: one sample per `interval_ns` up to `stop_ns`
+/// for each of `conns` connection endpoints and `links` links. 0 when `interval_ns` is 0.
+pub fn series_bytes(interval_ns: u64, stop_ns: u64, conns: u64, links: u64) -> u128 {
+    if interval_ns == 0 {
+        return 0;
+    }
+    let samples = (stop_ns / interval_ns) as u128 + 1;
+    let per_sample = conns as u128 * std::mem::size_of::<ConnSample>() as u128
+        + links as u128 * std::mem::size_of::<QueueSample>() as u128;
+    samples * per_sample
+}
+
+/// Checks [`series_bytes`] against [`MAX_SERIES_BYTES`]. The error says the estimate, the
+/// limit and why, and the smallest interval that fits.
+pub fn check_series_budget(interval_ns: u64, stop_ns: u64, conns: u64, links: u64) -> Result<(), String> {
+    let bytes = series_bytes(interval_ns, stop_ns, conns, links);
+    if bytes <= MAX_SERIES_BYTES as u128 {
+        return Ok(());
+    }
+    let per_sample = bytes / ((stop_ns / interval_ns) as u128 + 1);
+    // Smallest interval with (stop / interval + 1) * per_sample <= limit.
+    let fits = (MAX_SERIES_BYTES as u128 / per_sample.max(1)).saturating_sub(1).max(1);
+    let min_interval = (stop_ns as u128).div_ceil(fits).min(u64::MAX as u128) as u64;
+    // Rounded up to a whole unit so that it prints as one ("14ms", not "13717421ns").
+    let unit = [1_000_000_000, 1_000_000, 1_000, 1].into_iter().find(|&u| min_interval >= u).unwrap_or(1);
+    let min_interval = min_interval.div_ceil(unit).saturating_mul(unit);
+    Err(format!(
+        "{} over {} records {} samples for each of {} series ({} connection ends, {} links), about {} MiB; \
+         time series are kept in memory until the run ends, and the limit is {} MiB: expected an interval of \
+         at least {}, a shorter `stop`, or \"0ms\" to record none",
+        crate::units::Duration(interval_ns),
+        crate::units::Duration(stop_ns),
+        stop_ns / interval_ns + 1,
+        conns + links,
+        conns,
+        links,
+        bytes / (1 << 20),
+        MAX_SERIES_BYTES >> 20,
+        crate::units::Duration(min_interval),
+    ))
+}

@@ -78,7 +78,6 @@ pub struct Scenario {
     #[serde(default)]
     pub measure: MeasureToml,
     /// The network.
-    #[serde(deserialize_with = "fields::topology")]
     pub topology: TopologyToml,
     /// The flows.
     pub flows: Vec<FlowToml>,
@@ -356,7 +355,6 @@ impl TransportToml {
                     low_watermark_bytes: c.low_watermark.map_or(base.low_watermark_bytes, |a| a.map(|s| s.0)),
                     payback_multiplier: c.payback_multiplier.unwrap_or(base.payback_multiplier),
                 };
-                cfg.validate().map_err(|e| ("transport.cats".to_string(), e))?;
                 SchedulerKind::Cats(cfg)
             }
             (_, Some(_)) => {
@@ -547,10 +545,10 @@ pub struct LinkToml {
     /// One-way propagation delay.
     pub delay: Duration,
     /// Queue limit (default 1000 packets).
-    #[serde(default, deserialize_with = "fields::queue")]
+    #[serde(default)]
     pub queue: Option<QueueToml>,
     /// Random loss in both directions (default none).
-    #[serde(default, deserialize_with = "fields::loss")]
+    #[serde(default)]
     pub loss: Option<LossModel>,
     /// Mahimahi trace for the forward direction (first node to second; for a dumbbell's
     /// bottleneck, r1 to r2, the data direction).
@@ -563,30 +561,22 @@ pub struct LinkToml {
     #[serde(default)]
     pub reverse_rate: Option<Rate>,
     /// Loss of the reverse direction, when it differs.
-    #[serde(default, deserialize_with = "fields::reverse_loss")]
+    #[serde(default)]
     pub reverse_loss: Option<LossModel>,
 }
 
 /// The network.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(
-    tag = "kind",
-    rename_all = "snake_case",
-    deny_unknown_fields,
-    expecting = "a table with kind = \"dumbbell\" (pairs, bottleneck, access), \"profile\" (name, queue, loss) or \"custom\" (hosts, routers, links)"
-)]
+#[serde(try_from = "fields::TopologyTable")]
 #[allow(clippy::large_enum_variant)] // parsed once per run
 pub enum TopologyToml {
     /// Senders `s0..`, routers `r1`, `r2`, receivers `c0..`.
     Dumbbell {
         /// Sender/receiver pairs (default 1).
-        #[serde(default = "one")]
         pairs: u32,
         /// The r1–r2 link.
-        #[serde(deserialize_with = "fields::bottleneck")]
         bottleneck: LinkToml,
         /// Every host's link to its router.
-        #[serde(deserialize_with = "fields::access")]
         access: LinkToml,
     },
     /// A named network profile as a dumbbell with one pair: the server `s0`, the client
@@ -596,10 +586,8 @@ pub enum TopologyToml {
         /// Profile name (see `PROFILES`), e.g. "lighthouse-mobile-slow-4g".
         name: String,
         /// Bottleneck queue (default: twice the BDP, at least 100 packets).
-        #[serde(default, deserialize_with = "fields::queue")]
         queue: Option<QueueToml>,
         /// Random loss on the bottleneck (default none).
-        #[serde(default, deserialize_with = "fields::loss")]
         loss: Option<LossModel>,
     },
     /// Any graph of hosts and routers.
@@ -607,16 +595,10 @@ pub enum TopologyToml {
         /// Host names.
         hosts: Vec<String>,
         /// Router names.
-        #[serde(default)]
         routers: Vec<String>,
         /// Links, each with `between = ["a", "b"]`.
-        #[serde(deserialize_with = "fields::links")]
         links: Vec<LinkToml>,
     },
-}
-
-fn one() -> u32 {
-    1
 }
 
 /// A flow.
@@ -636,10 +618,10 @@ pub struct FlowToml {
     #[serde(default)]
     pub transport: TransportToml,
     /// What the client writes (default: nothing).
-    #[serde(default, deserialize_with = "fields::client_app")]
+    #[serde(default)]
     pub client_app: Option<AppToml>,
     /// What the server writes (default: nothing).
-    #[serde(default, deserialize_with = "fields::server_app")]
+    #[serde(default)]
     pub server_app: Option<AppToml>,
     /// A page to load instead of the apps: a HAR or DevTools-log file, or `builtin:NAME`
     /// (cats, bing, youtube, news). The client requests objects as it discovers them; the
@@ -688,12 +670,7 @@ pub struct DiscoveryToml {
 
 /// An application.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(
-    tag = "kind",
-    rename_all = "snake_case",
-    deny_unknown_fields,
-    expecting = "a table: { kind = \"sink\" }, { kind = \"bulk\", size = \"10MB\" } or { kind = \"messages\", messages = [{ name = \"a\", size = \"8KiB\", priority = 0 }] }"
-)]
+#[serde(try_from = "fields::AppTable")]
 pub enum AppToml {
     /// Writes nothing.
     Sink,
@@ -740,13 +717,16 @@ pub struct Built {
     pub sim: Simulator,
     /// Simulated time limit.
     pub stop_ns: u64,
+    /// What the build did instead of what a file said, for stderr (`FIELD: what`): values an
+    /// imported page had clamped or ignored.
+    pub warnings: Vec<String>,
 }
 
 impl Scenario {
     /// Parses scenario text; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<Self, ScenarioError> {
         toml::from_str(text)
-            .map_err(|e| ScenarioError::Parse { file: file.to_string(), message: e.to_string().trim_end().to_string() })
+            .map_err(|e| ScenarioError::Parse { file: file.to_string(), message: fields::render_parse_error(text, &e) })
     }
 
     /// Reads and parses a scenario file.
@@ -972,6 +952,7 @@ impl Scenario {
             ));
         }
         let mut specs = Vec::new();
+        let mut warnings: Vec<String> = Vec::new();
         for (i, f) in self.flows.iter().enumerate() {
             let field = format!("flows[{i}]");
             let host = |n: &str, what: &str| -> Result<u32, ScenarioError> {
@@ -1012,15 +993,12 @@ impl Scenario {
             let cfg = t
                 .to_config(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
                 .map_err(|(f, m)| invalid(format!("{field}.{f}"), m))?;
-            if cfg.receive_buffer_bytes < cfg.mss_bytes as u64 {
-                return Err(invalid(
-                    format!("{field}.transport.receive_buffer"),
-                    format!("expected at least one MSS ({} bytes), got {}", cfg.mss_bytes, cfg.receive_buffer_bytes),
-                ));
-            }
-            if cfg.initial_rto_ns == 0 {
-                return Err(invalid(format!("{field}.transport.initial_rto"), "expected a positive duration".into()));
-            }
+            // Every controller and scheduler parameter, named by its path under `transport`
+            // (the core's message reads `cats.payback_multiplier[4]: expected ...`).
+            cfg.validate().map_err(|m| match m.split_once(": ") {
+                Some((sub, what)) => invalid(format!("{field}.transport.{sub}"), what.to_string()),
+                None => invalid(format!("{field}.transport"), m),
+            })?;
             if f.rules.is_some() && f.page.is_none() {
                 return Err(invalid(format!("{field}.rules"), "rules reclassify a `page`'s objects".into()));
             }
@@ -1034,12 +1012,6 @@ impl Scenario {
                      `unreliable = true`"
                         .into(),
                 ));
-            }
-            if cfg.initial_window_segments == 0 {
-                return Err(invalid(format!("{field}.transport.initial_window"), "expected at least 1 segment".into()));
-            }
-            if cfg.delayed_ack_segments == 0 {
-                return Err(invalid(format!("{field}.transport.delayed_ack_segments"), "expected at least 1".into()));
             }
             let app = |a: &Option<AppToml>, what: &str| -> Result<AppSpec, ScenarioError> {
                 Ok(match a {
@@ -1109,8 +1081,11 @@ impl Scenario {
                             "a page load replaces client_app and server_app; remove them".into(),
                         ));
                     }
-                    let mut page = load_page(src, f.page_id.as_deref(), base_dir)
+                    let (mut page, adjusted) = load_page_reporting(src, f.page_id.as_deref(), base_dir)
                         .map_err(|m| invalid(format!("{field}.page"), m))?;
+                    if let Some(line) = adjusted {
+                        warnings.push(format!("{field}.page: {src}: {line}"));
+                    }
                     if let Some(r) = &f.rules {
                         let path = resolve(Path::new(r), base_dir);
                         let rules = triage_web::Rules::from_file(&path)
@@ -1195,6 +1170,15 @@ impl Scenario {
             ));
         }
 
+        // Time series live in memory until the run ends: bounded up front (a 1 ns interval
+        // once grew to 22 GB in 30 s).
+        crate::recorder::check_series_budget(
+            self.measure.interval.0,
+            stop_ns,
+            2 * specs.len() as u64,
+            net.links.len() as u64,
+        )
+        .map_err(|m| invalid("measure.interval".into(), m))?;
         let mut sim = Simulator::new(net, self.measure.interval.0);
         sim.set_packet_trace(self.measure.packet_trace);
         for s in specs {
@@ -1207,7 +1191,7 @@ impl Scenario {
             }
             sim.add_flow(s);
         }
-        Ok(Built { sim, stop_ns })
+        Ok(Built { sim, stop_ns, warnings })
     }
 }
 
@@ -1230,13 +1214,25 @@ fn full_packet_bytes(cfg: &ConnectionConfig) -> u64 {
 /// A page named as a scenario names it: `builtin:NAME`, or a HAR, DevTools log or
 /// `transfer_sequence.json` file (relative paths from `base_dir` when they exist there).
 pub fn load_page(src: &str, page_id: Option<&str>, base_dir: Option<&Path>) -> Result<triage_web::Page, String> {
+    load_page_reporting(src, page_id, base_dir).map(|(p, _)| p)
+}
+
+/// [`load_page`], with the import's line on values it clamped or ignored, if any.
+pub fn load_page_reporting(
+    src: &str,
+    page_id: Option<&str>,
+    base_dir: Option<&Path>,
+) -> Result<(triage_web::Page, Option<String>), String> {
     if let Some(name) = src.strip_prefix("builtin:") {
         return triage_web::builtin::builtin(name)
+            .map(|p| (p, None))
             .ok_or_else(|| format!("no built-in page \"{name}\" (cats, bing, youtube, news)"));
     }
     let path = resolve(Path::new(src), base_dir);
     let opts = triage_web::ImportOptions { page: page_id.map(String::from), ..Default::default() };
-    triage_web::import_file(&path, &opts).map(|i| i.page).map_err(|e| e.to_string())
+    let imp = triage_web::import_file(&path, &opts).map_err(|e| e.to_string())?;
+    let line = imp.adjusted_summary();
+    Ok((imp.page, line))
 }
 
 fn resolve(p: &Path, base: Option<&Path>) -> PathBuf {

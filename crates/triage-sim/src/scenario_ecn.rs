@@ -148,7 +148,7 @@ impl QueueToml {
                     idle_rate_bps: self.idle_rate.map_or(d.idle_rate_bps, |r| r.0),
                     mean_packet_bytes: self.mean_packet_size.map_or(d.mean_packet_bytes, |s| s.0),
                 };
-                c.validate().map_err(|m| ("".to_string(), m))?;
+                c.validate().map_err(sub_field)?;
                 QueueKind::Red(c)
             }
             QueueKindName::Eecn => {
@@ -161,7 +161,7 @@ impl QueueToml {
                     rate_window_ns: self.rate_window.map_or(d.rate_window_ns, |x| x.0),
                     rate_buckets: self.rate_buckets.unwrap_or(d.rate_buckets),
                 };
-                c.validate().map_err(|m| ("".to_string(), m))?;
+                c.validate().map_err(sub_field)?;
                 QueueKind::Eecn(c)
             }
             QueueKindName::Vcp => {
@@ -173,7 +173,7 @@ impl QueueToml {
                     kappa_q: self.kappa_q.unwrap_or(d.kappa_q),
                     ..d
                 };
-                c.validate().map_err(|m| ("".to_string(), m))?;
+                c.validate().map_err(sub_field)?;
                 QueueKind::Vcp(c)
             }
         };
@@ -183,6 +183,17 @@ impl QueueToml {
             Some(n) => QueueKind::WithDeviceRing(Box::new(q), n),
         };
         Ok((limit, q))
+    }
+}
+
+/// A discipline's `FIELD: what was expected` as (`.FIELD`, what was expected), so that the
+/// error names the field under `queue`; a message naming several fields stays whole.
+fn sub_field(m: String) -> (String, String) {
+    match m.split_once(": ") {
+        Some((f, what)) if f.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+            (format!(".{f}"), what.to_string())
+        }
+        _ => (String::new(), m),
     }
 }
 
@@ -209,7 +220,8 @@ pub struct EecnToml {
 }
 
 impl EecnToml {
-    /// The configuration, or a message naming the wrong field.
+    /// The configuration (checked with the rest of the transport:
+    /// `ConnectionConfig::validate`).
     pub fn to_config(&self) -> Result<EecnConfig, String> {
         let d = EecnConfig::default();
         let c = EecnConfig {
@@ -224,7 +236,6 @@ impl EecnToml {
             ],
             cl1_echo_acks: self.cl1_echo_acks.unwrap_or(d.cl1_echo_acks),
         };
-        c.validate()?;
         Ok(c)
     }
 }
@@ -248,7 +259,8 @@ pub struct VcpToml {
 }
 
 impl VcpToml {
-    /// The configuration, or a message naming the wrong field.
+    /// The configuration (checked with the rest of the transport:
+    /// `ConnectionConfig::validate`).
     pub fn to_config(&self) -> Result<VcpConfig, String> {
         let d = VcpConfig::default();
         let c = VcpConfig {
@@ -259,18 +271,6 @@ impl VcpToml {
             hold_t_rho: self.hold_t_rho.unwrap_or(d.hold_t_rho),
             slow_start: self.slow_start.unwrap_or(d.slow_start),
         };
-        if !(c.xi > 0.0 && c.xi <= 1.0) {
-            return Err(format!("xi: expected 0 < ξ <= 1, got {}", c.xi));
-        }
-        if !(c.alpha >= 0.0 && c.alpha <= 100.0) {
-            return Err(format!("alpha: expected 0..100 segments, got {}", c.alpha));
-        }
-        if !(c.beta > 0.0 && c.beta < 1.0) {
-            return Err(format!("beta: expected 0 < β < 1, got {}", c.beta));
-        }
-        if c.t_rho_ns == 0 {
-            return Err("t_rho: expected a positive duration".into());
-        }
         Ok(c)
     }
 }

@@ -1,35 +1,42 @@
-//! Errors of table-valued scenario fields that say which field and what it accepts.
+//! Scenario errors that name the field and point at the value.
 //!
-//! serde's derived messages for a table-valued field name Rust types and omit the field:
-//! `loss = 0.05` gave "invalid type: floating point `0.05`, expected internally tagged enum
-//! LossModelSpec", and a table without `kind` gave "missing field `kind`". The fields below
-//! (`#[serde(deserialize_with = ...)]` in `scenario.rs`) rewrite those two messages into
-//! "topology.bottleneck.loss: expected a table: { kind = \"bernoulli\", ... }, got floating
-//! point `0.05`", with the accepted forms. Each type also carries the same text as its serde
-//! `expecting`, so other formats (JSON) get it too.
+//! serde's messages name Rust types and no field: `pairs = "three"` gave "invalid type:
+//! string \"three\", expected u32" at the `[topology]` header, and `loss = 0.05` gave
+//! "expected internally tagged enum LossModelSpec". Two things fix that:
 //!
-//! Everything under `[topology]` is parsed from serde's buffered copy of the table (the
-//! topology is an internally tagged enum), where errors have no position of their own: there
-//! every error is prefixed with its field path (`topology.links[2].queue: unknown field ...`).
-//! Elsewhere (`client_app`, `server_app`) only the two messages above are rewritten, so that
-//! other errors keep the exact line and column the TOML parser gives them.
+//! - **No buffering.** Tables with a `kind` (the topology, a loss model, an application) are
+//!   read as flat structs and converted with `TryFrom` (see [`TopologyTable`], [`AppTable`]
+//!   and `loss::LossModelSpec`), not as internally tagged enums: serde buffers those, and a
+//!   buffered value has no position, so every error inside one pointed at the enclosing
+//!   table. Now the TOML parser reports the line and column of the value itself.
+//! - **The path from the position.** [`render_parse_error`] finds the key path of the
+//!   error's span in the document (`topology.bottleneck.loss.loss_prob`, `flows[0].server_app`)
+//!   and puts it in front of the message, and rewrites serde's wrong-type message for
+//!   table-valued fields into "expected FORMS, got X" with the accepted forms below.
+//!
+//! Errors a conversion raises (a missing `kind`, a field of another kind) point at their
+//! table and name the field relative to it (`pairs: only applies to ...`), which becomes
+//! `topology.pairs: ...`.
 
-use serde::de::{DeserializeOwned, DeserializeSeed, Error, SeqAccess, Visitor};
-use serde::Deserializer;
+use std::ops::Range;
+
+use serde::Deserialize;
+use toml_edit::{Item, TableLike, Value};
 
 use crate::loss::LossModel;
-use crate::scenario::{AppToml, LinkToml, TopologyToml};
+use crate::scenario::{AppToml, LinkToml, MessageToml, TopologyToml};
 use crate::scenario_ecn::QueueToml;
+use crate::units::Size;
 
 /// What a `loss` or `reverse_loss` field accepts (also `LossModelSpec`'s serde `expecting`).
 pub const LOSS_FORMS: &str = "a table: { kind = \"none\" }, { kind = \"bernoulli\", loss_prob = 0.02 } or \
 { kind = \"gilbert_elliott\", p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_good = 0.0, loss_bad = 0.5 }";
 
-/// What `client_app` and `server_app` accept (also `AppToml`'s serde `expecting`).
+/// What `client_app` and `server_app` accept (also [`AppTable`]'s serde `expecting`).
 pub const APP_FORMS: &str = "a table: { kind = \"sink\" }, { kind = \"bulk\", size = \"10MB\" } or \
 { kind = \"messages\", messages = [{ name = \"a\", size = \"8KiB\", priority = 0 }] }";
 
-/// What `[topology]` accepts (also `TopologyToml`'s serde `expecting`).
+/// What `[topology]` accepts (also [`TopologyTable`]'s serde `expecting`).
 pub const TOPOLOGY_FORMS: &str = "a table with kind = \"dumbbell\" (pairs, bottleneck, access), \
 \"profile\" (name, queue, loss) or \"custom\" (hosts, routers, links)";
 
@@ -40,17 +47,9 @@ pub const QUEUE_FORMS: &str = "a table: { packets = 100 }, { bytes = \"150KB\" }
 /// What a link accepts (also `LinkToml`'s serde `expecting`).
 pub const LINK_FORMS: &str = "a link table like { rate = \"2Mbps\", delay = \"25ms\" }";
 
-/// How much of an error below a field to rewrite.
-#[derive(Clone, Copy, PartialEq)]
-enum Scope {
-    /// Under `[topology]`: errors have no position of their own, so prefix every one.
-    Buffered,
-    /// Elsewhere: rewrite only the wrong-type and missing-`kind` messages, and prefix
-    /// messages that already carry a field path.
-    Positioned,
-}
+const FORMS: [&str; 5] = [LOSS_FORMS, APP_FORMS, TOPOLOGY_FORMS, QUEUE_FORMS, LINK_FORMS];
 
-/// Whether `m` starts with a field path written by this module (`a.b[3].c: ...`).
+/// Whether `m` starts with a field path (`a.b[3].c: ...`).
 fn has_path(m: &str) -> bool {
     let Some((path, _)) = m.split_once(": ") else { return false };
     !path.is_empty()
@@ -68,118 +67,254 @@ fn has_path(m: &str) -> bool {
         })
 }
 
-/// Rewrites the error of the field `name` as described in the module doc.
-fn rewrite<E: Error>(e: E, name: &str, forms: &str, tagged: bool, scope: Scope) -> E {
-    let text = e.to_string();
-    let m = first_line(&text);
-    if let Some(found) = m.strip_prefix("invalid type: ").and_then(|r| r.strip_suffix(&format!(", expected {forms}"))) {
-        return E::custom(format!("{name}: expected {forms}, got {found}"));
-    }
-    if tagged && m == "missing field `kind`" {
-        return E::custom(format!("{name}: missing `kind`; expected {forms}"));
-    }
-    if has_path(m) {
-        return E::custom(format!("{name}.{m}"));
-    }
-    match scope {
-        Scope::Buffered => E::custom(format!("{name}: {m}")),
-        Scope::Positioned => e,
-    }
-}
-
-/// The message of an error: a TOML error may add "in `key`" on a line below.
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or("").trim_end()
-}
-
-fn field<'de, D: Deserializer<'de>, T: DeserializeOwned>(
-    d: D,
-    name: &str,
-    forms: &str,
-    tagged: bool,
-    scope: Scope,
-) -> Result<T, D::Error> {
-    T::deserialize(d).map_err(|e| rewrite(e, name, forms, tagged, scope))
-}
-
-/// `loss` of a link or profile.
-pub(crate) fn loss<'de, D: Deserializer<'de>>(d: D) -> Result<Option<LossModel>, D::Error> {
-    field(d, "loss", LOSS_FORMS, true, Scope::Buffered).map(Some)
-}
-
-/// `reverse_loss` of a link.
-pub(crate) fn reverse_loss<'de, D: Deserializer<'de>>(d: D) -> Result<Option<LossModel>, D::Error> {
-    field(d, "reverse_loss", LOSS_FORMS, true, Scope::Buffered).map(Some)
-}
-
-/// `queue` of a link or profile.
-pub(crate) fn queue<'de, D: Deserializer<'de>>(d: D) -> Result<Option<QueueToml>, D::Error> {
-    field(d, "queue", QUEUE_FORMS, false, Scope::Buffered).map(Some)
-}
-
-/// `bottleneck` of a dumbbell.
-pub(crate) fn bottleneck<'de, D: Deserializer<'de>>(d: D) -> Result<LinkToml, D::Error> {
-    field(d, "bottleneck", LINK_FORMS, false, Scope::Buffered)
-}
-
-/// `access` of a dumbbell.
-pub(crate) fn access<'de, D: Deserializer<'de>>(d: D) -> Result<LinkToml, D::Error> {
-    field(d, "access", LINK_FORMS, false, Scope::Buffered)
-}
-
-/// `links` of a custom topology: errors name the link's index.
-pub(crate) fn links<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<LinkToml>, D::Error> {
-    struct Links;
-    struct One(usize);
-    impl<'de> DeserializeSeed<'de> for One {
-        type Value = LinkToml;
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<LinkToml, D::Error> {
-            field(d, &format!("links[{}]", self.0), LINK_FORMS, false, Scope::Buffered)
+/// The message for the field at `path`: serde's wrong-type message for a table-valued field
+/// becomes "expected FORMS, got X"; a message that names a field relative to `path` gets the
+/// path in front of it; any other gets `path: ` in front.
+fn explain(path: &str, msg: &str) -> String {
+    let wrong = msg.strip_prefix("invalid type: ").or_else(|| msg.strip_prefix("invalid value: "));
+    if let Some((found, forms)) = wrong.and_then(|r| r.rsplit_once(", expected ")) {
+        // serde names Rust types: say what to write instead.
+        let plain = match forms {
+            "u8" | "u16" | "u32" | "u64" | "usize" => Some("a whole number (0 or more)"),
+            "i8" | "i16" | "i32" | "i64" => Some("a whole number"),
+            "f32" | "f64" => Some("a number"),
+            "a boolean" => Some("true or false"),
+            f if FORMS.contains(&f) => Some(f),
+            _ => None,
+        };
+        if let Some(forms) = plain {
+            return format!("{path}: expected {forms}, got {found}");
         }
     }
-    impl<'de> Visitor<'de> for Links {
-        type Value = Vec<LinkToml>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            write!(f, "a list of links, each {LINK_FORMS} and `between = [\"a\", \"b\"]`")
+    if path.is_empty() || msg.starts_with(&format!("{path}:")) || msg.starts_with(&format!("{path}.")) {
+        msg.to_string()
+    } else if has_path(msg) {
+        format!("{path}.{msg}")
+    } else {
+        format!("{path}: {msg}")
+    }
+}
+
+/// The key path (`topology.links[2].queue`) of the innermost key or value of the document
+/// whose span holds `span`; a key gives the path of its table (an unknown field is the
+/// table's error).
+pub(crate) fn path_at(text: &str, span: Range<usize>) -> Option<String> {
+    let doc = toml_edit::ImDocument::parse(text).ok()?;
+    let mut best: Option<(usize, String)> = None;
+    walk_table(doc.as_table(), "", &span, &mut best);
+    best.map(|b| b.1)
+}
+
+fn consider(s: Option<Range<usize>>, span: &Range<usize>, path: &str, best: &mut Option<(usize, String)>) {
+    let Some(s) = s else { return };
+    if s.start <= span.start && span.end <= s.end {
+        let size = s.end - s.start;
+        // Ties go to the later, deeper candidate.
+        if best.as_ref().is_none_or(|(b, _)| size <= *b) {
+            *best = Some((size, path.to_string()));
         }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<LinkToml>, A::Error> {
-            let mut out = Vec::new();
-            while let Some(l) = seq.next_element_seed(One(out.len()))? {
-                out.push(l);
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn walk_table(t: &dyn TableLike, path: &str, span: &Range<usize>, best: &mut Option<(usize, String)>) {
+    for (k, item) in t.iter() {
+        if let Some((key, _)) = t.get_key_value(k) {
+            consider(key.span(), span, path, best);
+        }
+        walk_item(item, &join(path, k), span, best);
+    }
+}
+
+fn walk_item(item: &Item, path: &str, span: &Range<usize>, best: &mut Option<(usize, String)>) {
+    match item {
+        Item::Table(t) => {
+            consider(t.span(), span, path, best);
+            walk_table(t, path, span, best);
+        }
+        Item::ArrayOfTables(a) => {
+            for (i, t) in a.iter().enumerate() {
+                let p = format!("{path}[{i}]");
+                consider(t.span(), span, &p, best);
+                walk_table(t, &p, span, best);
             }
-            Ok(out)
+        }
+        Item::Value(v) => walk_value(v, path, span, best),
+        Item::None => {}
+    }
+}
+
+fn walk_value(v: &Value, path: &str, span: &Range<usize>, best: &mut Option<(usize, String)>) {
+    consider(v.span(), span, path, best);
+    match v {
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                walk_value(x, &format!("{path}[{i}]"), span, best);
+            }
+        }
+        Value::InlineTable(t) => walk_table(t, path, span, best),
+        _ => {}
+    }
+}
+
+/// The TOML parser's error for `text`, with the field path in front of the message (see the
+/// module documentation); the line, column and excerpt stay the parser's.
+pub fn render_parse_error(text: &str, e: &toml::de::Error) -> String {
+    let rendered = e.to_string().trim_end().to_string();
+    let msg = e.message().trim_end();
+    let Some(path) = e.span().and_then(|s| path_at(text, s)) else { return rendered };
+    let new = explain(&path, msg);
+    match rendered.rfind(msg) {
+        Some(i) if !msg.is_empty() => format!("{}{new}{}", &rendered[..i], &rendered[i + msg.len()..]),
+        _ => format!("{rendered}\n{new}"),
+    }
+}
+
+/// A field given for another kind of table: `FIELD: only applies to kind = "KIND"`.
+fn misplaced(present: &[(&str, bool)], owner: &str) -> Result<(), String> {
+    match present.iter().find(|(_, set)| *set) {
+        Some((f, _)) => Err(format!("{f}: only applies to kind = \"{owner}\"")),
+        None => Ok(()),
+    }
+}
+
+/// Topology kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyKind {
+    /// A dumbbell.
+    Dumbbell,
+    /// A named network profile.
+    Profile,
+    /// Any graph.
+    Custom,
+}
+
+/// `[topology]` as written: every field of every kind, read without buffering (see the
+/// module documentation), then checked against its `kind` ([`TopologyToml`]'s `TryFrom`).
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with kind = \"dumbbell\" (pairs, bottleneck, access), \"profile\" (name, queue, loss) or \"custom\" (hosts, routers, links)"
+)]
+pub struct TopologyTable {
+    kind: Option<TopologyKind>,
+    pairs: Option<u32>,
+    bottleneck: Option<LinkToml>,
+    access: Option<LinkToml>,
+    name: Option<String>,
+    queue: Option<QueueToml>,
+    loss: Option<LossModel>,
+    hosts: Option<Vec<String>>,
+    routers: Option<Vec<String>>,
+    links: Option<Vec<LinkToml>>,
+}
+
+impl TryFrom<TopologyTable> for TopologyToml {
+    type Error = String;
+
+    fn try_from(t: TopologyTable) -> Result<Self, String> {
+        let kind = match t.kind {
+            Some(TopologyKind::Dumbbell) => "dumbbell",
+            Some(TopologyKind::Profile) => "profile",
+            Some(TopologyKind::Custom) => "custom",
+            None => "",
+        };
+        let missing = |f: &str| format!("{f}: missing; kind = \"{kind}\" needs it");
+        let dumbbell =
+            [("pairs", t.pairs.is_some()), ("bottleneck", t.bottleneck.is_some()), ("access", t.access.is_some())];
+        let profile = [("name", t.name.is_some()), ("queue", t.queue.is_some()), ("loss", t.loss.is_some())];
+        let custom = [("hosts", t.hosts.is_some()), ("routers", t.routers.is_some()), ("links", t.links.is_some())];
+        match t.kind {
+            None => Err(format!("missing `kind`; expected {TOPOLOGY_FORMS}")),
+            Some(TopologyKind::Dumbbell) => {
+                misplaced(&profile, "profile")?;
+                misplaced(&custom, "custom")?;
+                Ok(TopologyToml::Dumbbell {
+                    pairs: t.pairs.unwrap_or(1),
+                    bottleneck: t.bottleneck.ok_or_else(|| missing("bottleneck"))?,
+                    access: t.access.ok_or_else(|| missing("access"))?,
+                })
+            }
+            Some(TopologyKind::Profile) => {
+                misplaced(&dumbbell, "dumbbell")?;
+                misplaced(&custom, "custom")?;
+                Ok(TopologyToml::Profile { name: t.name.ok_or_else(|| missing("name"))?, queue: t.queue, loss: t.loss })
+            }
+            Some(TopologyKind::Custom) => {
+                misplaced(&dumbbell, "dumbbell")?;
+                misplaced(&profile, "profile")?;
+                Ok(TopologyToml::Custom {
+                    hosts: t.hosts.ok_or_else(|| missing("hosts"))?,
+                    routers: t.routers.unwrap_or_default(),
+                    links: t.links.ok_or_else(|| missing("links"))?,
+                })
+            }
         }
     }
-    d.deserialize_seq(Links).map_err(|e| {
-        // An element's error already says `links[i]`.
-        if first_line(&e.to_string()).starts_with("links[") {
-            e
-        } else {
-            rewrite(e, "links", "", false, Scope::Buffered)
+}
+
+/// Application kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AppKind {
+    /// Writes nothing.
+    Sink,
+    /// One message.
+    Bulk,
+    /// Named messages.
+    Messages,
+}
+
+/// `client_app` / `server_app` as written (see [`TopologyTable`] for why it is flat).
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table: { kind = \"sink\" }, { kind = \"bulk\", size = \"10MB\" } or { kind = \"messages\", messages = [{ name = \"a\", size = \"8KiB\", priority = 0 }] }"
+)]
+pub struct AppTable {
+    kind: Option<AppKind>,
+    size: Option<Size>,
+    messages: Option<Vec<MessageToml>>,
+}
+
+impl TryFrom<AppTable> for AppToml {
+    type Error = String;
+
+    fn try_from(a: AppTable) -> Result<Self, String> {
+        let (size, messages) = (("size", a.size.is_some()), ("messages", a.messages.is_some()));
+        match a.kind {
+            None => Err(format!("missing `kind`; expected {APP_FORMS}")),
+            Some(AppKind::Sink) => {
+                misplaced(&[size], "bulk")?;
+                misplaced(&[messages], "messages")?;
+                Ok(AppToml::Sink)
+            }
+            Some(AppKind::Bulk) => {
+                misplaced(&[messages], "messages")?;
+                Ok(AppToml::Bulk { size: a.size.ok_or("size: missing; kind = \"bulk\" needs it")? })
+            }
+            Some(AppKind::Messages) => {
+                misplaced(&[size], "bulk")?;
+                Ok(AppToml::Messages { messages: a.messages.ok_or("messages: missing; kind = \"messages\" needs it")? })
+            }
         }
-    })
-}
-
-/// `[topology]`.
-pub(crate) fn topology<'de, D: Deserializer<'de>>(d: D) -> Result<TopologyToml, D::Error> {
-    field(d, "topology", TOPOLOGY_FORMS, true, Scope::Positioned)
-}
-
-/// `client_app` of a flow.
-pub(crate) fn client_app<'de, D: Deserializer<'de>>(d: D) -> Result<Option<AppToml>, D::Error> {
-    field(d, "client_app", APP_FORMS, true, Scope::Positioned).map(Some)
-}
-
-/// `server_app` of a flow.
-pub(crate) fn server_app<'de, D: Deserializer<'de>>(d: D) -> Result<Option<AppToml>, D::Error> {
-    field(d, "server_app", APP_FORMS, true, Scope::Positioned).map(Some)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::de::DeserializeOwned;
 
-    /// Each type's serde `expecting` is the text `rewrite` matches on.
+    /// Each type's serde `expecting` is the text `explain` matches on.
     #[test]
     fn the_forms_are_the_types_expecting() {
         fn err<T: DeserializeOwned + std::fmt::Debug>(json: &str) -> String {
@@ -209,5 +344,19 @@ mod tests {
         ] {
             assert!(!has_path(m), "{m}");
         }
+    }
+
+    #[test]
+    fn the_path_of_a_span() {
+        let text = "name = \"t\"\n[topology]\nkind = \"custom\"\nlinks = [{ a = 1 }, { b = { c = \"x\" } }]\n[[flows]]\nn = 2\n[[flows]]\nn = 3\n";
+        let at = |needle: &str| {
+            let i = text.find(needle).unwrap();
+            path_at(text, i..i + needle.len())
+        };
+        assert_eq!(at("\"x\"").as_deref(), Some("topology.links[1].b.c"));
+        assert_eq!(at("c =").as_deref(), Some("topology.links[1].b"), "a key gives its table");
+        assert_eq!(at("3").as_deref(), Some("flows[1].n"));
+        assert_eq!(at("\"custom\"").as_deref(), Some("topology.kind"));
+        assert_eq!(at("b ").as_deref(), Some("topology.links[1]"), "a key gives its table");
     }
 }

@@ -143,7 +143,7 @@ fn table_fields_name_the_field_and_the_accepted_forms() {
         (GOOD.replace("delay = \"0ms\" }", "delay = \"0ms\", reverse_loss = \"2%\" }"), "topology.access.reverse_loss: expected a table:", "got string \"2%\""),
         (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = { loss_prob = 0.05 } }"), "topology.bottleneck.loss: missing `kind`; expected a table: { kind = \"none\" }", "bernoulli"),
         (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", queue = 100 }"), "topology.bottleneck.queue: expected a table: { packets = 100 }", "got integer `100`"),
-        (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = { kind = \"gilbert\" } }"), "topology.bottleneck.loss: unknown variant `gilbert`", "gilbert_elliott"),
+        (GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = { kind = \"gilbert\" } }"), "topology.bottleneck.loss.kind: unknown variant `gilbert`", "gilbert_elliott"),
         (GOOD.replace("bottleneck = {", "bottleneck = { colour = 1,"), "topology.bottleneck: unknown field `colour`", "`rate`"),
         (GOOD.replace("bottleneck = { rate = \"2Mbps\", delay = \"25ms\" }", "bottleneck = \"2Mbps\""), "topology.bottleneck: expected a link table like { rate = \"2Mbps\", delay = \"25ms\" }", "got string"),
         (GOOD.replace(bulk, "server_app = \"bulk\""), "server_app: expected a table: { kind = \"sink\" }, { kind = \"bulk\", size = \"10MB\" }", "line 11, column 14"),
@@ -332,4 +332,147 @@ fn reliability_options_need_quic_mode_a_page_and_a_known_policy() {
         "[transport]\nmode = \"quic\"\nreliability = \"cats_level4\"\ndatagram_order = \"priority\"\n[topology]",
     );
     Scenario::parse(&ok, "ok.toml").unwrap().build("ok.toml", None).unwrap();
+}
+
+/// Controller and scheduler parameters that overflowed (or spun) where they were only
+/// checked to be positive: each is bounded, with an error naming the field's full path.
+#[test]
+fn controller_and_scheduler_parameters_are_bounded() {
+    let transport = |lines: &str| GOOD.replace("name = \"t\"", &format!("name = \"t\"\n[transport]\n{lines}"));
+    let queue = |q: &str| GOOD.replace("delay = \"25ms\" }", &format!("delay = \"25ms\", queue = {q} }}"));
+    let cases = [
+        (
+            transport("scheduler = \"cats\"\ncats = { payback_multiplier = [1, 1, 1, 1, 9223372036854775807] }"),
+            "flows[0].transport.cats.payback_multiplier[4]: expected 1..100, got 9223372036854775807",
+        ),
+        (
+            transport("scheduler = \"cats\"\ncats = { payback_multiplier = [0, 1, 1, 1, 1] }"),
+            "flows[0].transport.cats.payback_multiplier[0]: expected 1..100, got 0",
+        ),
+        (
+            transport("scheduler = \"cats\"\ncats = { high_watermark = [\"1KB\", \"1KB\", \"1KB\", \"1KB\", \"1KB\"], low_watermark = [\"2KB\", \"1KB\", \"1KB\", \"1KB\", \"1KB\"] }"),
+            "flows[0].transport.cats.low_watermark[0]: expected at most high_watermark[0] (1000 bytes), got 2000",
+        ),
+        (
+            transport("cc = \"vcp\"\nvcp = { t_rho = \"5000000000s\" }"),
+            "flows[0].transport.vcp.t_rho: expected a positive duration of at most 10s",
+        ),
+        (transport("cc = \"vcp\"\nvcp = { t_rho = \"0ms\" }"), "flows[0].transport.vcp.t_rho: expected a positive duration"),
+        (transport("cc = \"vcp\"\nvcp = { beta = 1.5 }"), "flows[0].transport.vcp.beta: expected 0 < β < 1, got 1.5"),
+        (transport("cc = \"eecn\"\neecn = { d = 1 }"), "flows[0].transport.eecn.d: expected at least 2, got 1"),
+        (
+            transport("cc = \"eecn\"\neecn = { initial_window_cl2 = 0 }"),
+            "flows[0].transport.eecn.initial_window_cl2: expected at least 1 segment",
+        ),
+        (
+            transport("load_shedding = { loss_window_packets = 4000000000 }"),
+            "flows[0].transport.load_shedding.loss_window_packets: expected 1..100000 packets, got 4000000000",
+        ),
+        (
+            queue("{ kind = \"vcp\", packets = 100, t_rho = \"5000000000s\" }"),
+            "topology.bottleneck.queue.t_rho: expected a positive duration of at most 10s",
+        ),
+        (
+            queue("{ kind = \"eecn\", packets = 100, horizon = \"5000000000s\" }"),
+            "topology.bottleneck.queue.horizon: expected a positive duration of at most 60s",
+        ),
+    ];
+    for (text, message) in cases {
+        let e = err(&text);
+        assert!(e.starts_with("bad.toml: ") && e.contains(message), "expected {message:?} in:\n{e}");
+    }
+    // The largest accepted values run.
+    for ok in [
+        transport("scheduler = \"cats\"\ncats = { payback_multiplier = [100, 100, 100, 100, 100] }"),
+        transport("cc = \"vcp\"\nvcp = { t_rho = \"10s\" }"),
+        queue("{ kind = \"vcp\", packets = 100, t_rho = \"10s\" }"),
+    ] {
+        let b = Scenario::parse(&ok, "ok.toml").unwrap().build("ok.toml", None).unwrap();
+        let mut sim = b.sim;
+        sim.run(b.stop_ns.min(30_000_000_000), |_| {});
+    }
+}
+
+/// Time series are bounded up front: `interval = "1ns"` reached 22 GB in 30 s, a stuck flow
+/// with a 100,000 s `stop` 3 GB. The error says the limit, why, and an interval that fits.
+#[test]
+fn time_series_are_bounded_up_front() {
+    let measure = |m: &str| GOOD.replace("name = \"t\"", &format!("name = \"t\"\n{m}\n[measure]\ninterval = \"1ns\""));
+    let e = err(&measure(""));
+    assert!(e.contains("measure.interval: 1ns over 10min records 600000000001 samples for each of 8 series"), "{e}");
+    assert!(e.contains("the limit is 1024 MiB") && e.contains("kept in memory until the run ends"), "{e}");
+    assert!(e.contains("expected an interval of at least 215us"), "{e}");
+    let stuck = GOOD.replace("name = \"t\"", "name = \"t\"\nstop = \"100000s\"");
+    let e = err(&stuck);
+    assert!(e.contains("10ms over 100000s") && e.contains("at least 36ms"), "{e}");
+    // The suggested interval fits; "0ms" records nothing and is always accepted.
+    let ok = GOOD.replace("name = \"t\"", "name = \"t\"\n[measure]\ninterval = \"215us\"");
+    Scenario::parse(&ok, "ok").unwrap().build("ok", None).unwrap();
+    let ok = stuck.replace("stop = \"100000s\"", "stop = \"100000s\"\n[measure]\ninterval = \"0ms\"");
+    Scenario::parse(&ok, "ok").unwrap().build("ok", None).unwrap();
+}
+
+/// Errors inside `[topology]` and nested inline tables point at the value itself and name
+/// its full path (they pointed at the `[topology]` header, often without the field).
+#[test]
+fn errors_point_at_the_value_with_its_full_path() {
+    let bulk = "server_app = { kind = \"bulk\", size = \"10KB\" }";
+    let cases = [
+        (
+            GOOD.replace("kind = \"dumbbell\"", "kind = \"dumbbell\"\npairs = \"three\""),
+            "line 5, column 9",
+            "topology.pairs: expected a whole number (0 or more), got string \"three\"",
+        ),
+        (
+            GOOD.replace("rate = \"2Mbps\"", "rate = \"2 parsecs\""),
+            "line 5, column 23",
+            "topology.bottleneck.rate: expected a rate like",
+        ),
+        (
+            GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", queue = { packets = \"many\" } }"),
+            "line 5, column 68",
+            "topology.bottleneck.queue.packets: expected a whole number (0 or more), got string \"many\"",
+        ),
+        (
+            GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = { kind = \"bernoulli\", loss_prob = 1.5 } }"),
+            "line 5, column 89",
+            "topology.bottleneck.loss.loss_prob: expected a probability: a number in [0, 1] such as 0.05, or a percentage such as \"5%\", got 1.5",
+        ),
+        (
+            "name = \"t\"\nflows = []\n[topology]\nkind = \"custom\"\nhosts = [\"a\", \"b\"]\nlinks = [{ between = [\"a\", \"b\"], delay = \"1ms\", rate = \"1Mbps\" },\n  { between = [\"a\", \"b\"], delay = \"1ms\", rate = \"1Mbps\", queue = { packets = -1 } }]\n".to_string(),
+            "line 7, column 78",
+            "topology.links[1].queue.packets: expected a whole number (0 or more), got integer `-1`",
+        ),
+        (
+            GOOD.replace(bulk, "server_app = { kind = \"bulk\", size = \"ten\" }"),
+            "line 11, column 38",
+            "flows[0].server_app.size: expected a size like",
+        ),
+        (
+            GOOD.replace(bulk, "server_app = { kind = \"messages\", messages = [{ name = \"a\", size = \"1KB\", priority = \"high\" }] }"),
+            "line 11, column 86",
+            "flows[0].server_app.messages[0].priority: expected a whole number (0 or more), got string \"high\"",
+        ),
+        (
+            GOOD.replace("name = \"t\"", "name = \"t\"\nseed = \"many\""),
+            "line 3, column 8",
+            "seed: expected a whole number (0 or more), got string \"many\"",
+        ),
+        // A field of another kind names itself (at its table).
+        (GOOD.replace("kind = \"dumbbell\"", "kind = \"dumbbell\"\nhosts = [\"a\"]"), "line 3", "topology.hosts: only applies to kind = \"custom\""),
+        (GOOD.replace(bulk, "server_app = { kind = \"sink\", size = \"1KB\" }"), "line 11", "flows[0].server_app.size: only applies to kind = \"bulk\""),
+    ];
+    for (text, at, message) in cases {
+        let e = err(&text);
+        assert!(e.contains(at) && e.contains(message), "expected {at:?} and {message:?} in:\n{e}");
+    }
+    // "5%" is a probability.
+    let ok =
+        GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = { kind = \"bernoulli\", loss_prob = \"5%\" } }");
+    match Scenario::parse(&ok, "ok").unwrap().topology {
+        triage_sim::scenario::TopologyToml::Dumbbell { bottleneck, .. } => {
+            assert_eq!(bottleneck.loss, Some(triage_sim::loss::LossModel::Bernoulli { loss_prob: 0.05 }))
+        }
+        t => panic!("{t:?}"),
+    }
 }

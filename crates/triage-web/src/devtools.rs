@@ -128,12 +128,16 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                         if let Some(resp) = opt_obj(params, "redirectResponse", &ppath)? {
                             r.entry.status =
                                 opt_num(resp, "status", &format!("{ppath}.redirectResponse"))?.unwrap_or(302.0) as i64;
-                            r.entry.wire_bytes =
-                                opt_bytes(resp, "encodedDataLength", &format!("{ppath}.redirectResponse"))?
-                                    .filter(|b| *b > 0);
+                            r.entry.wire_bytes = opt_bytes(
+                                resp,
+                                "encodedDataLength",
+                                &format!("{ppath}.redirectResponse"),
+                                &mut r.entry.adjusted,
+                            )?
+                            .filter(|b| *b > 0);
                         }
                         r.entry.redirect_to = Some(url.clone());
-                        r.entry.duration_ms = ((ts - r.entry.start_ms / 1000.0) * 1000.0).max(0.0);
+                        r.entry.duration_ms = (ts - r.entry.start_ms / 1000.0) * 1000.0;
                         r.finished = true;
                     }
                 }
@@ -182,7 +186,7 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                 let rp = format!("{ppath}.response");
                 r.entry.status = opt_num(resp, "status", &rp)?.unwrap_or(0.0) as i64;
                 r.entry.mime = opt_str(resp, "mimeType", &rp)?.unwrap_or("").to_string();
-                r.header_bytes = opt_bytes(resp, "encodedDataLength", &rp)?;
+                r.header_bytes = opt_bytes(resp, "encodedDataLength", &rp, &mut r.entry.adjusted)?;
                 if opt_bool(resp, "fromDiskCache", &rp)?.unwrap_or(false)
                     || opt_bool(resp, "fromPrefetchCache", &rp)?.unwrap_or(false)
                     || opt_bool(resp, "fromMemoryCache", &rp)?.unwrap_or(false)
@@ -195,9 +199,10 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
             }
             "Network.dataReceived" => {
                 let Some(r) = by_id.get(&id()?).map(|&k| &mut reqs[k]) else { continue };
-                r.data_bytes = r.data_bytes.saturating_add(opt_bytes(params, "dataLength", &ppath)?.unwrap_or(0));
+                let adj = &mut r.entry.adjusted;
+                r.data_bytes = r.data_bytes.saturating_add(opt_bytes(params, "dataLength", &ppath, adj)?.unwrap_or(0));
                 r.data_encoded =
-                    r.data_encoded.saturating_add(opt_bytes(params, "encodedDataLength", &ppath)?.unwrap_or(0));
+                    r.data_encoded.saturating_add(opt_bytes(params, "encodedDataLength", &ppath, adj)?.unwrap_or(0));
             }
             "Network.resourceChangedPriority" => {
                 let Some(r) = by_id.get(&id()?).map(|&k| &mut reqs[k]) else { continue };
@@ -213,7 +218,7 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                 let Some(r) = by_id.get(&id()?).map(|&k| &mut reqs[k]) else { continue };
                 r.finished = true;
                 r.end_s = opt_num(params, "timestamp", &ppath)?;
-                let total = opt_bytes(params, "encodedDataLength", &ppath)?.filter(|b| *b > 0);
+                let total = opt_bytes(params, "encodedDataLength", &ppath, &mut r.entry.adjusted)?.filter(|b| *b > 0);
                 let sum = r.header_bytes.unwrap_or(0).saturating_add(r.data_encoded);
                 r.entry.wire_bytes = total.or((sum > 0).then_some(sum));
             }
@@ -233,7 +238,8 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
             r.entry.skip = Some(SkipReason::Unfinished);
         }
         if let Some(end) = r.end_s {
-            r.entry.duration_ms = ((end * 1000.0) - r.entry.start_ms).max(0.0);
+            // Checked (negative, non-finite, over a day: counted) by import::build_page.
+            r.entry.duration_ms = (end * 1000.0) - r.entry.start_ms;
         }
         if r.data_bytes > 0 {
             r.entry.body_bytes = Some(r.data_bytes);

@@ -17,7 +17,12 @@
 //! [`crate::sequence`] to read the page back with its classification. Dummy files start with a
 //! marker of their type (`<!doctype html>`, `/*`, PNG/JPEG/GIF/WOFF2 magic, `{`) and are padded
 //! deterministically to exactly `size` bytes (JSON dummies stay valid JSON when `size` allows).
+//!
+//! Dummy files are written in blocks, never built in memory, and their sizes are checked up
+//! front against [`MAX_EXPORT_FILE_BYTES`] and [`MAX_EXPORT_BYTES`]: an imported size of
+//! 1e300 once made the export allocate 14.6 GB.
 
+use std::io::Write;
 use std::path::Path;
 
 use serde::Serialize;
@@ -100,8 +105,50 @@ pub fn transfer_sequence(page: &Page) -> Vec<TransferItem> {
         .collect()
 }
 
-/// Dummy content of exactly `size` bytes for a file of this type and extension.
+/// Largest dummy file an export writes: 4 GiB, the simulator's largest message.
+pub const MAX_EXPORT_FILE_BYTES: u64 = u32::MAX as u64;
+/// Largest total an export writes: 16 GiB.
+pub const MAX_EXPORT_BYTES: u64 = 16 << 30;
+
+/// Checks every object's size against [`MAX_EXPORT_FILE_BYTES`] and the total against
+/// [`MAX_EXPORT_BYTES`] before anything is written. The error names the object.
+pub fn check_sizes(seq: &[TransferItem]) -> Result<(), WebError> {
+    let mut total = 0u64;
+    for item in seq {
+        if item.size > MAX_EXPORT_FILE_BYTES {
+            return Err(WebError::Field {
+                path: format!("object {} ({})", item.id, item.url),
+                problem: format!(
+                    "{} bytes; export writes each object as a dummy file of its size, at most {MAX_EXPORT_FILE_BYTES} \
+                     bytes (4 GiB)",
+                    item.size
+                ),
+            });
+        }
+        total = total.saturating_add(item.size);
+    }
+    if total > MAX_EXPORT_BYTES {
+        return Err(WebError::Field {
+            path: "objects".into(),
+            problem: format!(
+                "{total} bytes in all; export writes every object as a dummy file of its size, at most \
+                 {MAX_EXPORT_BYTES} bytes (16 GiB) in all"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Dummy content of exactly `size` bytes for a file of this type and extension, in memory
+/// (for small sizes; [`write_dummy`] streams it).
 pub fn dummy_content(kind: ContentType, extension: &str, size: u64) -> Vec<u8> {
+    let mut v = Vec::new();
+    write_dummy(&mut v, kind, extension, size).unwrap_or_else(|_| unreachable!("writing to a Vec never fails"));
+    v
+}
+
+/// Writes the dummy content of exactly `size` bytes to `w`, in blocks of at most 64 KiB.
+pub fn write_dummy(w: &mut impl Write, kind: ContentType, extension: &str, size: u64) -> std::io::Result<()> {
     let head: &[u8] = match (kind, extension) {
         (ContentType::Html, _) => b"<!doctype html><!-- dummy -->\n",
         (ContentType::Css, _) => b"/* dummy */\n",
@@ -115,32 +162,39 @@ pub fn dummy_content(kind: ContentType, extension: &str, size: u64) -> Vec<u8> {
         (ContentType::Font, _) => b"wOF2",
         _ => b"",
     };
-    let size = usize::try_from(size).unwrap_or(usize::MAX);
-    if kind == ContentType::Json && size >= 10 {
-        let mut v = b"{\"pad\":\"".to_vec();
-        v.resize(size - 2, b'x');
-        v.extend_from_slice(b"\"}");
-        return v;
+    // Head, then `size - head - tail` bytes of a repeating filler, then the tail.
+    let (head, fill, tail): (&[u8], &[u8], &[u8]) = if kind == ContentType::Json && size >= 10 {
+        (b"{\"pad\":\"", b"x", b"\"}")
+    } else {
+        (&head[..head.len().min(usize::try_from(size).unwrap_or(usize::MAX))], b"triage dummy object ", b"")
+    };
+    w.write_all(head)?;
+    let mut left = size - head.len() as u64 - tail.len() as u64;
+    let block: Vec<u8> = fill.iter().copied().cycle().take(fill.len() * (65_536 / fill.len())).collect();
+    let mut at = 0usize; // the filler's phase, so the pattern runs on across blocks
+    while left > 0 {
+        let n = (block.len() - at).min(usize::try_from(left).unwrap_or(usize::MAX));
+        w.write_all(&block[at..at + n])?;
+        left -= n as u64;
+        at = (at + n) % block.len();
     }
-    let mut v: Vec<u8> = head.iter().copied().take(size).collect();
-    let filler = b"triage dummy object ";
-    let mut i = 0;
-    while v.len() < size {
-        v.push(filler[i % filler.len()]);
-        i += 1;
-    }
-    v
+    w.write_all(tail)
 }
 
 /// Writes `transfer_sequence.json` and `dummy_files/` into `dir` (created if needed).
 pub fn write_replica(page: &Page, dir: &Path) -> Result<Vec<TransferItem>, WebError> {
     let io = |p: &Path, e: std::io::Error| WebError::Io(format!("{}: {e}", p.display()));
+    let seq = transfer_sequence(page);
+    check_sizes(&seq)?;
     let files = dir.join("dummy_files");
     std::fs::create_dir_all(&files).map_err(|e| io(&files, e))?;
-    let seq = transfer_sequence(page);
     for item in &seq {
         let path = files.join(&item.file_name);
-        std::fs::write(&path, dummy_content(item.kind, &item.extension, item.size)).map_err(|e| io(&path, e))?;
+        let file = std::fs::File::create(&path).map_err(|e| io(&path, e))?;
+        let mut w = std::io::BufWriter::new(file);
+        write_dummy(&mut w, item.kind, &item.extension, item.size)
+            .and_then(|()| w.flush())
+            .map_err(|e| io(&path, e))?;
     }
     let json = serde_json::to_string_pretty(&seq).map_err(|e| WebError::Io(e.to_string()))?;
     let path = dir.join("transfer_sequence.json");

@@ -11,7 +11,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::WebError;
-use crate::import::{resolve_url, RawEntry, RawPage, SkipReason};
+use crate::import::{resolve_url, Adjusted, RawEntry, RawPage, SkipReason};
 use crate::json::{
     initiator_object_url, opt_arr, opt_bool, opt_bytes, opt_num, opt_obj, opt_str, parse_iso_ms, req_obj, req_str,
     wrong,
@@ -80,11 +80,12 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
     let content_path = format!("{resp_path}.content");
     let content = opt_obj(response, "content", &resp_path)?.unwrap_or(&empty);
     let mime = opt_str(content, "mimeType", &content_path)?.unwrap_or("").to_string();
-    let content_size = opt_bytes(content, "size", &content_path)?;
-    let transfer = opt_bytes(response, "_transferSize", &resp_path)?;
-    let bytes_in = opt_bytes(e, "_bytesIn", path)?;
-    let body_size = opt_bytes(response, "bodySize", &resp_path)?;
-    let headers_size = opt_bytes(response, "headersSize", &resp_path)?;
+    let mut adjusted = Adjusted::default();
+    let content_size = opt_bytes(content, "size", &content_path, &mut adjusted)?;
+    let transfer = opt_bytes(response, "_transferSize", &resp_path, &mut adjusted)?;
+    let bytes_in = opt_bytes(e, "_bytesIn", path, &mut adjusted)?;
+    let body_size = opt_bytes(response, "bodySize", &resp_path, &mut adjusted)?;
+    let headers_size = opt_bytes(response, "headersSize", &resp_path, &mut adjusted)?;
     let wire_bytes = transfer
         .filter(|b| *b > 0)
         .or(bytes_in.filter(|b| *b > 0))
@@ -144,7 +145,8 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
         })?,
         None => 0.0,
     };
-    let duration_ms = opt_num(e, "time", path)?.filter(|t| t.is_finite() && *t > 0.0).unwrap_or(0.0);
+    // Checked (negative, non-finite, over a day: counted) by import::build_page.
+    let duration_ms = opt_num(e, "time", path)?.unwrap_or(0.0);
 
     let raw = RawEntry {
         url,
@@ -162,6 +164,7 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
         start_ms,
         duration_ms,
         skip: if cache_hit { Some(SkipReason::CacheHit) } else { None },
+        adjusted,
     };
     Ok((pageref, raw))
 }

@@ -53,6 +53,69 @@ pub enum SkipReason {
     CorsPreflight,
     /// Belongs to another page in the same file.
     OtherPage,
+    /// Its start time is not a usable time (not finite, or more than
+    /// [`MAX_TIMESTAMP_MS`] from the epoch or the log's clock origin).
+    InvalidTime,
+}
+
+/// Largest object size an import keeps: 1 TiB. Larger sizes (a HAR `size` of 1e300) are
+/// clamped to it and counted ([`Adjustment::SizeClamped`]); sums over a page's objects then
+/// cannot overflow. Simulating or exporting such an object is refused later with the limit
+/// of that use (4 GiB per message or file).
+pub const MAX_OBJECT_BYTES: u64 = 1 << 40;
+/// Largest request duration an import keeps: one day, in ms.
+pub const MAX_DURATION_MS: f64 = 86_400_000.0;
+/// Largest start time an import accepts, in ms (year 2286 on the epoch clock; DevTools
+/// timestamps count from boot and are far smaller).
+pub const MAX_TIMESTAMP_MS: f64 = 1e13;
+
+/// A value of the file the import changed or ignored, counted in [`Import::adjusted`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Adjustment {
+    /// A size above [`MAX_OBJECT_BYTES`] (or infinite), clamped to it.
+    SizeClamped,
+    /// A negative size other than -1 (the formats' "unknown"), read as unknown.
+    SizeNegative,
+    /// A request duration over [`MAX_DURATION_MS`], clamped to it.
+    TimeClamped,
+    /// A negative or non-finite request duration, read as 0.
+    TimeInvalid,
+}
+
+impl Adjustment {
+    /// Snake-case name, as in JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Adjustment::SizeClamped => "size_clamped",
+            Adjustment::SizeNegative => "size_negative",
+            Adjustment::TimeClamped => "time_clamped",
+            Adjustment::TimeInvalid => "time_invalid",
+        }
+    }
+
+    /// What the import did, for reports.
+    pub fn what(self) -> &'static str {
+        match self {
+            Adjustment::SizeClamped => "sizes above 1 TiB clamped to 1 TiB",
+            Adjustment::SizeNegative => "negative sizes read as unknown",
+            Adjustment::TimeClamped => "durations over a day clamped to a day",
+            Adjustment::TimeInvalid => "negative or non-finite durations read as 0",
+        }
+    }
+}
+
+impl fmt::Display for Adjustment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Values of one entry a parser could not take as they were (see [`Adjustment`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Adjusted {
+    /// Negative sizes other than -1.
+    pub size_negative: u32,
 }
 
 impl SkipReason {
@@ -68,6 +131,7 @@ impl SkipReason {
             SkipReason::Unfinished => "unfinished",
             SkipReason::CorsPreflight => "cors_preflight",
             SkipReason::OtherPage => "other_page",
+            SkipReason::InvalidTime => "invalid_time",
         }
     }
 }
@@ -147,6 +211,8 @@ pub struct RawEntry {
     pub duration_ms: f64,
     /// A reason decided by the parser (failed, cache hit, unfinished, preflight).
     pub skip: Option<SkipReason>,
+    /// Values the parser could not take as they were.
+    pub adjusted: Adjusted,
 }
 
 /// Entries of one page, from a parser.
@@ -175,6 +241,8 @@ pub struct Import {
     pub entries_total: usize,
     /// Entries not used, by reason.
     pub skipped: BTreeMap<SkipReason, usize>,
+    /// Values of the chosen page's entries that were clamped or ignored, by kind.
+    pub adjusted: BTreeMap<Adjustment, usize>,
 }
 
 impl Import {
@@ -199,6 +267,12 @@ impl Import {
     /// Number of skipped entries.
     pub fn skipped_total(&self) -> usize {
         self.skipped.values().sum()
+    }
+
+    /// One line on the values the import clamped or ignored (`None` when there were none):
+    /// `2 values adjusted: 1 size_clamped (sizes above 1 TiB clamped to 1 TiB), ...`.
+    pub fn adjusted_summary(&self) -> Option<String> {
+        adjusted_summary(&self.adjusted)
     }
 }
 
@@ -247,6 +321,7 @@ fn import_sequence(value: &Value, opts: &ImportOptions) -> Result<Import, WebErr
         page_id: SEQUENCE_PAGE.into(),
         entries_total: n,
         skipped: BTreeMap::new(),
+        adjusted: BTreeMap::new(),
     })
 }
 
@@ -292,15 +367,32 @@ fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &Import
     if others > 0 {
         skipped.insert(SkipReason::OtherPage, others);
     }
-    let page = build_page(&chosen.title, &chosen.entries, opts.keep_cache_hits, &mut skipped).map_err(|e| match e {
-        WebError::NoEntries(m) => WebError::NoEntries(format!("page {}: {m}", chosen.id)),
-        e => e,
-    })?;
-    Ok(Import { format, page, page_id: chosen.id.clone(), pages: summaries, entries_total, skipped })
+    let mut adjusted = BTreeMap::new();
+    let page =
+        build_page(&chosen.title, &chosen.entries, opts.keep_cache_hits, &mut skipped, &mut adjusted).map_err(|e| {
+            match e {
+                WebError::NoEntries(m) => WebError::NoEntries(format!("page {}: {m}", chosen.id)),
+                e => e,
+            }
+        })?;
+    Ok(Import { format, page, page_id: chosen.id.clone(), pages: summaries, entries_total, skipped, adjusted })
+}
+
+/// See [`Import::adjusted_summary`].
+pub fn adjusted_summary(adjusted: &BTreeMap<Adjustment, usize>) -> Option<String> {
+    if adjusted.is_empty() {
+        return None;
+    }
+    let total: usize = adjusted.values().sum();
+    let cells: Vec<String> = adjusted.iter().map(|(a, n)| format!("{n} {a} ({})", a.what())).collect();
+    Some(format!("{total} value{} adjusted: {}", if total == 1 { "" } else { "s" }, cells.join(", ")))
 }
 
 /// The reason an entry is skipped, if any.
 fn classify_skip(e: &RawEntry, keep_cache_hits: bool) -> Option<SkipReason> {
+    if !(e.start_ms.is_finite() && e.start_ms.abs() <= MAX_TIMESTAMP_MS) {
+        return Some(SkipReason::InvalidTime);
+    }
     let scheme = urlparts::scheme(&e.url);
     if scheme == "data" {
         return Some(SkipReason::DataUrl);
@@ -354,13 +446,24 @@ fn ms_to_ns(ms: f64) -> u64 {
     }
 }
 
-/// Builds a classified page from one page's entries, counting skipped entries into `skipped`.
+/// Builds a classified page from one page's entries, counting skipped entries into `skipped`
+/// and values clamped or ignored into `adjusted` (sizes above [`MAX_OBJECT_BYTES`],
+/// durations negative, non-finite or above [`MAX_DURATION_MS`], and what the parser saw).
 pub fn build_page(
     name: &str,
     entries: &[RawEntry],
     keep_cache_hits: bool,
     skipped: &mut BTreeMap<SkipReason, usize>,
+    adjusted: &mut BTreeMap<Adjustment, usize>,
 ) -> Result<Page, WebError> {
+    let mut count = |a: Adjustment, n: usize| {
+        if n > 0 {
+            *adjusted.entry(a).or_insert(0) += n;
+        }
+    };
+    for e in entries {
+        count(Adjustment::SizeNegative, e.adjusted.size_negative as usize);
+    }
     // Time order (stable for ties), as the browser issued the requests.
     let mut order: Vec<usize> = (0..entries.len()).collect();
     order.sort_by(|&a, &b| entries[a].start_ms.total_cmp(&entries[b].start_ms));
@@ -436,7 +539,20 @@ pub fn build_page(
         }
         let id = ObjectId(objects.len() as u32);
         let kind = content::detect(&e.mime, e.resource_type.as_deref(), &e.url);
-        let wire = e.wire_bytes.or(e.body_bytes).unwrap_or(0);
+        let over = |b: Option<u64>| b.is_some_and(|b| b > MAX_OBJECT_BYTES);
+        count(Adjustment::SizeClamped, usize::from(over(e.wire_bytes) || over(e.body_bytes)));
+        let clamp = |b: Option<u64>| b.map(|b| b.min(MAX_OBJECT_BYTES));
+        let (wire_bytes, body_bytes) = (clamp(e.wire_bytes), clamp(e.body_bytes));
+        let wire = wire_bytes.or(body_bytes).unwrap_or(0);
+        let duration_ms = if !e.duration_ms.is_finite() || e.duration_ms < 0.0 {
+            count(Adjustment::TimeInvalid, 1);
+            0.0
+        } else if e.duration_ms > MAX_DURATION_MS {
+            count(Adjustment::TimeClamped, 1);
+            MAX_DURATION_MS
+        } else {
+            e.duration_ms
+        };
         let mut o = WebObject {
             id,
             url: e.url.clone(),
@@ -445,7 +561,7 @@ pub fn build_page(
             kind,
             mime: e.mime.split(';').next().unwrap_or("").trim().to_string(),
             wire_bytes: wire,
-            body_bytes: e.body_bytes.filter(|b| *b > 0).unwrap_or(wire),
+            body_bytes: body_bytes.filter(|b| *b > 0).unwrap_or(wire),
             browser_priority: e.priority,
             fetch_priority: FetchPriority::Auto,
             render_blocking: e.render_blocking,
@@ -455,7 +571,7 @@ pub fn build_page(
             essential: Essentialness::Maybe,
             tracker: false,
             recorded_start_ns: ms_to_ns(e.start_ms - t0),
-            recorded_duration_ns: ms_to_ns(e.duration_ms),
+            recorded_duration_ns: ms_to_ns(duration_ms),
             reliability: None,
         };
         classify::classify(&mut o);

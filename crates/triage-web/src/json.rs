@@ -83,9 +83,24 @@ pub(crate) fn opt_num(obj: &Map<String, Value>, key: &str, path: &str) -> Result
     }
 }
 
-/// A byte count: negative (-1, "unknown") and non-finite values give `None`.
-pub(crate) fn opt_bytes(obj: &Map<String, Value>, key: &str, path: &str) -> Result<Option<u64>, WebError> {
-    Ok(opt_num(obj, key, path)?.filter(|n| n.is_finite() && *n >= 0.0).map(|n| n.min(u64::MAX as f64) as u64))
+/// A byte count: -1 is the formats' "unknown" and gives `None`; any other negative value
+/// gives `None` too and is counted in `adjusted` (never silent); an infinite one saturates
+/// (and [`crate::import`] clamps it, counted, to its object-size limit).
+pub(crate) fn opt_bytes(
+    obj: &Map<String, Value>,
+    key: &str,
+    path: &str,
+    adjusted: &mut crate::import::Adjusted,
+) -> Result<Option<u64>, WebError> {
+    Ok(match opt_num(obj, key, path)? {
+        None => None,
+        Some(-1.0) => None,
+        Some(n) if n < 0.0 || n.is_nan() => {
+            adjusted.size_negative += 1;
+            None
+        }
+        Some(n) => Some(n.min(u64::MAX as f64) as u64),
+    })
 }
 
 pub(crate) fn opt_bool(obj: &Map<String, Value>, key: &str, path: &str) -> Result<Option<bool>, WebError> {

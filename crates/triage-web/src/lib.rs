@@ -44,7 +44,7 @@ pub mod urlparts;
 
 pub use classify::{ContentCategory, Essentialness};
 pub use error::{FileError, WebError};
-pub use import::{import_file, import_str, import_value, Import, ImportOptions, SkipReason, SourceFormat};
+pub use import::{import_file, import_str, import_value, Adjustment, Import, ImportOptions, SkipReason, SourceFormat};
 pub use model::{
     BrowserPriority, ContentType, DiscoveryConfig, FetchPriority, ObjectId, Page, RenderBlocking, WebObject,
 };

@@ -70,7 +70,9 @@ impl Default for EecnConfig {
 }
 
 impl EecnConfig {
-    /// Checks ranges: d ≥ 2, 0 < σ ≤ 1, a positive β unit and initial windows ≥ 1.
+    /// Checks ranges: d ≥ 2, 0 < σ ≤ 1, a positive β unit and initial windows ≥ 1. The error
+    /// reads `FIELD: what was expected`, with the field named as in a scenario's
+    /// `transport.eecn` table.
     pub fn validate(&self) -> Result<(), String> {
         if self.d < 2 {
             return Err(format!("d: expected at least 2, got {}", self.d));
@@ -86,8 +88,10 @@ impl EecnConfig {
         if self.beta_unit_ns == 0 {
             return Err("beta_unit: expected a positive duration".into());
         }
-        if self.initial_window_cl.contains(&0) {
-            return Err("initial_window_cl: expected at least 1 segment".into());
+        for (k, &w) in self.initial_window_cl.iter().enumerate() {
+            if w == 0 {
+                return Err(format!("initial_window_cl{}: expected at least 1 segment", k + 1));
+            }
         }
         Ok(())
     }

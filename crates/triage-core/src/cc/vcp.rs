@@ -39,6 +39,31 @@ pub struct VcpConfig {
     pub slow_start: bool,
 }
 
+/// Largest t_ρ [`VcpConfig::validate`] accepts (and the VCP router's): 10 s, fifty times the
+/// paper's 200 ms. Interval ends are `now + t_ρ`.
+pub const MAX_T_RHO_NS: u64 = 10_000_000_000;
+
+impl VcpConfig {
+    /// Checks ranges: 0 < ξ ≤ 1, 0 ≤ α ≤ 100 segments, 0 < β < 1, 0 < t_ρ ≤
+    /// [`MAX_T_RHO_NS`]. The error reads `FIELD: what was expected`, with the field named as
+    /// in a scenario's `transport.vcp` table.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.xi > 0.0 && self.xi <= 1.0) {
+            return Err(format!("xi: expected 0 < ξ <= 1, got {}", self.xi));
+        }
+        if !(self.alpha >= 0.0 && self.alpha <= 100.0) {
+            return Err(format!("alpha: expected 0..100 segments, got {}", self.alpha));
+        }
+        if !(self.beta > 0.0 && self.beta < 1.0) {
+            return Err(format!("beta: expected 0 < β < 1, got {}", self.beta));
+        }
+        if !(1..=MAX_T_RHO_NS).contains(&self.t_rho_ns) {
+            return Err(format!("t_rho: expected a positive duration of at most 10s, got {} ns", self.t_rho_ns));
+        }
+        Ok(())
+    }
+}
+
 impl Default for VcpConfig {
     fn default() -> Self {
         Self { xi: 0.0625, alpha: 1.0, beta: 0.875, t_rho_ns: 200_000_000, hold_t_rho: true, slow_start: true }
@@ -134,7 +159,7 @@ impl CongestionController for Vcp {
                 self.cwnd = (self.cwnd * self.cfg.beta).max(self.floor());
                 self.ssthresh = self.cwnd;
                 let hold = if self.cfg.hold_t_rho { rtt.max(self.cfg.t_rho_ns) } else { rtt };
-                self.hold_until_ns = ack.now_ns + hold;
+                self.hold_until_ns = ack.now_ns.saturating_add(hold);
             }
             return;
         }

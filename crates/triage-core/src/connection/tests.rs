@@ -44,6 +44,8 @@ struct Harness {
     log: Vec<(u64, bool, Packet)>,
     /// (time, seq) of every server packet the client received.
     client_arrivals: Vec<(u64, u64)>,
+    /// Largest smoothed RTT the server held at any step.
+    server_srtt_max_ns: u64,
 }
 
 impl Harness {
@@ -62,6 +64,7 @@ impl Harness {
             server_events: Vec::new(),
             log: Vec::new(),
             client_arrivals: Vec::new(),
+            server_srtt_max_ns: 0,
         }
     }
 
@@ -149,6 +152,9 @@ impl Harness {
                 }
             }
             self.flush();
+            if let Some(srtt) = self.server.as_ref().and_then(|s| s.srtt_ns()) {
+                self.server_srtt_max_ns = self.server_srtt_max_ns.max(srtt);
+            }
         }
     }
 
@@ -209,6 +215,9 @@ fn serve_page(msgs: Vec<MessageMeta>) -> impl FnMut(u64, bool, &Event, &mut Conn
         }
     }
 }
+
+mod karn;
+mod peer;
 
 #[test]
 fn handshake_is_three_real_packets_then_data() {

@@ -127,6 +127,9 @@ pub struct QuicStats {
     pub handshake_done_ns: Option<u64>,
 }
 
+/// Out-of-order CRYPTO bytes a space accepts past its in-order prefix (RFC 9000 §7.5).
+const CRYPTO_RX_BUFFER_BYTES: u64 = 65_536;
+
 /// What a sent packet carried that may need sending again or reporting.
 #[derive(Clone, Debug)]
 struct SentPacket {
@@ -177,8 +180,16 @@ impl Space {
         }
     }
 
-    fn add_crypto_rx(&mut self, start: u64, end: u64) {
-        self.crypto_rx.push((start, end));
+    /// Records CRYPTO bytes `[offset, offset + len)`. RFC 9000 §19.6: the end must stay
+    /// below 2^62; §7.5: out-of-order CRYPTO data may be limited (at least 4096 bytes must
+    /// be buffered): data starting more than [`CRYPTO_RX_BUFFER_BYTES`] past what arrived
+    /// in order is ignored, so a peer cannot grow the range list without bound.
+    fn add_crypto_rx(&mut self, offset: u64, len: u32) {
+        let end = offset.saturating_add(len as u64);
+        if len == 0 || end > wq::VARINT_MAX || offset > self.crypto_rx_contiguous() + CRYPTO_RX_BUFFER_BYTES {
+            return;
+        }
+        self.crypto_rx.push((offset, end));
         self.crypto_rx = merge(std::mem::take(&mut self.crypto_rx));
     }
 }
@@ -242,7 +253,9 @@ struct RecvMsg {
     complete: bool,
     /// Datagram messages: chunks received, chunk count, last arrival.
     datagram: Option<(u32, u32, u64)>,
-    datagram_seen: Vec<bool>,
+    /// Chunk indices received (a set, not a vector of `count` flags: the count comes from
+    /// the peer, and 2^32 − 1 of them would be 4 GB).
+    datagram_seen: std::collections::BTreeSet<u32>,
     received_bytes: u64,
     quarter_stream_id: Option<u64>,
 }
@@ -1103,7 +1116,7 @@ impl QuicConnection {
             match f {
                 Frame::Ack(a) => self.on_ack_received(now_ns, p.space, a),
                 Frame::Crypto { offset, len } => {
-                    self.spaces[si].add_crypto_rx(*offset, offset + *len as u64);
+                    self.spaces[si].add_crypto_rx(*offset, *len);
                     self.on_crypto_progress(now_ns);
                 }
                 Frame::Stream { stream_id, stream_base, chunk, fin } => {
@@ -1225,6 +1238,21 @@ impl QuicConnection {
 
     fn on_stream_frame(&mut self, now_ns: u64, stream_id: u64, stream_base: u64, chunk: &MsgChunk, fin: bool) {
         let _ = now_ns;
+        // RFC 9000 §4.6 / §19.8: a peer's stream beyond the credit we gave (STREAM_LIMIT_ERROR),
+        // one of our unidirectional streams or a bidirectional one we never opened
+        // (STREAM_STATE_ERROR): the frame is dropped, so a peer cannot make us hold state for
+        // streams it may not use.
+        let bidi = qs::is_bidi(stream_id);
+        let index = stream_id >> 2;
+        let allowed = if qs::client_initiated(stream_id) == self.is_client {
+            bidi && index < self.send_streams.opened(true)
+        } else {
+            index < self.local_max_streams[usize::from(!bidi)]
+        };
+        if !allowed {
+            self.recv_streams.over_limit_bytes += chunk.len_bytes as u64;
+            return;
+        }
         let peer_bidi = qs::is_bidi(stream_id) && qs::client_initiated(stream_id) != self.is_client;
         if peer_bidi && !self.recv_streams.seen(stream_id) {
             self.peer_bidi.insert(stream_id, PeerBidi::default());
@@ -1268,8 +1296,8 @@ impl QuicConnection {
         }
         // RFC 9000 §4.2: raise the connection limit when half the window is used.
         let window = self.q.connection_receive_window_bytes;
-        if window != u64::MAX && self.local_max_data - self.rx_consumed_bytes < window / 2 {
-            self.local_max_data = self.rx_consumed_bytes + window;
+        if window != u64::MAX && self.local_max_data.saturating_sub(self.rx_consumed_bytes) < window / 2 {
+            self.local_max_data = self.rx_consumed_bytes.saturating_add(window);
             self.control.push_back(Frame::MaxData(self.local_max_data));
         }
     }
@@ -1309,16 +1337,14 @@ impl QuicConnection {
         self.qstats.datagrams_received += 1;
         let r = self.recv_msgs.entry(msg_id).or_default();
         r.quarter_stream_id = r.quarter_stream_id.or(qsid);
-        if r.datagram_seen.is_empty() {
-            r.datagram_seen = vec![false; count as usize];
+        if r.datagram.is_none() {
             r.len_bytes = msg_len;
             r.datagram = Some((0, count, now_ns));
         }
-        let Some(seen) = r.datagram_seen.get_mut(index as usize) else { return };
-        if *seen {
-            return;
+        let count = r.datagram.map_or(0, |d| d.1);
+        if index >= count || !r.datagram_seen.insert(index) {
+            return; // beyond the count the first chunk gave, or a duplicate
         }
-        *seen = true;
         r.received_bytes += len as u64;
         self.stats.bytes_delivered += len as u64;
         let d = r.datagram.as_mut().expect("set above");
@@ -1386,6 +1412,9 @@ impl QuicConnection {
         }
         let mut newly: Vec<(u64, SentPacket)> = Vec::new();
         for &(lo, hi) in &ack.ranges {
+            if lo > hi {
+                continue; // a malformed range (RFC 9000 §19.3.1: FRAME_ENCODING_ERROR): ignored
+            }
             let s = &mut self.spaces[si];
             let pns: Vec<u64> = s.sent.range(lo..=hi).map(|(&pn, _)| pn).collect();
             for pn in pns {
@@ -1408,7 +1437,9 @@ impl QuicConnection {
             if *pn == largest && newly.iter().any(|(_, p)| p.ack_eliciting) {
                 let latest = now_ns.saturating_sub(p.time_sent_ns);
                 let mut delay = if space == SpaceId::Data {
-                    ((ack.delay_encoded << self.q.ack_delay_exponent) * 1_000).min(u64::MAX / 2)
+                    // RFC 9000 §19.3: microseconds × 2^exponent; a peer's absurd value saturates.
+                    let us = (ack.delay_encoded as u128) << self.q.ack_delay_exponent.min(20);
+                    (us * 1_000).min(u64::MAX as u128 / 2) as u64
                 } else {
                     0
                 };

@@ -128,6 +128,12 @@ pub struct SendStreams {
 }
 
 impl SendStreams {
+    /// Streams of ours opened so far in a direction (the uni count includes the control
+    /// stream): the peer may send only on our bidirectional streams below this index.
+    pub fn opened(&self, bidi: bool) -> u64 {
+        self.opened[dir(bidi)]
+    }
+
     /// Send state for one end. `window` is the peer's initial MAX_STREAM_DATA, `max_streams`
     /// its initial MAX_STREAMS in each direction. The HTTP/3 control stream (the first
     /// unidirectional stream of each side: 2 and 3) is opened here.
@@ -383,7 +389,8 @@ pub struct RecvStreams {
     window: u64,
     /// Reliable messages completed.
     pub completed_messages: u64,
-    /// Bytes received past the limit we advertised (a peer violating flow control).
+    /// Bytes received past the limit we advertised (a peer violating flow control,
+    /// RFC 9000 §4.1 FLOW_CONTROL_ERROR): dropped, not held.
     pub over_limit_bytes: u64,
 }
 
@@ -401,13 +408,19 @@ impl RecvStreams {
     /// A STREAM frame: `chunk` of a message whose first byte is at `stream_base`.
     pub fn on_frame(&mut self, id: u64, stream_base: u64, chunk: &MsgChunk, fin: bool) -> Received {
         let window = self.window;
-        let s = self.streams.entry(id).or_insert_with(|| RecvStream { local_max: window, ..Default::default() });
         let mut out = Received::default();
-        let (a, b) =
-            (stream_base + chunk.msg_offset_bytes, stream_base + chunk.msg_offset_bytes + chunk.len_bytes as u64);
-        if b > s.local_max {
-            self.over_limit_bytes += b - s.local_max.max(a);
-        }
+        // RFC 9000 §4.1: data past the limit we advertised is a flow-control error. It is
+        // dropped (and counted), so the ranges held stay within the window; offsets that
+        // overflow (§19.8: at most 2^62 − 1) are dropped too.
+        let local_max = self.streams.get(&id).map_or(window, |s| s.local_max);
+        let end = stream_base
+            .checked_add(chunk.msg_offset_bytes)
+            .and_then(|a| a.checked_add(chunk.len_bytes as u64).map(|b| (a, b)));
+        let Some((a, b)) = end.filter(|&(_, b)| b <= local_max) else {
+            self.over_limit_bytes += chunk.len_bytes as u64;
+            return out;
+        };
+        let s = self.streams.entry(id).or_insert_with(|| RecvStream { local_max: window, ..Default::default() });
         s.msgs.entry(stream_base).or_insert((chunk.msg_id, chunk.msg_len_bytes));
         if fin {
             s.fin_at = Some(b);
@@ -426,7 +439,7 @@ impl RecvStreams {
         s.contiguous = contiguous;
         // Messages complete in stream order once every byte up to their end is in.
         while let Some((&base, &(msg_id, len))) = s.msgs.iter().nth(s.completed as usize) {
-            if base + len > contiguous {
+            if base.saturating_add(len) > contiguous {
                 break;
             }
             s.completed += 1;
@@ -437,7 +450,7 @@ impl RecvStreams {
         // RFC 9000 §4.2: raise the limit when half the window is consumed (the application
         // reads at once), unless the stream is over.
         if !out.finished && window != u64::MAX && s.local_max - contiguous.min(s.local_max) < window / 2 {
-            s.local_max = contiguous + window;
+            s.local_max = contiguous.saturating_add(window);
             out.max_stream_data = Some(s.local_max);
         }
         out

@@ -599,3 +599,88 @@ fn a_1rtt_packet_that_overtakes_a_lost_handshake_packet_is_dropped_and_resent() 
     let ncid = |side: usize| p.frames[side].iter().filter(|(_, f)| matches!(f, Frame::NewConnectionId { .. })).count();
     assert!(ncid(1) > 4, "the server resends the NEW_CONNECTION_IDs the client dropped: {}", ncid(1));
 }
+
+/// The core does not trust its peer (issue 10, found by `fuzz/fuzz_targets/connection.rs`):
+/// frames a real stack never sends are dropped or saturate; none panics (overflow checks are
+/// on in tests) or makes the connection allocate by a peer's number.
+mod peer {
+    use super::*;
+    use crate::quic::packet::{AckFrame, QuicDatagram, QuicPacket};
+    use crate::sched::MsgChunk;
+
+    fn datagram(space: SpaceId, pn: u64, frames: Vec<Frame>) -> Packet {
+        Packet {
+            src: SERVER,
+            dst: CLIENT,
+            quic: Some(Box::new(QuicDatagram {
+                packets: [QuicPacket { space, pn, frames, size_bytes: 1200 }].into_iter().collect(),
+                payload_bytes: 1200,
+            })),
+            ..Default::default()
+        }
+    }
+
+    /// A connected pair with a message in flight from the server.
+    fn connected() -> Pair {
+        let mut p = Pair::new(config(1_250_000, 100), 20_000_000, 5 * MS);
+        p.on_server_connected = Some(Box::new(|s, now| s.write(now, 1, 50_000, None)));
+        p.run(40 * MS);
+        assert!(p.server.is_some());
+        p
+    }
+
+    #[test]
+    fn malformed_frames_are_dropped_not_trusted() {
+        let mut p = connected();
+        let now = p.now;
+        let chunk =
+            MsgChunk { msg_id: 9, msg_offset_bytes: u64::MAX - 10, len_bytes: 100, msg_len_bytes: 5, priority: 0 };
+        let frames = vec![
+            // An ACK range with smallest > largest, and an ACK delay that overflows.
+            Frame::Ack(AckFrame { ranges: vec![(5, 1)], delay_encoded: u64::MAX, ecn: None }),
+            Frame::Ack(AckFrame { ranges: vec![(0, 0)], delay_encoded: u64::MAX, ecn: None }),
+            // CRYPTO whose end overflows.
+            Frame::Crypto { offset: u64::MAX - 3, len: 100 },
+            // STREAM data whose offset overflows, beyond the window, on a stream never granted.
+            Frame::Stream { stream_id: 0, stream_base: 1, chunk, fin: true },
+            Frame::Stream {
+                stream_id: 0,
+                stream_base: 10_000_000,
+                chunk: MsgChunk { msg_offset_bytes: 0, ..chunk },
+                fin: false,
+            },
+            Frame::Stream {
+                stream_id: 4 * 1_000_000 + 3,
+                stream_base: 0,
+                chunk: MsgChunk { msg_offset_bytes: 0, ..chunk },
+                fin: false,
+            },
+            // A DATAGRAM chunk claiming 2^32 − 1 chunks (a vector of flags would be 4 GB).
+            Frame::Datagram {
+                msg_id: 77,
+                index: 3,
+                count: u32::MAX,
+                data_len: 100,
+                msg_len_bytes: u64::MAX,
+                priority: 0,
+                header_len: 9,
+                quarter_stream_id: None,
+            },
+            Frame::MaxData(u64::MAX),
+            Frame::MaxStreamData { stream_id: u64::MAX, max: u64::MAX },
+            Frame::MaxStreams { bidi: true, max: u64::MAX },
+        ];
+        let before = p.client.stats().bytes_delivered;
+        p.client.handle_packet(now, &datagram(SpaceId::Data, 1_000_000, frames));
+        p.client.handle_packet(
+            now,
+            &datagram(SpaceId::Initial, u64::MAX, vec![Frame::Crypto { offset: 1 << 40, len: 10 }]),
+        );
+        // The stream frames were all dropped; the DATAGRAM chunk is counted once.
+        assert_eq!(p.client.stats().bytes_delivered, before + 100);
+        while p.client.poll_transmit(now).is_some() {}
+        // The real transfer still completes.
+        p.run(10_000 * MS);
+        assert!(p.seen[0].completed.iter().any(|c| c.0 == 1), "{:?}", p.seen[0].completed);
+    }
+}

@@ -54,6 +54,11 @@ fn default_multipliers() -> [u64; LEVELS] {
     [1, 1, 2, 2, 3]
 }
 
+/// Largest payback multiplier [`CatsConfig::validate`] accepts. The paper's figures use 1 to
+/// 3; the bound keeps `N × M` and the deadlock-resolution rounds (at most 64 × ΣM per
+/// selection, see [`Conductor`]) small.
+pub const MAX_PAYBACK_MULTIPLIER: u64 = 100;
+
 impl Default for CatsConfig {
     fn default() -> Self {
         Self {
@@ -65,23 +70,29 @@ impl Default for CatsConfig {
 }
 
 impl CatsConfig {
-    /// Checks the parameters: `L_i ≤ H_i`, `H_i > 0`, `M_i > 0`. Returns what is wrong.
+    /// Checks the parameters: `0 < L_i ≤ H_i`, `1 ≤ M_i ≤` [`MAX_PAYBACK_MULTIPLIER`].
+    /// The error reads `FIELD: what was expected`, with the field named as in a scenario's
+    /// `transport.cats` table (`payback_multiplier[4]: ...`).
     pub fn validate(&self) -> Result<(), String> {
         for i in 0..LEVELS {
             if self.high_watermark_bytes[i] == 0 {
-                return Err(format!("high_watermark_bytes[{i}] must be positive"));
+                return Err(format!("high_watermark[{i}]: expected a positive size"));
             }
             if self.low_watermark_bytes[i] == 0 {
-                return Err(format!("low_watermark_bytes[{i}] must be positive: a queue whose debt must fall below 0 is never eligible again"));
+                return Err(format!(
+                    "low_watermark[{i}]: expected a positive size (a queue whose debt must fall below 0 is never \
+                     eligible again)"
+                ));
             }
             if self.low_watermark_bytes[i] > self.high_watermark_bytes[i] {
                 return Err(format!(
-                    "low_watermark_bytes[{i}] ({}) must not exceed high_watermark_bytes[{i}] ({})",
-                    self.low_watermark_bytes[i], self.high_watermark_bytes[i]
+                    "low_watermark[{i}]: expected at most high_watermark[{i}] ({} bytes), got {}",
+                    self.high_watermark_bytes[i], self.low_watermark_bytes[i]
                 ));
             }
-            if self.payback_multiplier[i] == 0 {
-                return Err(format!("payback_multiplier[{i}] must be positive"));
+            let m = self.payback_multiplier[i];
+            if !(1..=MAX_PAYBACK_MULTIPLIER).contains(&m) {
+                return Err(format!("payback_multiplier[{i}]: expected 1..{MAX_PAYBACK_MULTIPLIER}, got {m}"));
             }
         }
         Ok(())
@@ -201,7 +212,7 @@ impl Conductor {
     pub fn resolve_deadlock(&mut self) {
         let ne: Vec<usize> =
             (0..LEVELS).filter(|&i| !self.queues[i].is_empty() && self.state[i] == QueueState::InDebt).collect();
-        let m_total: u64 = ne.iter().map(|&i| self.cfg.payback_multiplier[i]).sum();
+        let m_total: u64 = ne.iter().fold(0u64, |a, &i| a.saturating_add(self.cfg.payback_multiplier[i]));
         if m_total == 0 {
             return;
         }
@@ -226,9 +237,11 @@ impl Conductor {
         if nonempty >= 2 {
             // Each round multiplies every debt by at most (M_total - 1) / M_total; 64·M_total
             // rounds take any u64 debt to 0.
-            let m_total: u64 =
-                (0..LEVELS).filter(|&i| !self.queues[i].is_empty()).map(|i| self.cfg.payback_multiplier[i]).sum();
-            for _ in 0..64 * m_total.max(1) {
+            // Unvalidated multipliers saturate (validate() keeps them at most 100 each).
+            let m_total: u64 = (0..LEVELS)
+                .filter(|&i| !self.queues[i].is_empty())
+                .fold(0u64, |a, i| a.saturating_add(self.cfg.payback_multiplier[i]));
+            for _ in 0..m_total.max(1).saturating_mul(64) {
                 self.resolve_deadlock();
                 if let Some(i) = eligible(self) {
                     return Some(i);

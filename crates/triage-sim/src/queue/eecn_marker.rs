@@ -67,8 +67,10 @@ impl EecnMarkerConfig {
         if !(self.th1 > 0.0 && self.th1 <= self.th2) {
             return Err(format!("th1/th2: expected 0 < th1 <= th2, got {} and {}", self.th1, self.th2));
         }
-        if self.horizon_ns == 0 || self.rate_window_ns == 0 {
-            return Err("horizon/rate_window: expected positive durations".into());
+        for (name, d) in [("horizon", self.horizon_ns), ("rate_window", self.rate_window_ns)] {
+            if !(1..=60_000_000_000).contains(&d) {
+                return Err(format!("{name}: expected a positive duration of at most 60s, got {d} ns"));
+            }
         }
         if self.rate_buckets == 0 || self.rate_buckets > 10_000 || self.rate_window_ns < self.rate_buckets as u64 {
             return Err("rate_buckets: expected 1..10000 buckets of at least 1 ns".into());

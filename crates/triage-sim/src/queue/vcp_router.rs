@@ -60,8 +60,8 @@ impl VcpRouterConfig {
         if self.limit_packets == 0 {
             return Err("packets: expected a positive queue size".into());
         }
-        if self.t_rho_ns == 0 {
-            return Err("t_rho: expected a positive duration".into());
+        if !(1..=triage_core::cc::vcp::MAX_T_RHO_NS).contains(&self.t_rho_ns) {
+            return Err(format!("t_rho: expected a positive duration of at most 10s, got {} ns", self.t_rho_ns));
         }
         if !(self.target_utilization > 0.0 && self.target_utilization <= 1.0) {
             return Err(format!("target_utilization: expected 0 < γ <= 1, got {}", self.target_utilization));
@@ -140,11 +140,11 @@ impl VcpRouter {
             self.code = self.cfg.code(rho);
             self.arrived_bytes = 0;
             self.min_queue_bytes = self.backlog.len_bytes();
-            self.interval_end_ns += self.cfg.t_rho_ns;
+            self.interval_end_ns = self.interval_end_ns.saturating_add(self.cfg.t_rho_ns.max(1));
             if now_ns >= self.interval_end_ns {
                 // Whole idle intervals: nothing arrived.
-                let skip = (now_ns - self.interval_end_ns) / self.cfg.t_rho_ns;
-                self.interval_end_ns += skip * self.cfg.t_rho_ns;
+                let skip = (now_ns - self.interval_end_ns) / self.cfg.t_rho_ns.max(1);
+                self.interval_end_ns = self.interval_end_ns.saturating_add(skip.saturating_mul(self.cfg.t_rho_ns));
                 let rho = self.cfg.load_factor(0, self.backlog.len_bytes(), self.rate_bps);
                 self.last_rho = rho;
                 self.code = self.cfg.code(rho);
