@@ -30,6 +30,10 @@
 //! - [`sa_ecf::SaEcf`]: Stream-Aware Earliest Completion First (§5.2, [10]).
 //! - [`priority_bucket::PriorityBucket`]: Algorithm 1 and the per-path buckets (§3, §4).
 
+pub mod lrf;
+
+pub use lrf::Lrf;
+
 use smallvec::SmallVec;
 
 use crate::sched::MessageMeta;
