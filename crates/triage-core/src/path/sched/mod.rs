@@ -31,8 +31,10 @@
 //! - [`priority_bucket::PriorityBucket`]: Algorithm 1 and the per-path buckets (§3, §4).
 
 pub mod lrf;
+pub mod sa_ecf;
 
 pub use lrf::Lrf;
+pub use sa_ecf::{EcfFormula, SaEcf, SaEcfConfig};
 
 use smallvec::SmallVec;
 
