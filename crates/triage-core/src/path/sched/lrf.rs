@@ -1,6 +1,6 @@
 //! Lowest-RTT-First (LRF), the default scheduler of multipath QUIC.
 //!
-//! PriorityBucket §5.2: "LRF [6] round-robinly packs data of all the streams for a single
+//! PriorityBucket §5.2: "LRF \[6\] round-robinly packs data of all the streams for a single
 //! packet. Upon sending the packet, an LRF sender needs to select a path for it. It
 //! maintains a smoothed round-trip time (RTT) estimation of each path. Each time sending a
 //! packet, it prefers the lowest RTT path with available congestion window."

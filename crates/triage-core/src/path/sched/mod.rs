@@ -26,14 +26,16 @@
 //! bits per second (SI: 1 Mbps = 10^6 bit/s).
 //!
 //! The schedulers, one per file:
-//! - [`lrf::Lrf`]: Lowest-RTT-First, the default of multipath QUIC (§5.2, [6]).
-//! - [`sa_ecf::SaEcf`]: Stream-Aware Earliest Completion First (§5.2, [10]).
+//! - [`lrf::Lrf`]: Lowest-RTT-First, the default of multipath QUIC (§5.2, \[6\]).
+//! - [`sa_ecf::SaEcf`]: Stream-Aware Earliest Completion First (§5.2, \[10\]).
 //! - [`priority_bucket::PriorityBucket`]: Algorithm 1 and the per-path buckets (§3, §4).
 
 pub mod lrf;
+pub mod priority_bucket;
 pub mod sa_ecf;
 
 pub use lrf::Lrf;
+pub use priority_bucket::{fill_gap, FillGapPath, FillGapShare, PathBuckets, PriorityBucket, PriorityBucketConfig};
 pub use sa_ecf::{EcfFormula, SaEcf, SaEcfConfig};
 
 use smallvec::SmallVec;
@@ -139,12 +141,7 @@ pub trait PathScheduler: std::fmt::Debug + Send {
     /// As [`PathScheduler::choose`], for a packet that would carry `stream`'s data; `None`
     /// means "not this stream now" and the connection may offer the next stream of its
     /// round. Schedulers that ignore the stream keep this default.
-    fn choose_for_stream(
-        &mut self,
-        now_ns: u64,
-        _stream: &StreamView,
-        paths: &[PathView],
-    ) -> Option<PathId> {
+    fn choose_for_stream(&mut self, now_ns: u64, _stream: &StreamView, paths: &[PathView]) -> Option<PathId> {
         self.choose(now_ns, paths)
     }
 

@@ -8,7 +8,7 @@
 //! opportunities for each stream to send is proportional to its weight." §2 adds that "the
 //! estimation uses the remaining bytes instead of the size of the stream".
 //!
-//! The paper only cites [10] for the estimate itself. What we implement, following
+//! The paper only cites \[10\] for the estimate itself. What we implement, following
 //! REPRODUCTION-pb-partial.md A.2.2 and choice PB-10 (the ECF rule of Lim et al., CoNEXT
 //! '17, with SA-ECF's per-stream `k`):
 //!
@@ -179,12 +179,7 @@ impl PathScheduler for SaEcf {
         }
     }
 
-    fn choose_for_stream(
-        &mut self,
-        _now_ns: u64,
-        stream: &StreamView,
-        paths: &[PathView],
-    ) -> Option<PathId> {
+    fn choose_for_stream(&mut self, _now_ns: u64, stream: &StreamView, paths: &[PathView]) -> Option<PathId> {
         let (f, s) = Self::candidates(paths);
         let f = f?;
         if f.can_send {
