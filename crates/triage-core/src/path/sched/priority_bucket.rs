@@ -651,6 +651,11 @@ mod tests {
         assert_eq!(run(100_000, &[p(1, 25, 10, 31_250), p(2, 25, 10, 0)]), [(2, 65_625, 26_000), (1, 34_375, 26_000)]);
     }
 
+    // The cases below were also run through fillgap.py: same bytes and times, except that
+    // its floats leave residue where ours are whole bytes (PB-7): 300.3 / 700.7 for
+    // `rounding_leaves_no_byte_behind`, and a 0.0-byte share on path 3 that still reports
+    // t = 15 ms in `a_zero_gap_in_the_middle_is_skipped_not_a_stop`.
+
     #[test]
     fn three_paths_fill_two_gaps_then_stop_inside_the_second() {
         // r = 5, 10, 20 ms; b = 8, 16, 8 Mbps = 1, 2, 1 MB/s.
