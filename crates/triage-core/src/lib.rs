@@ -9,6 +9,7 @@
 //! - [`Endpoint`]: either mode behind one enum, as the simulator drives it.
 //! - [`cc`]: congestion controllers (NewReno, BBR v1, NewReno+ECN, EECN, VCP) behind one trait.
 //! - [`ecn`]: ECN negotiation and echo encodings (classic RFC 3168, EECN, VCP).
+//! - [`path`]: per-path state and path schedulers (LRF, SA-ECF, PriorityBucket).
 //! - [`sched`]: send schedulers (FIFO) deciding which message bytes go next.
 //! - [`qlog`]: qlog event types for QUIC-mode traces (draft-ietf-quic-qlog, version 0.3).
 //! - [`recovery`]: RTT estimation / RTO (RFC 6298) and PRR (RFC 6937).
@@ -20,7 +21,7 @@ pub mod config;
 pub mod connection;
 pub mod ecn;
 mod endpoint;
-mod path;
+pub mod path;
 pub mod qlog;
 pub mod quic;
 pub mod recovery;

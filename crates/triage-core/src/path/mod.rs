@@ -7,6 +7,10 @@
 //! connection has exactly one. Multipath (PriorityBucket) turns the connection's single
 //! `path` into a list, tags each sent segment with its path, and asks a path scheduler which
 //! path the next segment takes; nothing in this struct changes for that.
+//!
+//! [`sched`] holds the path schedulers (the `PathScheduler` plug-in point).
+
+pub mod sched;
 
 use crate::cc::CongestionController;
 use crate::recovery::RttEstimator;
