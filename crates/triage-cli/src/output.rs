@@ -103,13 +103,22 @@ pub fn print_table(r: &RunReport) {
         }
     }
     let _ = writeln!(s);
-    let _ =
-        writeln!(s, "{:<16} {:>10} {:>12} {:>8} {:>8} {:>9}", "link", "packets", "bytes", "drops", "lost", "max_queue");
+    let _ = writeln!(
+        s,
+        "{:<16} {:>10} {:>12} {:>8} {:>8} {:>9} {:>9}",
+        "link", "packets", "bytes", "drops", "lost", "ecn_marks", "max_queue"
+    );
     for l in &r.links {
         let _ = writeln!(
             s,
-            "{:<16} {:>10} {:>12} {:>8} {:>8} {:>9}",
-            l.name, l.tx_packets, l.tx_bytes, l.queue.dropped_packets, l.lost_packets, l.queue.max_len_packets
+            "{:<16} {:>10} {:>12} {:>8} {:>8} {:>9} {:>9}",
+            l.name,
+            l.tx_packets,
+            l.tx_bytes,
+            l.queue.dropped_packets,
+            l.lost_packets,
+            l.queue.marked_packets,
+            l.queue.max_len_packets
         );
     }
     out!("{s}");
@@ -194,19 +203,22 @@ pub fn write_out(dir: &Path, r: &RunReport, sim: &Simulator) -> std::io::Result<
     }
     fs::write(dir.join("flows.csv"), f)?;
     let mut l = String::from(
-        "link,tx_packets,tx_bytes,dropped_packets,dropped_bytes,lost_packets,max_queue_packets,mean_sojourn_ms\n",
+        "link,tx_packets,tx_bytes,dropped_packets,dropped_bytes,lost_packets,ecn_marked_packets,ecn_marked_bytes,\
+         max_queue_packets,mean_sojourn_ms\n",
     );
     for x in &r.links {
         let sojourn = x.queue.sojourn_total_ns.checked_div(x.queue.dequeued_packets).map_or(0.0, ms);
         let _ = writeln!(
             l,
-            "{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{}",
             x.name,
             x.tx_packets,
             x.tx_bytes,
             x.queue.dropped_packets,
             x.queue.dropped_bytes,
             x.lost_packets,
+            x.queue.marked_packets,
+            x.queue.marked_bytes,
             x.queue.max_len_packets,
             sojourn
         );

@@ -209,3 +209,34 @@ fn completions_are_printed_for_bash_zsh_and_fish() {
         assert!(text.contains("triage") && text.contains("reproduce"), "{shell}: {text}");
     }
 }
+
+/// ECN marks are in the link table and links.csv, equal to the JSON's counts.
+#[test]
+fn ecn_marks_appear_in_the_link_table_and_links_csv() {
+    let dir = std::env::temp_dir().join(format!("triage-ecn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/eecn-dumbbell.toml"))
+            .unwrap()
+            .replace("cc = \"newreno\"", "cc = \"newreno_ecn\"")
+            .replace("device_packets = 100 }", "device_packets = 100, ecn = true }");
+    let path = dir.join("ecn.toml");
+    std::fs::write(&path, text).unwrap();
+    let v = json(&["run", path.to_str().unwrap(), "--json"]);
+    let link = v["links"].as_array().unwrap().iter().find(|l| l["name"] == "r1->r2").unwrap().clone();
+    let marked = link["queue"]["marked_packets"].as_u64().unwrap();
+    assert!(marked > 0, "{link}");
+    let out =
+        triage().args(["run", path.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(table.contains("ecn_marks"), "{table}");
+    let row: Vec<&str> = table.lines().find(|l| l.starts_with("r1->r2")).unwrap().split_whitespace().collect();
+    assert_eq!(row[5], marked.to_string(), "{table}");
+    let csv = std::fs::read_to_string(dir.join("o/links.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == "ecn_marked_packets").unwrap();
+    let r: Vec<&str> = csv.lines().find(|l| l.starts_with("r1->r2")).unwrap().split(',').collect();
+    assert_eq!(r[col], marked.to_string());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
