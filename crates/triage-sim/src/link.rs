@@ -1,12 +1,20 @@
 //! Point-to-point links: a queue discipline in front of a serializer (constant rate or a
 //! Mahimahi trace), a propagation delay, and a loss process.
 //!
-//! As in htsim, a link keeps at most two pending events: the end of the current
-//! serialization (`LinkTxDone`) and the arrival of the oldest propagating packet
-//! (`LinkDeliver`). Packets in propagation wait in a FIFO, not in the event queue.
+//! As in htsim, a link keeps few pending events: the end of the current serialization
+//! (`LinkTxDone`) and the arrival of the earliest propagating packet (`LinkDeliver`).
+//! Packets in propagation wait in the link's pipe, ordered by arrival time (then by when
+//! they left), not in the event queue.
+//!
+//! A link may also disorder what it carries ([`Disorder`]): each packet gets a random extra
+//! delay (jitter) drawn from a seeded stream, so a later packet may overtake an earlier one,
+//! and a packet may be delivered twice. Without it the pipe is a FIFO and the events are
+//! exactly those of a constant-delay link.
 
-use std::collections::VecDeque;
+use std::collections::BTreeMap;
 
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::loss::LossProcess;
@@ -38,6 +46,55 @@ pub enum RateModel {
     },
 }
 
+/// The extra one-way delay each packet of a link gets.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum Jitter {
+    /// None: every packet takes the link's delay.
+    #[default]
+    None,
+    /// Uniform in `[0, max_ns]`.
+    Uniform {
+        /// Largest extra delay.
+        max_ns: u64,
+    },
+    /// Exponential with this mean (a long tail, as on Wi-Fi and cellular links), capped at
+    /// 20 means.
+    Exponential {
+        /// Mean extra delay.
+        mean_ns: u64,
+    },
+}
+
+/// How a link disorders the packets it carries: jitter that may reorder them, and
+/// duplication. Each direction draws from its own seeded stream.
+#[derive(Debug)]
+pub struct Disorder {
+    /// Extra delay per packet.
+    pub jitter: Jitter,
+    /// Probability that a packet is delivered twice (the copy draws its own jitter).
+    pub duplicate_prob: f64,
+    /// The stream.
+    pub rng: ChaCha8Rng,
+}
+
+impl Disorder {
+    fn jitter_ns(&mut self) -> u64 {
+        match self.jitter {
+            Jitter::None => 0,
+            Jitter::Uniform { max_ns } => self.rng.gen_range(0..=max_ns),
+            Jitter::Exponential { mean_ns } => {
+                let u: f64 = self.rng.gen_range(f64::EPSILON..1.0);
+                let x = -(u.ln()) * mean_ns as f64;
+                x.min(20.0 * mean_ns as f64) as u64
+            }
+        }
+    }
+
+    fn duplicate(&mut self) -> bool {
+        self.duplicate_prob > 0.0 && self.rng.gen_bool(self.duplicate_prob.min(1.0))
+    }
+}
+
 /// Counters of one link.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct LinkStats {
@@ -47,8 +104,12 @@ pub struct LinkStats {
     pub tx_bytes: u64,
     /// Packets lost to the loss model.
     pub lost_packets: u64,
-    /// Packets delivered to the far end.
+    /// Packets delivered to the far end (duplicates included).
     pub delivered_packets: u64,
+    /// Packets the link delivered twice.
+    pub duplicated_packets: u64,
+    /// Packets that arrived before one that left earlier (overtakers).
+    pub reordered_packets: u64,
 }
 
 /// A one-way link from node `from` to node `to`.
@@ -65,7 +126,15 @@ pub struct Link {
     loss: LossProcess,
     queue: Box<dyn QueueDiscipline>,
     tx: Option<SimPacket>,
-    pipe: VecDeque<(u64, SimPacket)>,
+    /// Propagating packets by (arrival time, departure order).
+    pipe: BTreeMap<(u64, u64), SimPacket>,
+    /// Departure counter, the pipe's tie-break.
+    departures: u64,
+    /// The earliest `LinkDeliver` event scheduled and not yet run.
+    armed: Option<u64>,
+    /// The latest departure order delivered so far (for the reordering count).
+    last_delivered: Option<u64>,
+    disorder: Option<Disorder>,
     stats: LinkStats,
 }
 
@@ -89,9 +158,32 @@ impl Link {
             loss,
             queue,
             tx: None,
-            pipe: VecDeque::new(),
+            pipe: BTreeMap::new(),
+            departures: 0,
+            armed: None,
+            last_delivered: None,
+            disorder: None,
             stats: LinkStats::default(),
         }
+    }
+
+    /// The same link, disordering what it carries (jitter, duplication).
+    pub fn with_disorder(mut self, disorder: Disorder) -> Self {
+        let off = disorder.jitter == Jitter::None && disorder.duplicate_prob <= 0.0;
+        self.disorder = if off { None } else { Some(disorder) };
+        self
+    }
+
+    /// Puts a packet in the pipe. Returns the time of a `LinkDeliver` event to schedule when
+    /// it arrives before every event already scheduled.
+    fn propagate(&mut self, at: u64, p: SimPacket) -> Option<u64> {
+        self.pipe.insert((at, self.departures), p);
+        self.departures += 1;
+        if self.armed.is_none_or(|t| at < t) {
+            self.armed = Some(at);
+            return Some(at);
+        }
+        None
     }
 
     /// Constant rate, if the link has one.
@@ -175,21 +267,55 @@ impl Link {
             if self.loss.should_drop() {
                 self.stats.lost_packets += 1;
             } else {
-                let at = now_ns.saturating_add(self.delay_ns);
-                if self.pipe.is_empty() {
-                    deliver = Some(at);
+                let base = now_ns.saturating_add(self.delay_ns);
+                let (at, copy_at) = match self.disorder.as_mut() {
+                    None => (base, None),
+                    Some(d) => {
+                        let at = base.saturating_add(d.jitter_ns());
+                        let copy = d.duplicate().then(|| base.saturating_add(d.jitter_ns()));
+                        (at, copy)
+                    }
+                };
+                if let Some(copy_at) = copy_at {
+                    self.stats.duplicated_packets += 1;
+                    deliver = self.propagate(copy_at, p.clone()).or(deliver);
                 }
-                self.pipe.push_back((at, p));
+                // The original goes in after its copy would only when it arrives earlier;
+                // `propagate` keeps the earliest time to schedule.
+                deliver = self.propagate(at, p).or(deliver);
+                if deliver.is_some() {
+                    deliver = self.armed;
+                }
             }
         }
         (deliver, self.start_tx(now_ns))
     }
 
-    /// The oldest propagating packet arrives. Returns it and the time of the next
-    /// `LinkDeliver` event, if more packets are propagating.
-    pub fn on_deliver(&mut self) -> Option<(SimPacket, Option<u64>)> {
-        let (_, p) = self.pipe.pop_front()?;
-        self.stats.delivered_packets += 1;
-        Some((p, self.pipe.front().map(|(t, _)| *t)))
+    /// A `LinkDeliver` event runs at `now_ns`: the earliest propagating packet arrives if it
+    /// is due. Returns it, and the time of the next `LinkDeliver` event to schedule, if any.
+    pub fn on_deliver(&mut self, now_ns: u64) -> (Option<SimPacket>, Option<u64>) {
+        if self.armed.is_some_and(|t| t <= now_ns) {
+            self.armed = None;
+        }
+        let due = self.pipe.first_key_value().is_some_and(|((t, _), _)| *t <= now_ns);
+        let p = if due {
+            let ((_, order), p) = self.pipe.pop_first().unwrap_or_else(|| unreachable!("checked"));
+            self.stats.delivered_packets += 1;
+            if self.last_delivered.is_some_and(|l| order < l) {
+                self.stats.reordered_packets += 1;
+            }
+            self.last_delivered = Some(self.last_delivered.map_or(order, |l| l.max(order)));
+            Some(p)
+        } else {
+            None
+        };
+        let mut next = None;
+        if self.armed.is_none() {
+            if let Some(((t, _), _)) = self.pipe.first_key_value() {
+                self.armed = Some(*t);
+                next = Some(*t);
+            }
+        }
+        (p, next)
     }
 }

@@ -165,8 +165,18 @@ pub struct LinkReport {
     pub tx_bytes: u64,
     /// Packets lost to the link's loss model.
     pub lost_packets: u64,
+    /// Packets the link delivered twice (`duplicate`); absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub duplicated_packets: u64,
+    /// Packets that overtook one sent before them (`jitter`); absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub reordered_packets: u64,
     /// Queue counters.
     pub queue: QueueStats,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The whole run.
@@ -274,6 +284,8 @@ impl RunReport {
                 tx_packets: l.stats().tx_packets,
                 tx_bytes: l.stats().tx_bytes,
                 lost_packets: l.stats().lost_packets,
+                duplicated_packets: l.stats().duplicated_packets,
+                reordered_packets: l.stats().reordered_packets,
                 queue: l.queue().stats().clone(),
             })
             .collect();

@@ -563,6 +563,13 @@ pub struct LinkToml {
     /// Loss of the reverse direction, when it differs.
     #[serde(default)]
     pub reverse_loss: Option<LossModel>,
+    /// Extra random delay per packet, both directions (default none); packets may overtake
+    /// each other: `{ kind = "uniform", max = "10ms" }` or `{ kind = "exponential", mean = "5ms" }`.
+    #[serde(default)]
+    pub jitter: Option<fields::JitterSpec>,
+    /// Probability that a packet is delivered twice, both directions (default 0).
+    #[serde(default)]
+    pub duplicate: Option<crate::loss::Probability>,
 }
 
 /// The network.
@@ -833,7 +840,12 @@ impl Scenario {
                 let loss = if dir == 0 { l.loss.clone() } else { l.reverse_loss.clone().or(l.loss.clone()) };
                 let loss = LossProcess::new(loss.unwrap_or_default(), component_rng(seed, &format!("loss:{name}")));
                 let q = kind.build(queue, rate.map_or(0, |r| r.0), component_rng(seed, &format!("queue:{name}")));
-                net.add_link(Link::new(name, from, to, rate_model, l.delay.0, loss, q));
+                let disorder = crate::link::Disorder {
+                    jitter: l.jitter.map_or(crate::link::Jitter::None, |j| j.0),
+                    duplicate_prob: l.duplicate.map_or(0.0, |p| p.0),
+                    rng: component_rng(seed, &format!("disorder:{name}")),
+                };
+                net.add_link(Link::new(name, from, to, rate_model, l.delay.0, loss, q).with_disorder(disorder));
             }
             Ok(())
         };
@@ -883,6 +895,8 @@ impl Scenario {
                     reverse_trace: None,
                     reverse_rate: Some(Rate(up)),
                     reverse_loss: None,
+                    jitter: None,
+                    duplicate: None,
                 };
                 let access = LinkToml {
                     between: None,
@@ -894,6 +908,8 @@ impl Scenario {
                     reverse_trace: None,
                     reverse_rate: None,
                     reverse_loss: None,
+                    jitter: None,
+                    duplicate: None,
                 };
                 let s = net.add_node("s0", NodeKind::Host);
                 let r1 = net.add_node("r1", NodeKind::Router);

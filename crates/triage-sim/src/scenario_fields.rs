@@ -23,10 +23,11 @@ use std::ops::Range;
 use serde::Deserialize;
 use toml_edit::{Item, TableLike, Value};
 
+use crate::link::Jitter;
 use crate::loss::LossModel;
 use crate::scenario::{AppToml, LinkToml, MessageToml, TopologyToml};
 use crate::scenario_ecn::QueueToml;
-use crate::units::Size;
+use crate::units::{Duration, Size};
 
 /// What a `loss` or `reverse_loss` field accepts (also `LossModelSpec`'s serde `expecting`).
 pub const LOSS_FORMS: &str = "a table: { kind = \"none\" }, { kind = \"bernoulli\", loss_prob = 0.02 } or \
@@ -47,7 +48,11 @@ pub const QUEUE_FORMS: &str = "a table: { packets = 100 }, { bytes = \"150KB\" }
 /// What a link accepts (also `LinkToml`'s serde `expecting`).
 pub const LINK_FORMS: &str = "a link table like { rate = \"2Mbps\", delay = \"25ms\" }";
 
-const FORMS: [&str; 5] = [LOSS_FORMS, APP_FORMS, TOPOLOGY_FORMS, QUEUE_FORMS, LINK_FORMS];
+/// What a link's `jitter` accepts (also [`JitterTable`]'s serde `expecting`).
+pub const JITTER_FORMS: &str =
+    "a table: { kind = \"uniform\", max = \"10ms\" } or { kind = \"exponential\", mean = \"5ms\" }";
+
+const FORMS: [&str; 6] = [LOSS_FORMS, APP_FORMS, TOPOLOGY_FORMS, QUEUE_FORMS, LINK_FORMS, JITTER_FORMS];
 
 /// Whether `m` starts with a field path (`a.b[3].c: ...`).
 fn has_path(m: &str) -> bool {
@@ -182,6 +187,62 @@ fn misplaced(present: &[(&str, bool)], owner: &str) -> Result<(), String> {
     match present.iter().find(|(_, set)| *set) {
         Some((f, _)) => Err(format!("{f}: only applies to kind = \"{owner}\"")),
         None => Ok(()),
+    }
+}
+
+/// Largest jitter (`max` or `mean`) a link accepts: 10 s.
+pub const MAX_JITTER_NS: u64 = 10_000_000_000;
+
+/// Jitter kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JitterKind {
+    /// Uniform in [0, max].
+    Uniform,
+    /// Exponential with a mean.
+    Exponential,
+}
+
+/// A link's `jitter` as written: `{ kind = "uniform", max = "10ms" }` or
+/// `{ kind = "exponential", mean = "5ms" }`.
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table: { kind = \"uniform\", max = \"10ms\" } or { kind = \"exponential\", mean = \"5ms\" }"
+)]
+pub struct JitterTable {
+    kind: Option<JitterKind>,
+    max: Option<Duration>,
+    mean: Option<Duration>,
+}
+
+/// A link's jitter (see [`Jitter`]).
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "JitterTable")]
+pub struct JitterSpec(pub Jitter);
+
+impl TryFrom<JitterTable> for JitterSpec {
+    type Error = String;
+
+    fn try_from(j: JitterTable) -> Result<Self, String> {
+        let bounded = |name: &str, d: Option<Duration>, kind: &str| {
+            let d = d.ok_or_else(|| format!("{name}: missing; kind = \"{kind}\" needs it"))?;
+            if d.0 > MAX_JITTER_NS {
+                return Err(format!("{name}: expected at most 10s, got {d}"));
+            }
+            Ok(d.0)
+        };
+        match j.kind {
+            None => Err(format!("missing `kind`; expected {JITTER_FORMS}")),
+            Some(JitterKind::Uniform) => {
+                misplaced(&[("mean", j.mean.is_some())], "exponential")?;
+                Ok(JitterSpec(Jitter::Uniform { max_ns: bounded("max", j.max, "uniform")? }))
+            }
+            Some(JitterKind::Exponential) => {
+                misplaced(&[("max", j.max.is_some())], "uniform")?;
+                Ok(JitterSpec(Jitter::Exponential { mean_ns: bounded("mean", j.mean, "exponential")? }))
+            }
+        }
     }
 }
 
@@ -325,6 +386,7 @@ mod tests {
         assert!(err::<TopologyToml>("1").contains(TOPOLOGY_FORMS));
         assert!(err::<QueueToml>("100").contains(QUEUE_FORMS));
         assert!(err::<LinkToml>("100").contains(LINK_FORMS));
+        assert!(err::<JitterSpec>("100").contains(JITTER_FORMS));
     }
 
     #[test]

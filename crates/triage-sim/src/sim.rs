@@ -244,6 +244,9 @@ pub struct SimStats {
     pub unroutable_packets: u64,
     /// Packets that reached a host with no matching connection or listener.
     pub no_socket_packets: u64,
+    /// Times a connection reported a message complete that was complete already (a
+    /// transport that delivered something twice to the application; 0 in a correct run).
+    pub repeated_completions: u64,
 }
 
 /// Results of one flow.
@@ -463,10 +466,11 @@ impl Simulator {
             Ev::LinkDeliver(l) => {
                 let link = &mut self.net.links[l as usize];
                 let to = link.to;
-                if let Some((p, next)) = link.on_deliver() {
-                    if let Some(t) = next {
-                        self.events.push(t, Ev::LinkDeliver(l));
-                    }
+                let (p, next) = link.on_deliver(self.now_ns);
+                if let Some(t) = next {
+                    self.events.push(t, Ev::LinkDeliver(l));
+                }
+                if let Some(p) = p {
                     self.arrive(to, p);
                 }
             }
@@ -685,6 +689,9 @@ impl Simulator {
         let flow = &mut self.flows[f as usize];
         let idx = flow.apps[1 - side].record_base + msg_id as usize;
         let rec = &mut self.recorder.messages[idx];
+        if rec.completed_ns.is_some() {
+            self.stats.repeated_completions += 1;
+        }
         if rec.completed_ns.is_none() {
             rec.completed_ns = Some(self.now_ns);
             rec.received_priority = priority;

@@ -476,3 +476,34 @@ fn errors_point_at_the_value_with_its_full_path() {
         t => panic!("{t:?}"),
     }
 }
+
+/// A link's `jitter` and `duplicate` are checked where they are written.
+#[test]
+fn jitter_and_duplicate_are_checked() {
+    let link = |extra: &str| GOOD.replace("delay = \"25ms\" }", &format!("delay = \"25ms\", {extra} }}"));
+    let cases = [
+        (link("jitter = { max = \"5ms\" }"), "topology.bottleneck.jitter: missing `kind`"),
+        (
+            link("jitter = { kind = \"uniform\", max = \"20s\" }"),
+            "topology.bottleneck.jitter.max: expected at most 10s, got 20s",
+        ),
+        (
+            link("jitter = { kind = \"uniform\", mean = \"5ms\" }"),
+            "topology.bottleneck.jitter.mean: only applies to kind = \"exponential\"",
+        ),
+        (
+            link("jitter = \"5ms\""),
+            "topology.bottleneck.jitter: expected a table: { kind = \"uniform\", max = \"10ms\" }",
+        ),
+        (link("duplicate = 1.5"), "topology.bottleneck.duplicate: expected a probability"),
+    ];
+    for (text, message) in cases {
+        let e = err(&text);
+        assert!(e.contains(message), "expected {message:?} in:\n{e}");
+    }
+    for ok in [link("jitter = { kind = \"exponential\", mean = \"5ms\" }, duplicate = \"2%\""), link("duplicate = 0")] {
+        let b = Scenario::parse(&ok, "ok").unwrap().build("ok", None).unwrap();
+        let mut sim = b.sim;
+        sim.run(b.stop_ns, |_| {});
+    }
+}

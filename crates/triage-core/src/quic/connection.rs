@@ -347,6 +347,11 @@ pub struct QuicConnection {
     peer_reliable_messages: Option<u64>,
     close_sent: bool,
     close_resend: bool,
+    /// Packets received since closing (RFC 9000 §10.2.1): CONNECTION_CLOSE is sent again in
+    /// answer to the 1st, 2nd, 4th, 8th, ... of them only.
+    closed_packets_received: u64,
+    /// Draining (§10.2.2): the peer's CONNECTION_CLOSE arrived after ours; nothing more is sent.
+    draining: bool,
     /// qlog trace, when the settings ask for one.
     qlog: Option<Box<QlogState>>,
 }
@@ -413,6 +418,8 @@ impl QuicConnection {
             next_object_id: 0,
             close_sent: false,
             close_resend: false,
+            closed_packets_received: 0,
+            draining: false,
             qlog: None,
             q,
             cfg,
@@ -1065,8 +1072,16 @@ impl QuicConnection {
         let Some(dg) = pkt.quic.as_deref() else { return };
         if self.state == State::Closed {
             // RFC 9000 §10.2.1: in the closing state, answer what still arrives with
-            // CONNECTION_CLOSE again (the first one may have been lost).
-            if self.close_sent {
+            // CONNECTION_CLOSE again (the first one may have been lost), at a rate that falls
+            // as packets keep coming; §10.2.2: once the peer's CONNECTION_CLOSE arrives, drain
+            // and send nothing. (Two ends that both closed and answered each other's
+            // CONNECTION_CLOSE played ping-pong forever, and a duplicating link multiplied it.)
+            if dg.packets.iter().any(|p| p.frames.contains(&Frame::ConnectionClose)) {
+                self.draining = true;
+                self.close_resend = false;
+            }
+            self.closed_packets_received += 1;
+            if self.close_sent && !self.draining && self.closed_packets_received.is_power_of_two() {
                 self.close_resend = true;
             }
             return;

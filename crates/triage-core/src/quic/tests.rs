@@ -629,6 +629,50 @@ mod peer {
         p
     }
 
+    /// RFC 9000 §10.2.1-§10.2.2: a closed end answers what still arrives with
+    /// CONNECTION_CLOSE, less and less often, and not at all once the peer's own
+    /// CONNECTION_CLOSE has arrived (draining). Two ends that both closed used to answer each
+    /// other forever, and a duplicating link multiplied the exchange (found by triage-sim's
+    /// tests/disorder.rs: 735 million events in 3,000 simulated seconds).
+    #[test]
+    fn a_closed_end_answers_less_and_less_then_drains() {
+        let mut p = Pair::new(config(1_250_000, 100), 20_000_000, 5 * MS);
+        p.on_server_connected = Some(Box::new(|s, now| {
+            s.write(now, 1, 20_000, None);
+            s.close();
+        }));
+        p.client.close();
+        p.run(60_000 * MS);
+        let closer = (0..2).find(|&side| p.frames[side].iter().any(|(_, f)| *f == Frame::ConnectionClose)).unwrap();
+        let now = p.now;
+        let conn = if closer == 0 { &mut p.client } else { p.server.as_mut().unwrap() };
+        assert_eq!(conn.state(), crate::connection::State::Closed);
+        let ping = |pn: u64, frames: Vec<Frame>| Packet {
+            quic: Some(Box::new(QuicDatagram {
+                packets: [QuicPacket { space: SpaceId::Data, pn, frames, size_bytes: 100 }].into_iter().collect(),
+                payload_bytes: 100,
+            })),
+            ..Default::default()
+        };
+        let mut answers = Vec::new();
+        for k in 0..16u64 {
+            conn.handle_packet(now, &ping(1_000_000 + k, vec![Frame::Ping]));
+            while conn.poll_transmit(now).is_some() {
+                answers.push(k + 1);
+            }
+        }
+        // Answers at the 1st, 2nd, 4th, ... packet since closing (some arrived during the run).
+        assert!(
+            !answers.is_empty() && answers.len() <= 5 && answers.windows(2).all(|w| w[1] >= 2 * w[0]),
+            "{answers:?}"
+        );
+        conn.handle_packet(now, &ping(2_000_000, vec![Frame::ConnectionClose]));
+        for k in 0..40u64 {
+            conn.handle_packet(now, &ping(3_000_000 + k, vec![Frame::Ping]));
+            assert!(conn.poll_transmit(now).is_none(), "draining: nothing more is sent");
+        }
+    }
+
     #[test]
     fn malformed_frames_are_dropped_not_trusted() {
         let mut p = connected();
