@@ -46,15 +46,18 @@ impl LinkParams {
 /// Adds both directions of a link between `a` and `b`, each with its own queue and its
 /// own loss stream (named after the direction).
 pub fn add_duplex(net: &mut Network, seed: u64, a: u32, b: u32, p: &LinkParams) -> (u32, u32) {
-    let mut one = |from: u32, to: u32| {
-        let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
-        let loss = LossProcess::new(p.loss.clone(), component_rng(seed, &format!("loss:{name}")));
-        let q = p.kind.build(p.queue, p.rate_bps, component_rng(seed, &format!("queue:{name}")));
-        net.add_link(Link::new(name, from, to, RateModel::Constant { rate_bps: p.rate_bps }, p.delay_ns, loss, q))
-    };
-    let ab = one(a, b);
-    let ba = one(b, a);
+    let ab = add_simplex(net, seed, a, b, p);
+    let ba = add_simplex(net, seed, b, a, p);
     (ab, ba)
+}
+
+/// Adds one direction of a link, `from` to `to`, with its own queue and its own loss stream
+/// (named after the direction, so a direction draws the same losses whatever else exists).
+pub fn add_simplex(net: &mut Network, seed: u64, from: u32, to: u32, p: &LinkParams) -> u32 {
+    let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
+    let loss = LossProcess::new(p.loss.clone(), component_rng(seed, &format!("loss:{name}")));
+    let q = p.kind.build(p.queue, p.rate_bps, component_rng(seed, &format!("queue:{name}")));
+    net.add_link(Link::new(name, from, to, RateModel::Constant { rate_bps: p.rate_bps }, p.delay_ns, loss, q))
 }
 
 /// The classic dumbbell: senders `s0..sN-1` — router `r1` — bottleneck — router `r2` —

@@ -37,11 +37,10 @@ use triage_core::{ConnectionConfig, TransportMode};
 use triage_web::{data_loss, Page, PartialConfig, ReliabilityPolicy};
 
 use crate::app::{AppSpec, PageLoad};
-use crate::link::{Link, RateModel};
-use crate::loss::{LossModel, LossProcess};
-use crate::queue::{Limit, QueueKind};
-use crate::rng::component_rng;
+use crate::loss::LossModel;
+use crate::queue::Limit;
 use crate::sim::{FlowSpec, Network, NodeKind, Simulator};
+use crate::topology::{add_simplex, LinkParams};
 
 /// The thesis's two networks (§5.9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -196,17 +195,14 @@ pub fn run_one(
     let mut net = Network::default();
     let server = net.add_node("server", NodeKind::Host);
     let client = net.add_node("client", NodeKind::Host);
-    let queue = Limit::Bytes(64 * 1024);
-    let mut one = |from: u32, to: u32, loss: f64| {
-        let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
-        let model = if loss > 0.0 { LossModel::Bernoulli { loss_prob: loss } } else { LossModel::None };
-        let lp = LossProcess::new(model, component_rng(seed, &format!("loss:{name}")));
-        let q = QueueKind::DropTail.build(queue, network.rate_bps(), component_rng(seed, &format!("queue:{name}")));
-        let rate = RateModel::Constant { rate_bps: network.rate_bps() };
-        net.add_link(Link::new(name, from, to, rate, 500_000, lp, q))
+    let uplink = LinkParams { queue: Limit::Bytes(64 * 1024), ..LinkParams::new(network.rate_bps(), 500_000, 0) };
+    let loss = network.loss();
+    let downlink = LinkParams {
+        loss: if loss > 0.0 { LossModel::Bernoulli { loss_prob: loss } } else { LossModel::None },
+        ..uplink.clone()
     };
-    one(server, client, network.loss());
-    one(client, server, 0.0);
+    add_simplex(&mut net, seed, server, client, &downlink);
+    add_simplex(&mut net, seed, client, server, &uplink);
     net.compute_routes();
     let cfg = transport(seed);
     let mut sim = Simulator::new(net, 0);
