@@ -649,6 +649,12 @@ impl Simulator {
                     self.events.push(t, Ev::AppWrite(f, side as u32));
                 }
             }
+            Event::MessageComplete { msg_id, .. }
+                if self.flows[f as usize].apps[side].given_up.contains_key(&msg_id) =>
+            {
+                // The last chunks of an object the page client gave up on: it is done with it
+                // already (not a repeated delivery).
+            }
             Event::MessageComplete { msg_id, priority, .. } => self.message_complete(f, side, c, msg_id, priority),
             Event::ResponseEnded { msg_id } => {
                 let app = &mut self.flows[f as usize].apps[side];
@@ -691,8 +697,7 @@ impl Simulator {
         let rec = &mut self.recorder.messages[idx];
         if rec.completed_ns.is_some() {
             self.stats.repeated_completions += 1;
-        }
-        if rec.completed_ns.is_none() {
+        } else {
             rec.completed_ns = Some(self.now_ns);
             rec.received_priority = priority;
             if rec.discarded.is_none() {
@@ -718,13 +723,13 @@ impl Simulator {
         let request_ns = self.recorder.messages[app.record_base + ku].written_ns.unwrap_or(self.now_ns);
         let deadline = page.partial.deadline_ns(page.page.objects()[ku].kind).map(|d| request_ns.saturating_add(d));
         let conn = &self.conns[c as usize].conn;
+        let arrived = conn.quic().and_then(|q| q.datagram_object(k));
         let give_up = if deadline.is_some_and(|d| d <= self.now_ns) {
             true
         } else if app.ended[ku] {
             let idle =
                 page.end_idle_ns.unwrap_or_else(|| conn.srtt_ns().unwrap_or(0).saturating_mul(2).max(10_000_000));
-            let last = conn.quic().and_then(|q| q.datagram_object(k)).map_or(0, |o| o.last_chunk_ns);
-            let at = last.saturating_add(idle);
+            let at = arrived.map_or(0, |o| o.last_chunk_ns).saturating_add(idle);
             if at > self.now_ns {
                 self.events.push(at, Ev::PartialCheck(f, k));
                 false
@@ -735,8 +740,7 @@ impl Simulator {
             false
         };
         if give_up {
-            let o = self.conns[c as usize].conn.quic().and_then(|q| q.datagram_object(k));
-            self.flows[f as usize].apps[0].given_up.insert(k, o);
+            self.flows[f as usize].apps[0].given_up.insert(k, arrived);
             self.message_complete(f, 0, c, k, None);
             self.service(c);
         }

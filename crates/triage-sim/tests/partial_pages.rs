@@ -70,6 +70,8 @@ sequential = true
         let r = triage_sim::report::RunReport::new(&s.name, s.seed, &b.sim);
         let p = r.flows[0].page.clone().unwrap();
         assert_eq!(p.delivered, p.objects, "deadline {deadline}: the page load ends");
+        // Chunks that complete an object after it was given up are not a repeated delivery.
+        assert_eq!(b.sim.stats().repeated_completions, 0, "deadline {deadline}");
         p.datagrams.unwrap()
     };
     let cut = run("1ms");
