@@ -135,14 +135,14 @@ fn ferguson_partial_scenario_reports_data_loss_for_the_datagram_variants() {
     let names: Vec<&str> = variants.iter().map(|x| x["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["fifo", "cats", "fifo-essentialness", "cats-level4"]);
     let page = |i: usize| &variants[i]["report"]["flows"][0]["page"];
-    for i in 0..4 {
-        assert_eq!(page(i)["delivered"], page(i)["objects"], "{}: every object ends", names[i]);
+    for (i, name) in names.iter().enumerate() {
+        assert_eq!(page(i)["delivered"], page(i)["objects"], "{name}: every object ends");
         let d = &page(i)["datagrams"];
         if i < 2 {
-            assert!(d.is_null(), "{}: {d}", names[i]);
+            assert!(d.is_null(), "{name}: {d}");
         } else {
             let (b, l) = (d["bytes"].as_u64().unwrap(), d["lost_bytes"].as_u64().unwrap());
-            assert!(d["objects"].as_u64().unwrap() > 0 && b > 0 && l < b / 10, "{}: {d}", names[i]);
+            assert!(d["objects"].as_u64().unwrap() > 0 && b > 0 && l < b / 10, "{name}: {d}");
         }
     }
     assert!(f(page(3), "fcp_ms") < f(page(0), "fcp_ms"));
