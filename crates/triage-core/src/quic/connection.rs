@@ -211,6 +211,21 @@ struct SendMsg {
     priority: u8,
 }
 
+impl SendMsg {
+    /// Nothing sent yet of `msg`, on `stream_id`; `datagram` for an unreliable message.
+    fn new(stream_id: Option<u64>, msg: &MessageMeta, datagram: Option<DatagramTally>) -> SendMsg {
+        SendMsg {
+            stream_id,
+            len_bytes: msg.len_bytes,
+            sent_bytes: 0,
+            acked: Vec::new(),
+            acked_bytes: 0,
+            datagram,
+            priority: msg.priority,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 struct DatagramTally {
     chunks: u32,
@@ -647,46 +662,22 @@ impl QuicConnection {
         } else {
             Some(self.send_streams.assign(choice))
         };
-        self.send_msgs.insert(
-            msg.id,
-            SendMsg {
-                stream_id,
-                len_bytes: msg.len_bytes,
-                sent_bytes: 0,
-                acked: Vec::new(),
-                acked_bytes: 0,
-                datagram,
-                priority: msg.priority,
-            },
-        );
+        self.send_msgs.insert(msg.id, SendMsg::new(stream_id, &msg, datagram));
+        let Some(id) = stream_id else { return };
+        if !unreliable {
+            self.write_to_stream(now_ns, id, msg, signals);
+            return;
+        }
         let headers = self.q.response_headers_bytes as u64;
-        let (msg, id) = match stream_id {
-            Some(id) if unreliable && headers > 0 && qs::is_bidi(id) && self.peer_bidi.contains_key(&id) => {
-                // PR-3: the response's HEADERS and FIN on the request stream, behind the
-                // chunks (see `QuicConfig::response_headers_bytes`). It is a message of its
-                // own, under the request's id with `RESPONSE_END_BIT` set, written to the
-                // stream once the last chunk has left, so that it never overtakes a chunk.
-                let end = MessageMeta { id: msg.id | RESPONSE_END_BIT, len_bytes: headers, priority: msg.priority };
-                self.send_msgs.insert(
-                    end.id,
-                    SendMsg {
-                        stream_id,
-                        len_bytes: headers,
-                        sent_bytes: 0,
-                        acked: Vec::new(),
-                        acked_bytes: 0,
-                        datagram: None,
-                        priority: msg.priority,
-                    },
-                );
-                self.pending_ends.insert(msg.id, (end, id, signals));
-                return;
-            }
-            _ if unreliable => return,
-            Some(id) => (msg, id),
-            None => return,
-        };
-        self.write_to_stream(now_ns, id, msg, signals);
+        if headers > 0 && qs::is_bidi(id) && self.peer_bidi.contains_key(&id) {
+            // PR-3: the response's HEADERS and FIN on the request stream, behind the chunks
+            // (see `QuicConfig::response_headers_bytes`). It is a message of its own, under the
+            // request's id with `RESPONSE_END_BIT` set, written to the stream once the last
+            // chunk has left, so that it never overtakes a chunk.
+            let end = MessageMeta { id: msg.id | RESPONSE_END_BIT, len_bytes: headers, priority: msg.priority };
+            self.send_msgs.insert(end.id, SendMsg::new(stream_id, &end, None));
+            self.pending_ends.insert(msg.id, (end, id, signals));
+        }
     }
 
     fn write_to_stream(&mut self, now_ns: u64, id: u64, msg: MessageMeta, signals: PrioritySignals) {
