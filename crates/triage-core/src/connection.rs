@@ -104,6 +104,12 @@ pub enum Event {
         /// The message (request) the response answers.
         msg_id: u32,
     },
+    /// QUIC mode, multipath: a path this end opened (or the peer opened) passed validation
+    /// (RFC 9000 §8.2: its PATH_CHALLENGE was answered) and may carry data.
+    PathValidated {
+        /// The path.
+        path_id: u32,
+    },
     /// The peer's FIN arrived: it will send no more.
     PeerClosed,
     /// Both directions are closed.

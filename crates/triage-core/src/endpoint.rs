@@ -142,4 +142,19 @@ impl Endpoint {
     pub fn cc_state(&self) -> (&'static str, &'static str) {
         both!(self, c => c.cc_state())
     }
+    /// QUIC mode, client: open another path ([`QuicConnection::add_path`]); `None` in TCP
+    /// mode (one path) or when the connection refuses it.
+    pub fn add_path(&mut self, local: Addr, remote: Addr) -> Option<crate::path::sched::PathId> {
+        match self {
+            Endpoint::Tcp(_) => None,
+            Endpoint::Quic(c) => c.add_path(local, remote),
+        }
+    }
+    /// Per-path counters (QUIC mode; empty in TCP mode).
+    pub fn path_stats(&self) -> Vec<crate::quic::PathStats> {
+        match self {
+            Endpoint::Tcp(_) => Vec::new(),
+            Endpoint::Quic(c) => c.path_stats(),
+        }
+    }
 }

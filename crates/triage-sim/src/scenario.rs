@@ -1163,6 +1163,7 @@ impl Scenario {
                 server_transport: cfg,
                 client_app,
                 server_app,
+                extra_paths: Vec::new(),
             });
         }
         if specs.is_empty() {

@@ -180,6 +180,12 @@ pub struct FlowSpec {
     pub client_app: AppSpec,
     /// What the server writes.
     pub server_app: AppSpec,
+    /// Multipath (QUIC mode): the (client, server) interface nodes of each path after the
+    /// first (path 0 is `client` to `server`). The client opens them once the handshake is
+    /// confirmed; a page-loading client requests its page once every path is validated (the
+    /// PriorityBucket reproduction's PB-18: the load starts on an established multipath
+    /// connection).
+    pub extra_paths: Vec<(u32, u32)>,
 }
 
 fn spec_default_priority(spec: &FlowSpec, side: usize) -> u8 {
@@ -209,6 +215,8 @@ struct AppState {
     record_base: usize,
     written: usize,
     connected_ns: Option<u64>,
+    /// Multipath: paths (after the first) validated so far.
+    paths_validated: usize,
     peer_closed: bool,
     closed: bool,
 }
@@ -504,7 +512,10 @@ impl Simulator {
         let (client_port, server_port) = flow_ports(f);
         let local = Addr { node: flow.spec.client, port: client_port };
         let remote = Addr { node: flow.spec.server, port: server_port };
-        let conn = Endpoint::connect(flow.spec.client_transport.clone(), local, remote);
+        let mut conn = Endpoint::connect(flow.spec.client_transport.clone(), local, remote);
+        for &(c, s) in &flow.spec.extra_paths {
+            conn.add_path(Addr { node: c, port: client_port }, Addr { node: s, port: server_port });
+        }
         let id = self.add_conn(conn, f, false);
         self.flows[f as usize].client_conn = Some(id);
         self.service(id);
@@ -513,6 +524,13 @@ impl Simulator {
     fn add_conn(&mut self, conn: Endpoint, flow: u32, is_server: bool) -> u32 {
         let id = self.conns.len() as u32;
         self.demux.insert((conn.local(), conn.remote()), id);
+        // Every path of the flow reaches this connection (a real stack finds it by the
+        // connection ID of the path).
+        let (client_port, server_port) = flow_ports(flow);
+        for &(c, s) in &self.flows[flow as usize].spec.extra_paths {
+            let (c, s) = (Addr { node: c, port: client_port }, Addr { node: s, port: server_port });
+            self.demux.insert(if is_server { (s, c) } else { (c, s) }, id);
+        }
         let series = self.recorder.conn_series.len();
         self.recorder.conn_series.push(ConnSeries { flow, is_server, ..Default::default() });
         let state = conn.cc_state().1;
@@ -584,7 +602,6 @@ impl Simulator {
     fn service(&mut self, c: u32) {
         loop {
             let slot = &mut self.conns[c as usize];
-            let node = slot.conn.local().node;
             let mut pending = std::mem::take(&mut self.pending);
             while let Some(p) = slot.conn.poll_transmit(self.now_ns) {
                 pending.push(p);
@@ -595,7 +612,8 @@ impl Simulator {
             }
             let (flow, is_server) = (slot.flow, slot.is_server);
             for p in pending.drain(..) {
-                self.forward(node, SimPacket::new(p, self.now_ns));
+                // A multi-homed host sends from the interface of the packet's path.
+                self.forward(p.src.node, SimPacket::new(p, self.now_ns));
             }
             self.pending = pending;
             if events.is_empty() {
@@ -628,8 +646,9 @@ impl Simulator {
                 let app = &mut self.flows[f as usize].apps[side];
                 app.connected_ns = Some(self.now_ns);
                 if app.page.is_some() {
-                    // A browser requests the root document as soon as it is connected.
-                    if side == 0 {
+                    // A browser requests the root document as soon as it is connected (on a
+                    // multipath flow, once every path is validated: `PathValidated`).
+                    if side == 0 && self.flows[f as usize].spec.extra_paths.is_empty() {
                         self.page_request(f, 0);
                     }
                     return;
@@ -677,6 +696,14 @@ impl Simulator {
                             flow.completed_ns = Some(self.now_ns);
                         }
                     }
+                }
+            }
+            Event::PathValidated { .. } => {
+                let flow = &mut self.flows[f as usize];
+                flow.apps[side].paths_validated += 1;
+                let app = &flow.apps[side];
+                if side == 0 && app.page.is_some() && app.paths_validated == flow.spec.extra_paths.len() {
+                    self.page_request(f, 0);
                 }
             }
             Event::PeerClosed => {

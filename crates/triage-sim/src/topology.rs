@@ -98,6 +98,7 @@ pub fn one_flow_dumbbell(
         server_transport: cfg,
         client_app: AppSpec::Sink,
         server_app,
+        extra_paths: Vec::new(),
     });
     sim
 }

@@ -50,6 +50,7 @@ fn one_link(cfg: ConnectionConfig, mbps: u64, owd_ms: u64, loss: LossModel, seed
         server_transport: cfg,
         client_app: AppSpec::Sink,
         server_app: AppSpec::Messages(cats_page()),
+        extra_paths: Vec::new(),
     });
     sim.run(120_000 * MS, |_| {});
     sim

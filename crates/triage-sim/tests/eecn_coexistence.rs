@@ -29,6 +29,7 @@ fn run(client: ConnectionConfig, server: ConnectionConfig, queue: QueueKind) -> 
             server_transport: server.clone(),
             client_app: AppSpec::Bulk { bytes: 5_000_000 },
             server_app: AppSpec::Sink,
+            extra_paths: Vec::new(),
         });
     }
     sim.run(120_000 * MS, |_| {});

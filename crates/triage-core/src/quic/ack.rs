@@ -133,6 +133,7 @@ impl AckState {
             ranges: self.ranges.iter().rev().copied().collect(),
             delay_encoded: delay_us >> exponent,
             ecn: with_ecn.then_some(self.ecn_counts),
+            path: None,
         };
         self.unacked_eliciting = 0;
         self.immediate = false;

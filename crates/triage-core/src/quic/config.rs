@@ -2,6 +2,7 @@
 //! ../shared/reference/quic configures it): 1452-byte UDP payloads, 8-byte connection IDs,
 //! an initial RTT of 333 ms, RFC 9002's thresholds, RFC 9000's ACK policy.
 
+use crate::path::sched::{Lrf, PathScheduler, PriorityBucketConfig, RoundRobinReady, SaEcf, SaEcfConfig, SinglePath};
 use crate::sched::stream::StreamSchedulerKind;
 
 /// How an unreliable message's DATAGRAM frames are laid out (sizes only: the simulator
@@ -142,6 +143,86 @@ pub struct QuicConfig {
     pub ecn: bool,
     /// Keep a qlog trace of the connection.
     pub qlog: bool,
+    /// Several paths per connection (RFC 10069, multipath QUIC) and the path scheduler.
+    pub multipath: MultipathConfig,
+}
+
+/// Which path scheduler a connection uses ([`crate::path::sched`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathSchedulerKind {
+    /// One path: everything on path 0.
+    #[default]
+    Single,
+    /// Lowest-RTT-First (PriorityBucket §5.2, mp-quic's default).
+    Lrf,
+    /// Stream-Aware Earliest Completion First (§5.2).
+    SaEcf(SaEcfConfig),
+    /// PriorityBucket (§3-§4): Algorithm 1 per stream and per-path buckets. The buckets
+    /// decide the order of stream data, so [`QuicConfig::scheduler`] is not used.
+    PriorityBucket(PriorityBucketConfig),
+}
+
+impl PathSchedulerKind {
+    /// The name reports use.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Single => "single",
+            Self::Lrf => "lrf",
+            Self::SaEcf(_) => "sa_ecf",
+            Self::PriorityBucket(_) => "priority_bucket",
+        }
+    }
+}
+
+/// What an end knows of a path before it is used (PriorityBucket §4.1: "we set up initial
+/// values of RTT and bandwidth based on prior knowledge on creating a path").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct PathPrior {
+    /// Initial RTT (RFC 9002's kInitialRtt for this path); `None`: [`QuicConfig::initial_rtt_ns`].
+    pub rtt_ns: Option<u64>,
+    /// Bandwidth, bits per second; 0 when unknown.
+    pub bandwidth_bps: u64,
+}
+
+/// Multipath settings (see [`QuicConfig::multipath`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MultipathConfig {
+    /// The path scheduler.
+    pub scheduler: PathSchedulerKind,
+    /// Priors per path ID (index 0 is path 0); paths beyond the list have none.
+    pub priors: Vec<PathPrior>,
+    /// Probe timeouts in a row after which a path, when another is usable, is declared
+    /// failed: its packets in flight are declared lost (their data goes on the live paths)
+    /// and it carries no data until an acknowledgement arrives on it again (mp-quic's
+    /// "potentially failed" state).
+    pub failure_ptos: u32,
+    /// The delivery-rate estimate replaces a path's bandwidth prior once sampled; `false`
+    /// keeps the prior for good (the PriorityBucket authors' code: REPRODUCTION PB-3).
+    pub estimate_bandwidth: bool,
+}
+
+impl Default for MultipathConfig {
+    fn default() -> Self {
+        Self { scheduler: PathSchedulerKind::Single, priors: Vec::new(), failure_ptos: 2, estimate_bandwidth: true }
+    }
+}
+
+impl MultipathConfig {
+    /// The prior of path `id`, if one was given.
+    pub fn prior(&self, id: u32) -> Option<PathPrior> {
+        self.priors.get(id as usize).copied()
+    }
+
+    /// The path scheduler these settings name.
+    pub fn build_path_scheduler(&self) -> Box<dyn PathScheduler> {
+        match self.scheduler {
+            PathSchedulerKind::Single => Box::new(SinglePath),
+            PathSchedulerKind::Lrf => Box::new(Lrf::default()),
+            PathSchedulerKind::SaEcf(c) => Box::new(SaEcf::new(c)),
+            PathSchedulerKind::PriorityBucket(_) => Box::new(RoundRobinReady::default()),
+        }
+    }
 }
 
 impl Default for QuicConfig {
@@ -179,6 +260,7 @@ impl Default for QuicConfig {
             pacing: true,
             ecn: false,
             qlog: false,
+            multipath: MultipathConfig::default(),
         }
     }
 }

@@ -46,7 +46,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use smallvec::SmallVec;
 
 use super::ack::AckState;
-use super::config::{DatagramFraming, DatagramOrder, QuicConfig};
+use super::config::{DatagramFraming, DatagramOrder, PathSchedulerKind, QuicConfig};
 use super::pacer::Pacer;
 use super::packet::{AckFrame, Frame, QuicDatagram, QuicPacket, SpaceId};
 use super::rtt::{QuicRtt, GRANULARITY_NS};
@@ -55,6 +55,7 @@ use super::trace;
 use crate::cc::{self, AckSample, CongestionSignal, RateSample};
 use crate::config::ConnectionConfig;
 use crate::connection::{ConnectionStats, Event, State};
+use crate::path::sched::{PathId, PathScheduler, PathView};
 use crate::path::Path;
 use crate::qlog;
 use crate::recovery::RttEstimator;
@@ -144,6 +145,9 @@ struct SentPacket {
     delivered_ns: u64,
     first_sent_ns: u64,
     app_limited: bool,
+    /// Sent when nothing more was queued: its delivery-rate sample does not enter the
+    /// path's bandwidth filter (draft-cheng-iccrg-delivery-rate-estimation §3.4).
+    bw_app_limited: bool,
 }
 
 /// One packet number space (RFC 9000 §12.3; RFC 9002 Appendix A.1).
@@ -293,6 +297,137 @@ struct QlogState {
     cc_state: &'static str,
 }
 
+/// Where a path stands (RFC 10069 / draft-ietf-quic-multipath §3: path initiation with
+/// PATH_CHALLENGE, §3.4 abandonment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PathStatus {
+    /// Opened, PATH_CHALLENGE sent, no PATH_RESPONSE yet: only validation and ACKs go on it.
+    Validating,
+    /// Validated: carries data.
+    Active,
+    /// Declared failed after [`crate::quic::config::MultipathConfig::failure_ptos`] probe
+    /// timeouts in a row: no data goes on it, its packets in flight were declared lost; an
+    /// acknowledgement of a probe makes it active again.
+    Failed,
+}
+
+/// One path of a connection: everything RFC 9002 keeps per path (draft-ietf-quic-multipath
+/// §5.1: "each path has its own packet number space", §5.3 congestion control and §5.4
+/// RTT estimation per path), and the path's addresses.
+#[derive(Debug)]
+struct QPath {
+    id: PathId,
+    local: Addr,
+    remote: Addr,
+    status: PathStatus,
+    /// The path's 1-RTT packet number space (path 0's also holds the 1-RTT CRYPTO stream).
+    data: Space,
+    /// Controller, bytes in flight, delivery-rate state.
+    engine: Path,
+    rtt: QuicRtt,
+    pacer: Pacer,
+    pacing_wait_ns: Option<u64>,
+    pto_count: u32,
+    recovery_start_ns: Option<u64>,
+    in_recovery: bool,
+    first_rtt_sample_ns: Option<u64>,
+    /// A PATH_CHALLENGE to send on this path, and PATH_RESPONSEs owed on it.
+    challenge_pending: bool,
+    responses_owed: u32,
+    /// The bandwidth prior (§4.1 of PriorityBucket: "prior knowledge on creating a path"),
+    /// used until the delivery rate has been sampled; 0 when none was given.
+    prior_bandwidth_bps: u64,
+    /// The last [`BW_SAMPLES`] delivery-rate samples (not app-limited), seeded with the prior;
+    /// the estimate is their maximum (BBR's windowed-max filter, REPRODUCTION PB-3).
+    bw_samples: [u64; BW_SAMPLES],
+    bw_next: usize,
+    stats: PathStats,
+}
+
+/// Delivery-rate samples a path's bandwidth estimate remembers (PB-3: "max of last 10").
+const BW_SAMPLES: usize = 10;
+
+/// Per-path counters (for reports: bytes carried per path).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PathStats {
+    /// The path.
+    pub path_id: u32,
+    /// Packets and UDP payload bytes sent on the path.
+    pub packets_sent: u64,
+    /// UDP payload bytes sent.
+    pub bytes_sent: u64,
+    /// STREAM and DATAGRAM payload bytes sent on the path (retransmissions included).
+    pub data_bytes_sent: u64,
+    /// Packets declared lost on the path.
+    pub packets_lost: u64,
+    /// Packets received on the path.
+    pub packets_received: u64,
+    /// Probe timeouts of the path.
+    pub pto_count: u64,
+    /// Times the path was declared failed.
+    pub failures: u64,
+    /// Smoothed RTT at the end (0 before a sample).
+    pub srtt_ns: u64,
+    /// Congestion window at the end.
+    pub cwnd_bytes: u64,
+}
+
+impl QPath {
+    fn new(id: PathId, local: Addr, remote: Addr, cfg: &ConnectionConfig, status: PathStatus) -> Self {
+        let q = &cfg.quic;
+        let prior = q.multipath.prior(id.0);
+        let initial_rtt_ns = prior.and_then(|p| p.rtt_ns).unwrap_or(q.initial_rtt_ns);
+        let mut cc_cfg = cfg.clone();
+        // QUIC counts whole packets: the controller's segment is the largest UDP payload.
+        cc_cfg.mss_bytes = q.max_udp_payload_bytes;
+        let controller = cc::build_for(&cc_cfg);
+        let window = controller.window_bytes();
+        Self {
+            id,
+            local,
+            remote,
+            status,
+            data: Space::default(),
+            engine: Path::new(controller, RttEstimator::new(initial_rtt_ns, initial_rtt_ns, u64::MAX / 4)),
+            rtt: QuicRtt::new(initial_rtt_ns),
+            pacer: Pacer::new(initial_rtt_ns, window, q.max_udp_payload_bytes as u64, 0),
+            pacing_wait_ns: None,
+            pto_count: 0,
+            recovery_start_ns: None,
+            in_recovery: false,
+            first_rtt_sample_ns: None,
+            challenge_pending: false,
+            responses_owed: 0,
+            prior_bandwidth_bps: prior.map_or(0, |p| p.bandwidth_bps),
+            bw_samples: [prior.map_or(0, |p| p.bandwidth_bps); BW_SAMPLES],
+            bw_next: 0,
+            stats: PathStats { path_id: id.0, ..Default::default() },
+        }
+    }
+
+    /// The congestion window that applies now (RFC 9002 §7.3.2: no growth in recovery).
+    fn cwnd_bytes(&self) -> u64 {
+        let w = self.engine.cc.window_bytes();
+        if self.in_recovery && self.engine.cc.uses_prr() {
+            w.min(self.engine.cc.ssthresh_bytes())
+        } else {
+            w
+        }
+    }
+
+    /// PriorityBucket §4.1: "we set up initial values of RTT and bandwidth based on prior
+    /// knowledge ... the bandwidth estimation is based on \[16\]" (BBR): the maximum of the
+    /// last [`BW_SAMPLES`] delivery-rate samples, the prior among them until enough samples
+    /// replaced it; the prior alone when estimation is off.
+    fn bandwidth_estimate_bps(&self, estimate: bool) -> u64 {
+        if estimate {
+            self.bw_samples.iter().copied().max().unwrap_or(0)
+        } else {
+            self.prior_bandwidth_bps
+        }
+    }
+}
+
 /// A QUIC-mode connection (see the module documentation for the model and the contract).
 #[derive(Debug)]
 pub struct QuicConnection {
@@ -305,7 +440,8 @@ pub struct QuicConnection {
     events: VecDeque<Event>,
     stats: ConnectionStats,
     qstats: QuicStats,
-    spaces: [Space; 3],
+    /// The Initial and Handshake spaces (on path 0); each path holds its own 1-RTT space.
+    spaces: [Space; 2],
     handshake_complete: bool,
     handshake_confirmed: bool,
     handshake_done_pending: bool,
@@ -323,14 +459,11 @@ pub struct QuicConnection {
     amp_received_bytes: u64,
     amp_sent_bytes: u64,
     address_validated: bool,
-    path: Path,
-    rtt: QuicRtt,
-    pacer: Pacer,
-    pacing_wait_ns: Option<u64>,
-    pto_count: u32,
-    recovery_start_ns: Option<u64>,
-    in_recovery: bool,
-    first_rtt_sample_ns: Option<u64>,
+    /// The paths, indexed by path ID (path 0 is the one the handshake used). Each has its
+    /// own 1-RTT packet number space, RTT estimator, controller and pacer ([`QPath`]).
+    paths: Vec<QPath>,
+    /// Which path the next 1-RTT packet with data takes ([`crate::path::sched`]).
+    path_sched: Box<dyn PathScheduler>,
     sched: Box<dyn StreamScheduler>,
     send_msgs: HashMap<u32, SendMsg>,
     datagram_queue: VecDeque<Frame>,
@@ -374,13 +507,6 @@ pub struct QuicConnection {
 impl QuicConnection {
     fn new(cfg: ConnectionConfig, local: Addr, remote: Addr, is_client: bool) -> Self {
         let q = cfg.quic.clone();
-        let mut cc_cfg = cfg.clone();
-        // QUIC counts whole packets: the controller's segment is the largest UDP payload.
-        cc_cfg.mss_bytes = q.max_udp_payload_bytes;
-        let controller = cc::build_for(&cc_cfg);
-        let window = controller.window_bytes();
-        let rtt = QuicRtt::new(q.initial_rtt_ns);
-        let pacer = Pacer::new(q.initial_rtt_ns, window, q.max_udp_payload_bytes as u64, 0);
         let sched = stream::build(&q.scheduler);
         let local_max_data = q.connection_receive_window_bytes;
         Self {
@@ -402,14 +528,8 @@ impl QuicConnection {
             amp_received_bytes: 0,
             amp_sent_bytes: 0,
             address_validated: is_client,
-            path: Path::new(controller, RttEstimator::new(q.initial_rtt_ns, q.initial_rtt_ns, u64::MAX / 4)),
-            rtt,
-            pacer,
-            pacing_wait_ns: None,
-            pto_count: 0,
-            recovery_start_ns: None,
-            in_recovery: false,
-            first_rtt_sample_ns: None,
+            paths: vec![QPath::new(PathId(0), local, remote, &cfg, PathStatus::Active)],
+            path_sched: cfg.quic.multipath.build_path_scheduler(),
             sched,
             send_msgs: HashMap::new(),
             datagram_queue: VecDeque::new(),
@@ -480,16 +600,16 @@ impl QuicConnection {
             return;
         }
         let m = qlog::Metrics {
-            min_rtt_ns: self.rtt.min_ns(),
+            min_rtt_ns: self.paths[0].rtt.min_ns(),
             smoothed_rtt_ns: self.srtt_ns(),
-            latest_rtt_ns: self.rtt.latest_ns(),
-            rtt_variance_ns: self.rtt.has_sample().then_some(self.rtt.var_ns()),
+            latest_rtt_ns: self.paths[0].rtt.latest_ns(),
+            rtt_variance_ns: self.paths[0].rtt.has_sample().then_some(self.paths[0].rtt.var_ns()),
             congestion_window_bytes: Some(self.cwnd_bytes()),
-            bytes_in_flight: Some(self.path.pipe_bytes),
-            ssthresh_bytes: Some(self.path.cc.ssthresh_bytes()).filter(|&s| s != u64::MAX),
-            pacing_rate_bps: self.path.cc.pacing_rate_bps(),
+            bytes_in_flight: Some(self.paths[0].engine.pipe_bytes),
+            ssthresh_bytes: Some(self.paths[0].engine.cc.ssthresh_bytes()).filter(|&s| s != u64::MAX),
+            pacing_rate_bps: self.paths[0].engine.cc.pacing_rate_bps(),
         };
-        let state = self.path.cc.state();
+        let state = self.paths[0].engine.cc.state();
         let q = self.qlog.as_mut().expect("checked");
         if let Some(changed) = q.metrics.update(&m) {
             q.trace.push(now_ns, qlog::EventData::MetricsUpdated(changed));
@@ -533,7 +653,7 @@ impl QuicConnection {
     }
 
     fn queue_crypto(&mut self, space: SpaceId, len: u32) {
-        let s = &mut self.spaces[space.index()];
+        let s = self.sp_mut(space, 0);
         s.crypto_pending.push_back((s.crypto_total, len));
         s.crypto_total += len as u64;
     }
@@ -566,40 +686,73 @@ impl QuicConnection {
     }
     /// The congestion window that applies now (RFC 9002 §7.3.2: no growth in recovery).
     pub fn cwnd_bytes(&self) -> u64 {
-        let w = self.path.cc.window_bytes();
-        if self.in_recovery && self.path.cc.uses_prr() {
-            w.min(self.path.cc.ssthresh_bytes())
+        let w = self.paths[0].engine.cc.window_bytes();
+        if self.paths[0].in_recovery && self.paths[0].engine.cc.uses_prr() {
+            w.min(self.paths[0].engine.cc.ssthresh_bytes())
         } else {
             w
         }
     }
     /// Slow-start threshold.
     pub fn ssthresh_bytes(&self) -> u64 {
-        self.path.cc.ssthresh_bytes()
+        self.paths[0].engine.cc.ssthresh_bytes()
     }
     /// The controller's pacing rate, if it has one.
     pub fn pacing_rate_bps(&self) -> Option<u64> {
-        self.path.cc.pacing_rate_bps()
+        self.paths[0].engine.cc.pacing_rate_bps()
     }
     /// Controller name and state.
     pub fn cc_state(&self) -> (&'static str, &'static str) {
-        (self.path.cc.name(), self.path.cc.state())
+        (self.paths[0].engine.cc.name(), self.paths[0].engine.cc.state())
     }
     /// smoothed_rtt once sampled.
     pub fn srtt_ns(&self) -> Option<u64> {
-        self.rtt.has_sample().then_some(self.rtt.smoothed_ns())
+        self.paths[0].rtt.has_sample().then_some(self.paths[0].rtt.smoothed_ns())
     }
     /// latest_rtt once sampled.
     pub fn latest_rtt_ns(&self) -> Option<u64> {
-        self.rtt.latest_ns()
+        self.paths[0].rtt.latest_ns()
     }
     /// Bytes in flight (RFC 9002 §2).
     pub fn bytes_in_flight(&self) -> u64 {
-        self.path.pipe_bytes
+        self.paths[0].engine.pipe_bytes
     }
+    /// Client: open another path from `local` to `remote` (RFC 10069 §3.1). It is validated
+    /// with PATH_CHALLENGE once the handshake is confirmed and carries data after the peer's
+    /// PATH_RESPONSE ([`Event::PathValidated`]). Returns its ID, or `None` when this end is
+    /// the server, multipath is not configured, or [`Self::MAX_PATHS`] exist.
+    pub fn add_path(&mut self, local: Addr, remote: Addr) -> Option<PathId> {
+        let multipath = self.q.multipath.scheduler != PathSchedulerKind::Single;
+        if !self.is_client || !multipath || self.paths.len() >= Self::MAX_PATHS {
+            return None;
+        }
+        let id = PathId(self.paths.len() as u32);
+        let mut path = QPath::new(id, local, remote, &self.cfg, PathStatus::Validating);
+        path.challenge_pending = true;
+        self.paths.push(path);
+        Some(id)
+    }
+
+    /// Every path's (local, remote) addresses, by path ID.
+    pub fn path_addrs(&self) -> Vec<(Addr, Addr)> {
+        self.paths.iter().map(|p| (p.local, p.remote)).collect()
+    }
+
+    /// Per-path counters, by path ID, with each path's smoothed RTT and window now.
+    pub fn path_stats(&self) -> Vec<PathStats> {
+        self.paths
+            .iter()
+            .map(|p| PathStats {
+                srtt_ns: if p.rtt.has_sample() { p.rtt.smoothed_ns() } else { 0 },
+                cwnd_bytes: p.cwnd_bytes(),
+                ..p.stats
+            })
+            .collect()
+    }
+
     /// Bytes delivered (acknowledged packet sizes).
     pub fn delivered_bytes(&self) -> u64 {
-        self.path.delivered_bytes
+        self.paths[0].engine.delivered_bytes
     }
 
     // ------------------------------------------------------------------ application
@@ -773,15 +926,17 @@ impl QuicConnection {
             return None;
         }
         let mut t = self.loss_detection_deadline();
-        if let Some(d) = self.spaces[SpaceId::Data.index()].ack.deadline_ns().filter(|_| self.can_send_1rtt()) {
-            t = Some(t.map_or(d, |x| x.min(d)));
-        }
-        if let Some(p) = self.pacing_wait_ns {
-            t = Some(t.map_or(p, |x| x.min(p)));
+        let mut at = |d: u64| t = Some(t.map_or(d, |x: u64| x.min(d)));
+        for path in &self.paths {
+            if let Some(d) = path.data.ack.deadline_ns().filter(|_| self.can_send_1rtt()) {
+                at(d);
+            }
+            if let Some(p) = path.pacing_wait_ns {
+                at(p);
+            }
         }
         if self.busy_until_ns > 0 {
-            let b = self.busy_until_ns;
-            t = Some(t.map_or(b, |x| x.min(b)));
+            at(self.busy_until_ns);
         }
         t
     }
@@ -791,8 +946,10 @@ impl QuicConnection {
         if self.state == State::Closed {
             return;
         }
-        if self.pacing_wait_ns.is_some_and(|p| p <= now_ns) {
-            self.pacing_wait_ns = None;
+        for path in &mut self.paths {
+            if path.pacing_wait_ns.is_some_and(|p| p <= now_ns) {
+                path.pacing_wait_ns = None;
+            }
         }
         if self.busy_until_ns != 0 && self.busy_until_ns <= now_ns {
             self.busy_until_ns = 0;
@@ -804,30 +961,65 @@ impl QuicConnection {
 
     // ------------------------------------------------------------------ loss detection
 
-    /// RFC 9002 Appendix A.8: GetLossTimeAndSpace / GetPtoTimeAndSpace / SetLossDetectionTimer.
-    fn loss_detection_deadline(&self) -> Option<u64> {
-        let mut earliest: Option<u64> = None;
-        for s in &self.spaces {
-            if let Some(t) = s.loss_time_ns {
-                earliest = Some(earliest.map_or(t, |e| e.min(t)));
+    /// A packet number space: Initial and Handshake are the connection's (on path 0); the
+    /// 1-RTT space is path `pi`'s.
+    fn sp(&self, space: SpaceId, pi: usize) -> &Space {
+        match space {
+            SpaceId::Data => &self.paths[pi].data,
+            s => &self.spaces[s.index()],
+        }
+    }
+
+    fn sp_mut(&mut self, space: SpaceId, pi: usize) -> &mut Space {
+        match space {
+            SpaceId::Data => &mut self.paths[pi].data,
+            s => &mut self.spaces[s.index()],
+        }
+    }
+
+    /// Every (space, path) pair in the order RFC 9002's timers visit them: Initial,
+    /// Handshake (path 0), then each path's 1-RTT space.
+    fn space_keys(&self) -> impl Iterator<Item = (SpaceId, usize)> {
+        [(SpaceId::Initial, 0), (SpaceId::Handshake, 0)]
+            .into_iter()
+            .chain((0..self.paths.len()).map(|i| (SpaceId::Data, i)))
+    }
+
+    /// The earliest loss time (time-threshold loss detection) of any space and path.
+    fn earliest_loss_time(&self) -> Option<(u64, SpaceId, usize)> {
+        let mut earliest: Option<(u64, SpaceId, usize)> = None;
+        for (space, pi) in self.space_keys() {
+            if let Some(t) = self.sp(space, pi).loss_time_ns {
+                if earliest.is_none_or(|(e, _, _)| t < e) {
+                    earliest = Some((t, space, pi));
+                }
             }
         }
-        if earliest.is_some() {
-            return earliest;
+        earliest
+    }
+
+    /// RFC 9002 Appendix A.8: GetLossTimeAndSpace / GetPtoTimeAndSpace / SetLossDetectionTimer,
+    /// over every path (RFC 10069 §5.3: loss detection and PTO run per path).
+    fn loss_detection_deadline(&self) -> Option<u64> {
+        if let Some((t, _, _)) = self.earliest_loss_time() {
+            return Some(t);
         }
         if !self.is_client && !self.address_validated && self.amp_room() == 0 {
             return None;
         }
-        self.pto_time_and_space().map(|(t, _)| t)
+        self.pto_time_and_space().map(|(t, _, _)| t)
     }
 
-    fn pto_duration_ns(&self) -> u64 {
-        self.rtt.pto_base_ns().saturating_mul(1u64 << self.pto_count.min(30))
+    fn pto_duration_ns(&self, pi: usize) -> u64 {
+        let p = &self.paths[pi];
+        p.rtt.pto_base_ns().saturating_mul(1u64 << p.pto_count.min(30))
     }
 
-    fn pto_time_and_space(&self) -> Option<(u64, SpaceId)> {
-        let duration = self.pto_duration_ns();
-        let any_in_flight = self.spaces.iter().any(|s| !s.discarded && s.ack_eliciting_in_flight > 0);
+    fn pto_time_and_space(&self) -> Option<(u64, SpaceId, usize)> {
+        let any_in_flight = self.space_keys().any(|(sp, pi)| {
+            let s = self.sp(sp, pi);
+            !s.discarded && s.ack_eliciting_in_flight > 0
+        });
         if !any_in_flight {
             // Anti-deadlock (§6.2.2.1): a client whose handshake is not confirmed arms the
             // PTO even with nothing in flight, until the server has validated its address.
@@ -840,26 +1032,28 @@ impl QuicConnection {
                 if self.handshake_complete {
                     return None;
                 }
-                return Some((self.spaces[space.index()].last_ack_eliciting_sent_ns.unwrap_or(0) + duration, space));
+                let last = self.spaces[space.index()].last_ack_eliciting_sent_ns.unwrap_or(0);
+                return Some((last + self.pto_duration_ns(0), space, 0));
             }
             return None;
         }
-        let mut best: Option<(u64, SpaceId)> = None;
-        for space in SpaceId::ALL {
-            let s = &self.spaces[space.index()];
+        let mut best: Option<(u64, SpaceId, usize)> = None;
+        for (space, pi) in self.space_keys() {
+            let s = self.sp(space, pi);
             if s.discarded || s.ack_eliciting_in_flight == 0 {
                 continue;
             }
-            let mut d = duration;
+            let mut d = self.pto_duration_ns(pi);
             if space == SpaceId::Data {
                 if !self.handshake_confirmed {
                     continue;
                 }
-                d = d.saturating_add(self.q.max_ack_delay_ns.saturating_mul(1u64 << self.pto_count.min(30)));
+                let backoff = 1u64 << self.paths[pi].pto_count.min(30);
+                d = d.saturating_add(self.q.max_ack_delay_ns.saturating_mul(backoff));
             }
             let t = s.last_ack_eliciting_sent_ns.unwrap_or(0).saturating_add(d);
-            if best.is_none_or(|(b, _)| t < b) {
-                best = Some((t, space));
+            if best.is_none_or(|(b, _, _)| t < b) {
+                best = Some((t, space, pi));
             }
         }
         best
@@ -872,25 +1066,18 @@ impl QuicConnection {
 
     /// RFC 9002 Appendix A.9: OnLossDetectionTimeout.
     fn on_loss_detection_timeout(&mut self, now_ns: u64) {
-        let mut earliest: Option<(u64, SpaceId)> = None;
-        for space in SpaceId::ALL {
-            if let Some(t) = self.spaces[space.index()].loss_time_ns {
-                if earliest.is_none_or(|(e, _)| t < e) {
-                    earliest = Some((t, space));
-                }
-            }
-        }
-        if let Some((_, space)) = earliest {
-            let lost = self.detect_lost(now_ns, space);
-            self.on_packets_lost(now_ns, space, lost);
+        if let Some((_, space, pi)) = self.earliest_loss_time() {
+            let lost = self.detect_lost(now_ns, space, pi);
+            self.on_packets_lost(now_ns, space, pi, lost);
             return;
         }
-        let Some((_, space)) = self.pto_time_and_space() else { return };
+        let Some((_, space, pi)) = self.pto_time_and_space() else { return };
         self.qstats.pto_count += 1;
         self.stats.rto_count += 1;
         self.log_metrics(now_ns);
-        self.pto_count += 1;
-        let s = &mut self.spaces[space.index()];
+        self.paths[pi].pto_count += 1;
+        self.paths[pi].stats.pto_count += 1;
+        let s = self.sp_mut(space, pi);
         s.probes = 2;
         // A probe sends new data when there is some; in the handshake spaces, every CRYPTO
         // byte not yet acknowledged is sent again (RFC 9002 §6.2.4).
@@ -906,13 +1093,44 @@ impl QuicConnection {
                 s.crypto_pending.push_back((at, (s.crypto_total - at) as u32));
             }
         }
+        if space == SpaceId::Data {
+            self.maybe_fail_path(now_ns, pi);
+        }
+    }
+
+    /// Multipath: a path whose probe timeouts reached
+    /// [`crate::quic::config::MultipathConfig::failure_ptos`] in a row, while another path is
+    /// active, is declared failed (mp-quic's "potentially failed" path): its packets in
+    /// flight are declared lost, so their stream data goes out again on the live paths, and
+    /// no data is scheduled on it. PTO probes keep going on it; an acknowledgement of one
+    /// brings it back ([`Self::on_ack_received`]).
+    fn maybe_fail_path(&mut self, now_ns: u64, pi: usize) {
+        let threshold = self.q.multipath.failure_ptos;
+        let others_live = self.paths.iter().any(|p| p.id.0 as usize != pi && p.status == PathStatus::Active);
+        if threshold == 0 || self.paths[pi].pto_count < threshold || !others_live {
+            return;
+        }
+        if self.paths[pi].status != PathStatus::Active {
+            return;
+        }
+        self.paths[pi].status = PathStatus::Failed;
+        self.paths[pi].stats.failures += 1;
+        let sent = std::mem::take(&mut self.paths[pi].data.sent);
+        let lost: Vec<(u64, SentPacket, bool)> = sent.into_iter().map(|(pn, p)| (pn, p, false)).collect();
+        // Their data goes back to the queues; the path's controller hears of the loss once.
+        self.on_packets_lost(now_ns, SpaceId::Data, pi, lost);
+        self.paths[pi].data.loss_time_ns = None;
+        // Keep probing it (PTO backoff continues from here).
+        self.paths[pi].data.probes = 1;
+        let live = self.path_views(now_ns);
+        self.sched.remove_path(now_ns, PathId(pi as u32), &live);
     }
 
     /// RFC 9002 Appendix A.10: DetectAndRemoveLostPackets. Returns the lost packets.
-    fn detect_lost(&mut self, now_ns: u64, space: SpaceId) -> Vec<(u64, SentPacket, bool)> {
-        let loss_delay = self.rtt.loss_delay_ns(self.q.time_threshold.0, self.q.time_threshold.1);
+    fn detect_lost(&mut self, now_ns: u64, space: SpaceId, pi: usize) -> Vec<(u64, SentPacket, bool)> {
+        let loss_delay = self.paths[pi].rtt.loss_delay_ns(self.q.time_threshold.0, self.q.time_threshold.1);
         let threshold = self.q.packet_threshold;
-        let s = &mut self.spaces[space.index()];
+        let s = self.sp_mut(space, pi);
         s.loss_time_ns = None;
         let Some(largest) = s.largest_acked else { return Vec::new() };
         let lost_send_time = now_ns.saturating_sub(loss_delay);
@@ -935,7 +1153,7 @@ impl QuicConnection {
 
     /// RFC 9002 §6.4 and Appendix B.8-B.9: what follows a loss: data back to its queues,
     /// the controller told once per recovery period, persistent congestion checked.
-    fn on_packets_lost(&mut self, now_ns: u64, space: SpaceId, lost: Vec<(u64, SentPacket, bool)>) {
+    fn on_packets_lost(&mut self, now_ns: u64, space: SpaceId, pi: usize, lost: Vec<(u64, SentPacket, bool)>) {
         if lost.is_empty() {
             return;
         }
@@ -949,75 +1167,90 @@ impl QuicConnection {
             }
             self.qstats.packets_lost += 1;
             self.qstats.bytes_lost += p.size_bytes as u64;
+            self.paths[pi].stats.packets_lost += 1;
             if p.in_flight {
-                self.path.pipe_bytes = self.path.pipe_bytes.saturating_sub(p.size_bytes as u64);
+                let path = &mut self.paths[pi].engine;
+                path.pipe_bytes = path.pipe_bytes.saturating_sub(p.size_bytes as u64);
                 largest_lost_sent = largest_lost_sent.max(p.time_sent_ns);
             }
             if p.ack_eliciting {
-                let s = &mut self.spaces[space.index()];
+                let s = self.sp_mut(space, pi);
                 s.ack_eliciting_in_flight = s.ack_eliciting_in_flight.saturating_sub(1);
                 eliciting_times.push((*pn, p.time_sent_ns));
             }
             for f in &p.frames {
-                self.requeue(now_ns, space, f);
+                self.requeue(now_ns, space, pi, f);
             }
         }
         if largest_lost_sent == 0 && !lost.iter().any(|(_, p, _)| p.in_flight) {
             return;
         }
         // §7.3.2: one reduction per recovery period.
-        if self.recovery_start_ns.is_none_or(|r| largest_lost_sent > r) {
-            self.enter_recovery(now_ns, CongestionSignal::Loss);
+        if self.paths[pi].recovery_start_ns.is_none_or(|r| largest_lost_sent > r) {
+            self.enter_recovery(now_ns, pi, CongestionSignal::Loss);
         }
         // §7.6.2: persistent congestion: ack-eliciting packets lost over a span longer than
         // the persistent congestion duration, with no packet in between acknowledged (here:
         // a run of consecutive packet numbers), after the first RTT sample.
         if eliciting_times.len() >= 2 {
-            let duration = (self.rtt.smoothed_ns()
-                + (4 * self.rtt.var_ns()).max(GRANULARITY_NS)
+            let rtt = &self.paths[pi].rtt;
+            let duration = (rtt.smoothed_ns()
+                + (4 * rtt.var_ns()).max(GRANULARITY_NS)
                 + if space == SpaceId::Data { self.q.max_ack_delay_ns } else { 0 })
                 * self.q.persistent_congestion_threshold as u64;
-            let s = &self.spaces[space.index()];
+            let s = self.sp(space, pi);
             let (first_pn, first_t) = eliciting_times[0];
             let (last_pn, last_t) = *eliciting_times.last().expect("two");
             let contiguous =
                 (first_pn..=last_pn).all(|pn| !s.sent.contains_key(&pn)) && lost.len() as u64 > last_pn - first_pn;
+            let path = &mut self.paths[pi];
             if contiguous
                 && last_t.saturating_sub(first_t) > duration
-                && self.first_rtt_sample_ns.is_some_and(|f| f < first_t)
+                && path.first_rtt_sample_ns.is_some_and(|f| f < first_t)
             {
                 // Appendix B.8: congestion_window = kMinimumWindow,
                 // congestion_recovery_start_time = 0.
                 self.qstats.persistent_congestion += 1;
-                self.path.cc.on_congestion(now_ns, CongestionSignal::PersistentCongestion, self.path.pipe_bytes);
-                self.recovery_start_ns = None;
-                self.in_recovery = false;
+                let pipe = path.engine.pipe_bytes;
+                path.engine.cc.on_congestion(now_ns, CongestionSignal::PersistentCongestion, pipe);
+                path.recovery_start_ns = None;
+                path.in_recovery = false;
             }
         }
     }
 
-    fn enter_recovery(&mut self, now_ns: u64, signal: CongestionSignal) {
-        self.recovery_start_ns = Some(now_ns);
+    fn enter_recovery(&mut self, now_ns: u64, pi: usize, signal: CongestionSignal) {
         self.qstats.congestion_events += 1;
         self.stats.fast_recoveries += 1;
-        let flight = self.path.pipe_bytes.max(self.path.cc.window_bytes());
-        self.path.cc.on_congestion(now_ns, signal, flight);
-        self.in_recovery = true;
+        let path = &mut self.paths[pi];
+        path.recovery_start_ns = Some(now_ns);
+        let flight = path.engine.pipe_bytes.max(path.engine.cc.window_bytes());
+        path.engine.cc.on_congestion(now_ns, signal, flight);
+        path.in_recovery = true;
         if matches!(signal, CongestionSignal::Ecn { .. }) {
             // An ECN response reduces at once (the controller did) and retransmits nothing.
-            self.path.cc.on_recovery_exit(now_ns);
-            self.in_recovery = true;
+            path.engine.cc.on_recovery_exit(now_ns);
+            path.in_recovery = true;
         }
     }
 
     /// A lost frame's content goes back where it came from; datagrams are counted lost.
-    fn requeue(&mut self, now_ns: u64, space: SpaceId, f: &Frame) {
+    fn requeue(&mut self, now_ns: u64, space: SpaceId, pi: usize, f: &Frame) {
         match f {
             Frame::Crypto { offset, len } => {
-                if !self.spaces[space.index()].discarded {
-                    self.spaces[space.index()].crypto_pending.push_back((*offset, *len));
+                // 1-RTT CRYPTO belongs to path 0's space, whichever path carried it.
+                let s = self.sp_mut(space, 0);
+                if !s.discarded {
+                    s.crypto_pending.push_back((*offset, *len));
                 }
             }
+            Frame::PathChallenge => {
+                if self.paths[pi].status == PathStatus::Validating {
+                    self.paths[pi].challenge_pending = true;
+                }
+            }
+            // RFC 9000 §13.3: PATH_RESPONSE is not sent again; the peer challenges again.
+            Frame::PathResponse => {}
             Frame::Stream { chunk, .. } => {
                 let done = self.send_msgs.get(&chunk.msg_id).is_some_and(|m| range_covered(&m.acked, chunk));
                 if !done {
@@ -1082,26 +1315,57 @@ impl QuicConnection {
             self.amp_received_bytes += dg.payload_bytes as u64;
         }
         for p in &dg.packets {
-            self.handle_quic_packet(now_ns, p, pkt.ecn);
+            let Some(pi) = self.path_of(p, pkt) else { continue };
+            self.paths[pi].stats.packets_received += 1;
+            self.handle_quic_packet(now_ns, p, pi, pkt.ecn);
             if self.state == State::Closed {
                 return;
             }
         }
     }
 
-    fn handle_quic_packet(&mut self, now_ns: u64, p: &QuicPacket, ecn: Ecn) {
-        let si = p.space.index();
-        if self.spaces[si].discarded {
+    /// The path a received packet belongs to. A server meets a client's new path with its
+    /// first packet there (RFC 10069 §3.1: a path opens with PATH_CHALLENGE from a new
+    /// address, under a connection ID of a new path ID): it creates the path (at most
+    /// [`Self::MAX_PATHS`], only once the handshake is confirmed, only when multipath is
+    /// configured), answers, and challenges the client in turn. `None`: the packet is
+    /// dropped.
+    fn path_of(&mut self, p: &QuicPacket, pkt: &Packet) -> Option<usize> {
+        let id = p.path as usize;
+        if id < self.paths.len() {
+            return Some(id);
+        }
+        let multipath = self.q.multipath.scheduler != PathSchedulerKind::Single;
+        if self.is_client || !multipath || !self.handshake_confirmed || id != self.paths.len() || id >= Self::MAX_PATHS
+        {
+            return None;
+        }
+        let mut path = QPath::new(PathId(id as u32), pkt.dst, pkt.src, &self.cfg, PathStatus::Validating);
+        path.challenge_pending = true;
+        self.paths.push(path);
+        Some(id)
+    }
+
+    /// Paths one connection keeps at most (RFC 10069's initial_max_path_id bounds them; a
+    /// peer cannot make us hold more).
+    pub const MAX_PATHS: usize = 8;
+
+    fn handle_quic_packet(&mut self, now_ns: u64, p: &QuicPacket, pi: usize, ecn: Ecn) {
+        let space = p.space;
+        if self.sp(space, pi).discarded {
             return;
         }
-        if p.space == SpaceId::Data && !self.handshake_complete {
+        if space == SpaceId::Data && !self.handshake_complete {
             // No 1-RTT keys yet (the server gets them from the client's Finished, the client
             // from the server's): the packet cannot be read and is dropped unacknowledged, as
             // quinn-proto drops what it cannot decrypt. A server's NEW_CONNECTION_ID packet
             // can overtake a lost Handshake packet this way; the server resends it.
             return;
         }
-        if self.spaces[si].ack.contains(p.pn) {
+        if space != SpaceId::Data && pi != 0 {
+            return;
+        }
+        if self.sp(space, pi).ack.contains(p.pn) {
             self.qstats.duplicate_packets += 1;
             return;
         }
@@ -1117,13 +1381,32 @@ impl QuicConnection {
         }
         let eliciting = p.is_ack_eliciting();
         let (thr, delay) = (self.q.ack_eliciting_threshold, self.q.max_ack_delay_ns);
-        self.spaces[si].ack.on_packet(now_ns, p.pn, eliciting, ecn, p.space != SpaceId::Data, thr, delay);
+        self.sp_mut(space, pi).ack.on_packet(now_ns, p.pn, eliciting, ecn, space != SpaceId::Data, thr, delay);
         for f in &p.frames {
             match f {
-                Frame::Ack(a) => self.on_ack_received(now_ns, p.space, a),
+                Frame::Ack(a) => {
+                    // A PATH_ACK names its path; a plain ACK in the 1-RTT space is path 0's.
+                    let target = if space == SpaceId::Data { a.path.unwrap_or(0) as usize } else { 0 };
+                    if target < self.paths.len() {
+                        self.on_ack_received(now_ns, space, target, a);
+                    }
+                }
                 Frame::Crypto { offset, len } => {
-                    self.spaces[si].add_crypto_rx(*offset, *len);
+                    // 1-RTT CRYPTO is one stream whichever path carries it: path 0's space.
+                    self.sp_mut(space, 0).add_crypto_rx(*offset, *len);
                     self.on_crypto_progress(now_ns);
+                }
+                Frame::PathChallenge => {
+                    // RFC 9000 §8.2.2: the response goes back on the same path.
+                    self.paths[pi].responses_owed = self.paths[pi].responses_owed.saturating_add(1).min(4);
+                }
+                Frame::PathResponse => {
+                    let path = &mut self.paths[pi];
+                    if path.status == PathStatus::Validating {
+                        path.status = PathStatus::Active;
+                        path.challenge_pending = false;
+                        self.events.push_back(Event::PathValidated { path_id: pi as u32 });
+                    }
                 }
                 Frame::Stream { stream_id, stream_base, chunk, fin } => {
                     self.on_stream_frame(now_ns, *stream_id, *stream_base, chunk, *fin)
@@ -1238,8 +1521,8 @@ impl QuicConnection {
         s.ack_eliciting_in_flight = 0;
         s.crypto_pending.clear();
         s.probes = 0;
-        self.path.pipe_bytes = self.path.pipe_bytes.saturating_sub(in_flight);
-        self.pto_count = 0;
+        self.paths[0].engine.pipe_bytes = self.paths[0].engine.pipe_bytes.saturating_sub(in_flight);
+        self.paths[0].pto_count = 0;
     }
 
     fn on_stream_frame(&mut self, now_ns: u64, stream_id: u64, stream_base: u64, chunk: &MsgChunk, fin: bool) {
@@ -1406,11 +1689,10 @@ impl QuicConnection {
     }
 
     /// RFC 9002 Appendix A.7: OnAckReceived.
-    fn on_ack_received(&mut self, now_ns: u64, space: SpaceId, ack: &AckFrame) {
-        let si = space.index();
+    fn on_ack_received(&mut self, now_ns: u64, space: SpaceId, pi: usize, ack: &AckFrame) {
         let largest = ack.largest();
         {
-            let s = &mut self.spaces[si];
+            let s = self.sp_mut(space, pi);
             if largest >= s.next_pn {
                 return; // acknowledges a packet never sent: ignored.
             }
@@ -1421,7 +1703,7 @@ impl QuicConnection {
             if lo > hi {
                 continue; // a malformed range (RFC 9000 §19.3.1: FRAME_ENCODING_ERROR): ignored
             }
-            let s = &mut self.spaces[si];
+            let s = self.sp_mut(space, pi);
             let pns: Vec<u64> = s.sent.range(lo..=hi).map(|(&pn, _)| pn).collect();
             for pn in pns {
                 newly.push((pn, s.sent.remove(&pn).expect("present")));
@@ -1435,7 +1717,7 @@ impl QuicConnection {
             let pns = newly.iter().map(|(pn, _)| *pn).collect();
             self.log(now_ns, qlog::EventData::PacketsAcked { space: trace::pn_space(space), packet_numbers: pns });
         }
-        let prior_in_flight = self.path.pipe_bytes;
+        let prior_in_flight = self.paths[pi].engine.pipe_bytes;
         // §5.1: an RTT sample when the largest acknowledged is newly acknowledged and
         // something newly acknowledged was ack-eliciting.
         let mut rtt_sample = None;
@@ -1452,9 +1734,9 @@ impl QuicConnection {
                 if self.handshake_confirmed {
                     delay = delay.min(self.q.max_ack_delay_ns);
                 }
-                self.rtt.update(latest, delay);
-                if self.first_rtt_sample_ns.is_none() {
-                    self.first_rtt_sample_ns = Some(now_ns);
+                self.paths[pi].rtt.update(latest, delay);
+                if self.paths[pi].first_rtt_sample_ns.is_none() {
+                    self.paths[pi].first_rtt_sample_ns = Some(now_ns);
                 }
                 rtt_sample = Some(latest);
             }
@@ -1464,21 +1746,23 @@ impl QuicConnection {
         let mut rs: Option<RateSample> = None;
         let mut prior_delivered = 0u64;
         let mut after_recovery = false;
+        let mut bw_limited = false;
         for (_, p) in &newly {
             if p.ack_eliciting {
-                let s = &mut self.spaces[si];
+                let s = self.sp_mut(space, pi);
                 s.ack_eliciting_in_flight = s.ack_eliciting_in_flight.saturating_sub(1);
             }
             if p.in_flight {
-                self.path.pipe_bytes = self.path.pipe_bytes.saturating_sub(p.size_bytes as u64);
+                self.paths[pi].engine.pipe_bytes = self.paths[pi].engine.pipe_bytes.saturating_sub(p.size_bytes as u64);
                 acked_bytes += p.size_bytes as u64;
-                self.path.delivered_bytes += p.size_bytes as u64;
-                self.path.delivered_ns = now_ns;
+                self.paths[pi].engine.delivered_bytes += p.size_bytes as u64;
+                self.paths[pi].engine.delivered_ns = now_ns;
                 if rs.is_none() || p.delivered_bytes >= prior_delivered {
                     prior_delivered = p.delivered_bytes;
+                    bw_limited = p.bw_app_limited;
                     let send_elapsed = p.time_sent_ns.saturating_sub(p.first_sent_ns);
                     let ack_elapsed = now_ns.saturating_sub(p.delivered_ns);
-                    self.path.first_sent_ns = p.time_sent_ns;
+                    self.paths[pi].engine.first_sent_ns = p.time_sent_ns;
                     rs = Some(RateSample {
                         prior_delivered_bytes: p.delivered_bytes,
                         delivered_bytes: 0,
@@ -1488,15 +1772,15 @@ impl QuicConnection {
                     });
                 }
             }
-            if self.recovery_start_ns.is_some_and(|r| p.time_sent_ns > r) {
+            if self.paths[pi].recovery_start_ns.is_some_and(|r| p.time_sent_ns > r) {
                 after_recovery = true;
             }
             if let Some(l) = p.acked_up_to {
-                self.spaces[si].ack.prune_below(l);
+                self.sp_mut(space, pi).ack.prune_below(l);
             }
             for f in &p.frames {
                 if let Frame::Crypto { offset, len } = f {
-                    let s = &mut self.spaces[si];
+                    let s = self.sp_mut(space, pi);
                     s.crypto_acked.push((*offset, offset + *len as u64));
                     s.crypto_acked = merge(std::mem::take(&mut s.crypto_acked));
                 }
@@ -1504,54 +1788,72 @@ impl QuicConnection {
             }
         }
         if let Some(r) = rs.as_mut() {
-            r.delivered_bytes = self.path.delivered_bytes - r.prior_delivered_bytes;
+            r.delivered_bytes = self.paths[pi].engine.delivered_bytes - r.prior_delivered_bytes;
         }
-        if self.path.app_limited_until != 0 && self.path.delivered_bytes > self.path.app_limited_until {
-            self.path.app_limited_until = 0;
+        if self.paths[pi].engine.app_limited_until != 0
+            && self.paths[pi].engine.delivered_bytes > self.paths[pi].engine.app_limited_until
+        {
+            self.paths[pi].engine.app_limited_until = 0;
         }
         // §7.1 / Appendix B.7: a CE count that grew is a congestion signal.
         if let Some(counts) = ack.ecn {
-            let s = &mut self.spaces[si];
+            let s = self.sp_mut(space, pi);
             if counts[2] > s.peer_ce {
                 s.peer_ce = counts[2];
                 let sent = newly.last().map_or(0, |(_, p)| p.time_sent_ns);
-                if self.recovery_start_ns.is_none_or(|r| sent > r) {
-                    self.enter_recovery(now_ns, CongestionSignal::Ecn { level: 1 });
+                if self.paths[pi].recovery_start_ns.is_none_or(|r| sent > r) {
+                    self.enter_recovery(now_ns, pi, CongestionSignal::Ecn { level: 1 });
                 }
             }
         }
-        let lost = self.detect_lost(now_ns, space);
+        let lost = self.detect_lost(now_ns, space, pi);
         let lost_bytes: u64 = lost.iter().filter(|(_, p, _)| p.in_flight).map(|(_, p, _)| p.size_bytes as u64).sum();
-        self.on_packets_lost(now_ns, space, lost);
+        self.on_packets_lost(now_ns, space, pi, lost);
+        if let Some(r) = rs.filter(|r| !bw_limited && r.interval_ns > 0 && space == SpaceId::Data) {
+            self.on_rate_sample(pi, &r);
+        }
+        if self.paths[pi].status == PathStatus::Failed {
+            // An acknowledgement on a failed path: it works again.
+            self.paths[pi].status = PathStatus::Active;
+        }
         // §6.2.1: the PTO backoff resets (a client unsure the server validated it keeps it).
         if !self.is_client || self.handshake_complete {
-            self.pto_count = 0;
+            self.paths[pi].pto_count = 0;
         }
-        if self.in_recovery && after_recovery {
-            self.in_recovery = false;
-            self.path.cc.on_recovery_exit(now_ns);
+        if self.paths[pi].in_recovery && after_recovery {
+            self.paths[pi].in_recovery = false;
+            self.paths[pi].engine.cc.on_recovery_exit(now_ns);
         }
         let app_limited = self.sched.queued_bytes() == 0 && self.datagram_queue.is_empty();
         let sample = AckSample {
             now_ns,
             newly_acked_bytes: acked_bytes,
             newly_lost_bytes: lost_bytes,
-            delivered_total_bytes: self.path.delivered_bytes,
+            delivered_total_bytes: self.paths[pi].engine.delivered_bytes,
             prior_in_flight_bytes: prior_in_flight,
-            bytes_in_flight: self.path.pipe_bytes,
+            bytes_in_flight: self.paths[pi].engine.pipe_bytes,
             rtt_ns: rtt_sample,
-            min_rtt_ns: self.rtt.min_ns(),
-            srtt_ns: self.srtt_ns(),
+            min_rtt_ns: self.paths[pi].rtt.min_ns(),
+            srtt_ns: self.paths[pi].rtt.has_sample().then_some(self.paths[pi].rtt.smoothed_ns()),
             rate: rs,
-            in_recovery: self.in_recovery,
+            in_recovery: self.paths[pi].in_recovery,
             app_limited,
             ecn_echo: 0,
         };
         if acked_bytes > 0 {
-            self.path.cc.on_ack(&sample);
+            self.paths[pi].engine.cc.on_ack(&sample);
         }
         self.log_metrics(now_ns);
         self.maybe_close_connection();
+    }
+
+    /// A delivery-rate sample of path `pi` (draft-cheng-iccrg-delivery-rate-estimation §3.3)
+    /// enters its bandwidth filter.
+    fn on_rate_sample(&mut self, pi: usize, r: &RateSample) {
+        let Some(bps) = r.delivery_rate_bps() else { return };
+        let path = &mut self.paths[pi];
+        path.bw_samples[path.bw_next] = bps;
+        path.bw_next = (path.bw_next + 1) % BW_SAMPLES;
     }
 
     fn on_frame_acked(&mut self, f: &Frame) {
@@ -1588,7 +1890,7 @@ impl QuicConnection {
             && self.send_streams.held_bytes() == 0
             && self.datagram_queue.is_empty()
             && self.send_msgs.values().all(|m| m.datagram.is_some() || m.acked_bytes >= m.len_bytes)
-            && self.spaces[SpaceId::Data.index()].sent.values().all(|p| !p.frames.iter().any(is_datagram))
+            && self.paths[0].data.sent.values().all(|p| !p.frames.iter().any(is_datagram))
     }
 
     fn all_received(&self) -> bool {
@@ -1647,14 +1949,14 @@ impl QuicConnection {
             if !std::mem::take(&mut self.close_resend) {
                 return None;
             }
-            let s = &mut self.spaces[SpaceId::Data.index()];
+            let s = &mut self.paths[0].data;
             let pn = s.next_pn;
             s.next_pn += 1;
             let pn_len = wq::pn_len(pn, s.largest_acked);
             let frames = vec![Frame::ConnectionClose];
             let size = self.header_len(SpaceId::Data, pn_len, 4) + 4 + wq::AEAD_TAG_BYTES;
             let mut dg = QuicDatagram::default();
-            dg.packets.push(QuicPacket { space: SpaceId::Data, pn, frames, size_bytes: size as u32 });
+            dg.packets.push(QuicPacket { space: SpaceId::Data, pn, frames, size_bytes: size as u32, path: 0 });
             dg.payload_bytes = size as u32;
             self.stats.packets_sent += 1;
             return Some(Packet { src: self.local, dst: self.remote, quic: Some(Box::new(dg)), ..Default::default() });
@@ -1668,7 +1970,7 @@ impl QuicConnection {
             let all_written = self.sched.queued_bytes() == 0
                 && self.send_streams.held_bytes() == 0
                 && self.datagram_queue.is_empty()
-                && self.spaces[SpaceId::Data.index()].sent.values().all(|p| !p.frames.iter().any(is_datagram));
+                && self.no_datagram_in_flight();
             if all_written {
                 self.goaway_sent = true;
                 let reliable = self.send_msgs.values().filter(|m| m.datagram.is_none()).count() as u64;
@@ -1677,12 +1979,116 @@ impl QuicConnection {
             }
         }
         self.maybe_close_connection();
+        if self.paths.len() == 1 {
+            return self.transmit_on(now_ns, 0);
+        }
+        // Multipath: first a path that owes something whatever the congestion window (an
+        // ACK due, a probe, path validation), then the path the path scheduler names.
+        for pi in 0..self.paths.len() {
+            if self.path_needs_packet(now_ns, pi) {
+                if let Some(p) = self.transmit_on(now_ns, pi) {
+                    return Some(p);
+                }
+            }
+        }
+        let pi = self.choose_data_path(now_ns)?;
+        self.transmit_on(now_ns, pi)
+    }
+
+    /// Path `pi` has something to send that does not wait for the path scheduler.
+    fn path_needs_packet(&self, now_ns: u64, pi: usize) -> bool {
+        let p = &self.paths[pi];
+        p.responses_owed > 0
+            || p.challenge_pending && self.handshake_confirmed
+            || p.data.probes > 0
+            || p.data.ack.wants_ack_now(now_ns)
+    }
+
+    /// The path the next packet with data goes on, from the path scheduler; `None` when no
+    /// path may send now (pacing waits are armed in [`Self::path_views`]).
+    fn choose_data_path(&mut self, now_ns: u64) -> Option<usize> {
+        if !self.can_send_1rtt() {
+            return Some(0);
+        }
+        let views = self.path_views(now_ns);
+        if self.sched.uses_paths() {
+            self.sched.on_paths(now_ns, &views);
+        }
+        let views = if self.sched.uses_paths() { self.path_views(now_ns) } else { views };
+        if !self.paths.iter().any(|p| p.status == PathStatus::Active) {
+            return Some(0);
+        }
+        self.path_sched.choose(now_ns, &views).map(|id| id.0 as usize).filter(|&i| i < self.paths.len())
+    }
+
+    /// What the path scheduler sees of each active path now (see [`PathView`]). A path
+    /// whose window has room but whose pacer holds it arms its pacing timer.
+    fn path_views(&mut self, now_ns: u64) -> Vec<PathView> {
+        let mtu = self.q.max_udp_payload_bytes as u64;
+        let conn_data = !self.control.is_empty() || !self.datagram_queue.is_empty() || self.handshake_done_pending;
+        let estimate = self.q.multipath.estimate_bandwidth;
+        let mut views = Vec::with_capacity(self.paths.len());
+        for pi in 0..self.paths.len() {
+            if self.paths[pi].status != PathStatus::Active {
+                continue;
+            }
+            let cwnd = self.paths[pi].cwnd_bytes();
+            let room = self.paths[pi].engine.pipe_bytes + mtu < cwnd;
+            let pace = if room { self.pacing_deadline(now_ns, pi) } else { None };
+            let has_data = conn_data || self.sched.has_data_on(PathId(pi as u32));
+            if pace.is_some() && has_data {
+                self.paths[pi].pacing_wait_ns = pace;
+            }
+            let p = &self.paths[pi];
+            views.push(PathView {
+                id: p.id,
+                srtt_ns: p.rtt.smoothed_ns(),
+                rttvar_ns: p.rtt.var_ns(),
+                min_rtt_ns: p.rtt.min_ns().unwrap_or(p.rtt.smoothed_ns()),
+                cwnd_bytes: cwnd,
+                bytes_in_flight: p.engine.pipe_bytes,
+                bandwidth_bps: p.bandwidth_estimate_bps(estimate),
+                queued_bytes: 0,
+                can_send: room && pace.is_none(),
+                has_data,
+            });
+        }
+        views
+    }
+
+    /// When path `pi`'s pacer lets the next full packet go, if later than `now_ns`.
+    fn pacing_deadline(&mut self, now_ns: u64, pi: usize) -> Option<u64> {
+        if !self.q.pacing {
+            return None;
+        }
+        let p = &mut self.paths[pi];
+        let mtu = self.q.max_udp_payload_bytes as u64;
+        match p.engine.cc.pacing_rate_bps() {
+            Some(rate) if rate > 0 => (p.engine.next_send_ns > now_ns).then_some(p.engine.next_send_ns),
+            _ => {
+                let (srtt, cwnd) = (p.rtt.smoothed_ns(), p.cwnd_bytes());
+                p.pacer.delay(srtt, mtu, mtu, cwnd, now_ns)
+            }
+        }
+    }
+
+    /// No DATAGRAM frame is in flight on any path (every chunk's fate is known).
+    fn no_datagram_in_flight(&self) -> bool {
+        self.paths.iter().all(|p| p.data.sent.values().all(|s| !s.frames.iter().any(is_datagram)))
+    }
+
+    /// The next datagram on path `pi`: on path 0 the handshake spaces' packets coalesced
+    /// ahead of the 1-RTT one (RFC 9000 §12.2).
+    fn transmit_on(&mut self, now_ns: u64, pi: usize) -> Option<Packet> {
         let max = self.q.max_udp_payload_bytes as usize;
         let mut dg = QuicDatagram::default();
         let mut used = 0usize;
         let amp = self.amp_room();
         for space in SpaceId::ALL {
-            if self.spaces[space.index()].discarded {
+            if space != SpaceId::Data && pi != 0 {
+                continue;
+            }
+            if self.sp(space, pi).discarded {
                 continue;
             }
             if space == SpaceId::Data && !self.can_send_1rtt() {
@@ -1696,7 +2102,7 @@ impl QuicConnection {
                 break;
             }
             let coalescing = !dg.packets.is_empty();
-            let Some(p) = self.build_packet(now_ns, space, room, coalescing) else { continue };
+            let Some(p) = self.build_packet(now_ns, space, pi, room, coalescing) else { continue };
             used += p.size_bytes as usize;
             dg.packets.push(p);
             if space == SpaceId::Data {
@@ -1724,6 +2130,17 @@ impl QuicConnection {
                 used = target;
             }
         }
+        // RFC 9000 §8.2.1-8.2.2: a datagram with PATH_CHALLENGE or PATH_RESPONSE is expanded
+        // to at least 1200 bytes.
+        let validating =
+            dg.packets.iter().any(|p| p.frames.iter().any(|f| matches!(f, Frame::PathChallenge | Frame::PathResponse)));
+        if validating && used < wq::MIN_INITIAL_DATAGRAM_BYTES {
+            let pad = (wq::MIN_INITIAL_DATAGRAM_BYTES - used) as u32;
+            let last = dg.packets.last_mut().expect("non-empty");
+            last.frames.push(Frame::Padding(pad));
+            last.size_bytes += pad;
+            used += pad as usize;
+        }
         dg.payload_bytes = used as u32;
         for p in &dg.packets {
             self.on_packet_sent(now_ns, p);
@@ -1731,7 +2148,7 @@ impl QuicConnection {
         if !self.is_client {
             self.amp_sent_bytes += used as u64;
         }
-        if self.cids_to_issue && self.spaces[..2].iter().all(|s| s.discarded || s.crypto_pending.is_empty()) {
+        if self.cids_to_issue && self.spaces.iter().all(|s| s.discarded || s.crypto_pending.is_empty()) {
             // This end's handshake flight has left: its connection IDs follow in a packet of
             // their own ([`QuicConfig::issued_cids`]).
             self.cids_to_issue = false;
@@ -1746,10 +2163,14 @@ impl QuicConnection {
         }
         self.stats.packets_sent += 1;
         let ecn = if self.q.ecn { Ecn::Ect0 } else { Ecn::NotEct };
-        Some(Packet { src: self.local, dst: self.remote, ecn, quic: Some(Box::new(dg)), ..Default::default() })
+        let (src, dst) = (self.paths[pi].local, self.paths[pi].remote);
+        self.paths[pi].stats.packets_sent += 1;
+        self.paths[pi].stats.bytes_sent += used as u64;
+        Some(Packet { src, dst, ecn, quic: Some(Box::new(dg)), ..Default::default() })
     }
 
     fn on_packet_sent(&mut self, now_ns: u64, p: &QuicPacket) {
+        let pi = p.path as usize;
         if self.qlog.is_some() {
             let ev = trace::packet(p, self.q.ack_delay_exponent);
             self.log(now_ns, qlog::EventData::PacketSent(ev));
@@ -1768,6 +2189,11 @@ impl QuicConnection {
                 Frame::Padding(_) => {}
                 Frame::Stream { chunk, .. } => {
                     self.stats.data_bytes_sent += chunk.len_bytes as u64;
+                    self.paths[pi].stats.data_bytes_sent += chunk.len_bytes as u64;
+                    frames.push(f.clone());
+                }
+                Frame::Datagram { data_len, .. } => {
+                    self.paths[pi].stats.data_bytes_sent += *data_len as u64;
                     frames.push(f.clone());
                 }
                 Frame::ConnectionClose => self.close_sent = true,
@@ -1779,9 +2205,9 @@ impl QuicConnection {
         } else if eliciting {
             self.stats.data_segments_sent += 1;
         }
-        if self.path.pipe_bytes == 0 && in_flight {
-            self.path.first_sent_ns = now_ns;
-            self.path.delivered_ns = now_ns;
+        if self.paths[pi].engine.pipe_bytes == 0 && in_flight {
+            self.paths[pi].engine.first_sent_ns = now_ns;
+            self.paths[pi].engine.delivered_ns = now_ns;
         }
         let rec = SentPacket {
             time_sent_ns: now_ns,
@@ -1790,26 +2216,29 @@ impl QuicConnection {
             in_flight,
             frames,
             acked_up_to,
-            delivered_bytes: self.path.delivered_bytes,
-            delivered_ns: self.path.delivered_ns,
-            first_sent_ns: self.path.first_sent_ns,
-            app_limited: self.path.app_limited_until != 0,
+            delivered_bytes: self.paths[pi].engine.delivered_bytes,
+            delivered_ns: self.paths[pi].engine.delivered_ns,
+            first_sent_ns: self.paths[pi].engine.first_sent_ns,
+            app_limited: self.paths[pi].engine.app_limited_until != 0,
+            bw_app_limited: false,
         };
-        let s = &mut self.spaces[p.space.index()];
+        let bw_app_limited = self.sched.queued_bytes() == 0 && self.datagram_queue.is_empty();
+        if in_flight {
+            let path = &mut self.paths[pi];
+            path.engine.pipe_bytes += p.size_bytes as u64;
+            path.engine.cc.on_packet_sent(now_ns, p.size_bytes as u64, path.engine.pipe_bytes, false);
+            path.pacer.on_sent(p.size_bytes as u64);
+            if let Some(rate) = path.engine.cc.pacing_rate_bps().filter(|&r| r > 0) {
+                let gap = (p.size_bytes as u128 * 8 * 1_000_000_000 / rate as u128) as u64;
+                path.engine.next_send_ns = path.engine.next_send_ns.max(now_ns).saturating_add(gap);
+            }
+        }
+        let s = self.sp_mut(p.space, pi);
         if eliciting {
             s.last_ack_eliciting_sent_ns = Some(now_ns);
             s.ack_eliciting_in_flight += 1;
         }
-        if in_flight {
-            self.path.pipe_bytes += p.size_bytes as u64;
-            self.path.cc.on_packet_sent(now_ns, p.size_bytes as u64, self.path.pipe_bytes, false);
-            self.pacer.on_sent(p.size_bytes as u64);
-            if let Some(rate) = self.path.cc.pacing_rate_bps().filter(|&r| r > 0) {
-                let gap = (p.size_bytes as u128 * 8 * 1_000_000_000 / rate as u128) as u64;
-                self.path.next_send_ns = self.path.next_send_ns.max(now_ns).saturating_add(gap);
-            }
-        }
-        s.sent.insert(p.pn, rec);
+        s.sent.insert(p.pn, SentPacket { bw_app_limited, ..rec });
         if p.space == SpaceId::Handshake && self.is_client {
             // RFC 9001 §4.9.1: a client drops Initial keys when it first sends a Handshake packet.
             self.discard_space(SpaceId::Initial);
@@ -1829,55 +2258,56 @@ impl QuicConnection {
         }
     }
 
-    fn has_eliciting_to_send(&self, space: SpaceId) -> bool {
-        let s = &self.spaces[space.index()];
-        if !s.crypto_pending.is_empty() || s.probes > 0 {
+    fn has_eliciting_to_send(&self, space: SpaceId, pi: usize) -> bool {
+        let s = self.sp(space, pi);
+        if s.probes > 0 || !s.crypto_pending.is_empty() && (space != SpaceId::Data || pi == 0) {
             return true;
         }
-        space == SpaceId::Data
+        if space != SpaceId::Data {
+            return false;
+        }
+        let path = &self.paths[pi];
+        if path.responses_owed > 0 || path.challenge_pending && self.handshake_confirmed {
+            return true;
+        }
+        if pi == 0 && !self.paths[0].data.crypto_pending.is_empty() {
+            return true;
+        }
+        path.status == PathStatus::Active
             && (self.handshake_done_pending
                 || !self.control.is_empty()
                 || !self.datagram_queue.is_empty()
-                || self.sched.queued_bytes() > 0)
+                || self.sched.has_data_on(PathId(pi as u32)))
     }
 
-    fn build_packet(&mut self, now_ns: u64, space: SpaceId, room: usize, coalescing: bool) -> Option<QuicPacket> {
-        let si = space.index();
-        let probe = self.spaces[si].probes > 0;
-        let wants_ack = self.spaces[si].ack.wants_ack_now(now_ns);
-        let mut may_elicit = self.has_eliciting_to_send(space);
-        if may_elicit && !probe {
-            // Congestion window and pacer (RFC 9002 §7, §7.7). As the reference stack does, a
-            // full-sized packet must fit strictly below the window (in flight + MTU < cwnd):
-            // an initial window of 10 packets carries 9 full ones.
-            let cwnd = self.cwnd_bytes();
-            if self.path.pipe_bytes + room.min(self.q.max_udp_payload_bytes as usize) as u64 >= cwnd
-                && space == SpaceId::Data
-            {
+    fn build_packet(
+        &mut self,
+        now_ns: u64,
+        space: SpaceId,
+        pi: usize,
+        room: usize,
+        coalescing: bool,
+    ) -> Option<QuicPacket> {
+        let probe = self.sp(space, pi).probes > 0;
+        let wants_ack = self.sp(space, pi).ack.wants_ack_now(now_ns);
+        let mut may_elicit = self.has_eliciting_to_send(space, pi);
+        if may_elicit && !probe && space == SpaceId::Data {
+            // Congestion window and pacer (RFC 9002 §7, §7.7), the path's own. As the
+            // reference stack does, a full-sized packet must fit strictly below the window
+            // (in flight + MTU < cwnd): an initial window of 10 packets carries 9 full ones.
+            let cwnd = self.paths[pi].cwnd_bytes();
+            if self.paths[pi].engine.pipe_bytes + room.min(self.q.max_udp_payload_bytes as usize) as u64 >= cwnd {
                 may_elicit = false;
-            } else if space == SpaceId::Data && self.q.pacing {
-                let mtu = self.q.max_udp_payload_bytes as u64;
-                let d = match self.path.cc.pacing_rate_bps() {
-                    Some(rate) if rate > 0 => {
-                        if self.path.next_send_ns > now_ns {
-                            Some(self.path.next_send_ns)
-                        } else {
-                            None
-                        }
-                    }
-                    _ => self.pacer.delay(self.rtt.smoothed_ns(), mtu, mtu, cwnd, now_ns),
-                };
-                if let Some(t) = d {
-                    self.pacing_wait_ns = Some(t);
-                    may_elicit = false;
-                }
+            } else if let Some(t) = self.pacing_deadline(now_ns, pi) {
+                self.paths[pi].pacing_wait_ns = Some(t);
+                may_elicit = false;
             }
         }
-        let has_unacked = self.spaces[si].ack.has_unacked();
+        let has_unacked = self.sp(space, pi).ack.has_unacked();
         if !(may_elicit || wants_ack || coalescing && has_unacked) {
             return None;
         }
-        let s = &self.spaces[si];
+        let s = self.sp(space, pi);
         let pn = s.next_pn;
         let pn_len = wq::pn_len(pn, s.largest_acked);
         // Budget: the header with a 2-byte Length field, the tag.
@@ -1886,7 +2316,11 @@ impl QuicConnection {
         let mut frames: Vec<Frame> = Vec::new();
         if has_unacked || wants_ack {
             let with_ecn = self.q.ecn;
-            if let Some(a) = self.spaces[si].ack.build(now_ns, self.q.ack_delay_exponent, with_ecn) {
+            let exponent = self.q.ack_delay_exponent;
+            if let Some(mut a) = self.sp_mut(space, pi).ack.build(now_ns, exponent, with_ecn) {
+                // Each path's ACKs travel on the path itself, so that its RTT samples are
+                // its own; path 0's are plain ACK frames (RFC 10069 §4.1).
+                a.path = (space == SpaceId::Data && pi != 0).then_some(pi as u32);
                 let f = Frame::Ack(a);
                 if f.len_bytes() <= budget {
                     budget -= f.len_bytes();
@@ -1895,12 +2329,12 @@ impl QuicConnection {
             }
         }
         if may_elicit {
-            self.fill_frames(now_ns, space, &mut frames, &mut budget);
+            self.fill_frames(now_ns, space, pi, &mut frames, &mut budget);
             if probe && !frames.iter().any(Frame::is_ack_eliciting) {
                 frames.push(Frame::Ping);
             }
             if probe {
-                self.spaces[si].probes -= 1;
+                self.sp_mut(space, pi).probes -= 1;
             }
         }
         if frames.is_empty() {
@@ -1914,14 +2348,14 @@ impl QuicConnection {
         }
         let payload: usize = frames.iter().map(Frame::len_bytes).sum();
         let size = self.header_len(space, pn_len, payload) + payload + wq::AEAD_TAG_BYTES;
-        self.spaces[si].next_pn += 1;
-        Some(QuicPacket { space, pn, frames, size_bytes: size as u32 })
+        self.sp_mut(space, pi).next_pn += 1;
+        Some(QuicPacket { space, pn, frames, size_bytes: size as u32, path: pi as u32 })
     }
 
-    fn fill_frames(&mut self, now_ns: u64, space: SpaceId, frames: &mut Vec<Frame>, budget: &mut usize) {
-        let si = space.index();
-        // CRYPTO first, in its own space.
-        while let Some(&(off, len)) = self.spaces[si].crypto_pending.front() {
+    fn fill_frames(&mut self, now_ns: u64, space: SpaceId, pi: usize, frames: &mut Vec<Frame>, budget: &mut usize) {
+        // CRYPTO first, in its own space (1-RTT CRYPTO: path 0's).
+        let crypto_pi = if space == SpaceId::Data && pi != 0 { None } else { Some(0) };
+        while let Some(&(off, len)) = crypto_pi.and_then(|c| self.sp(space, c).crypto_pending.front()) {
             let hdr = wq::crypto_frame_overhead(off, len as usize);
             if *budget <= hdr {
                 break;
@@ -1930,14 +2364,30 @@ impl QuicConnection {
             let f = Frame::Crypto { offset: off, len: take };
             *budget -= f.len_bytes();
             frames.push(f);
-            let front = self.spaces[si].crypto_pending.front_mut().expect("present");
+            let pending = &mut self.sp_mut(space, 0).crypto_pending;
+            let front = pending.front_mut().expect("present");
             if take == len {
-                self.spaces[si].crypto_pending.pop_front();
+                pending.pop_front();
             } else {
                 *front = (off + take as u64, len - take);
             }
         }
         if space != SpaceId::Data {
+            return;
+        }
+        // Path validation (RFC 9000 §8.2) on this path.
+        while self.paths[pi].responses_owed > 0 && *budget >= 9 {
+            self.paths[pi].responses_owed -= 1;
+            frames.push(Frame::PathResponse);
+            *budget -= 9;
+        }
+        if self.paths[pi].challenge_pending && self.handshake_confirmed && *budget >= 9 {
+            self.paths[pi].challenge_pending = false;
+            frames.push(Frame::PathChallenge);
+            *budget -= 9;
+        }
+        if self.paths[pi].status != PathStatus::Active {
+            // Validating or failed: nothing but validation and probes.
             return;
         }
         if self.handshake_done_pending && *budget >= 1 {
@@ -1976,7 +2426,7 @@ impl QuicConnection {
             let want = ((*budget - min_hdr) as u64).min(conn_credit.max(1)) as u32;
             // The scheduler works in entries (pieces of messages the stream credit allows):
             // the chunk is mapped back to its message and stream.
-            let Some(mut chunk) = self.sched.next_chunk(now_ns, want) else { break };
+            let Some(mut chunk) = self.sched.next_chunk_on(now_ns, PathId(pi as u32), want) else { break };
             let Some((stream_id, stream_off)) = self.send_streams.locate(&chunk) else { continue };
             let hdr = wq::stream_frame_overhead(stream_id, stream_off, chunk.len_bytes as usize);
             let over = (hdr + chunk.len_bytes as usize).saturating_sub(*budget) as u32;

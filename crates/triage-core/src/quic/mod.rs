@@ -19,7 +19,7 @@ pub mod streams;
 mod tests;
 pub mod trace;
 
-pub use config::{DatagramFraming, DatagramOrder, QuicConfig};
-pub use connection::{DatagramObject, PrioritySignals, QuicConnection, QuicStats, Reliability};
+pub use config::{DatagramFraming, DatagramOrder, MultipathConfig, PathPrior, PathSchedulerKind, QuicConfig};
+pub use connection::{DatagramObject, PathStats, PrioritySignals, QuicConnection, QuicStats, Reliability};
 pub use packet::{AckFrame, Frame, QuicDatagram, QuicPacket, SpaceId};
 pub use streams::StreamChoice;

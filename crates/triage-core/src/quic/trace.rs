@@ -27,7 +27,7 @@ pub fn header(space: SpaceId, pn: u64) -> PacketHeader {
 }
 
 /// A frame as qlog records it; `None` for frames [`qlog::Frame`] has no type for (MAX_STREAMS,
-/// NEW_CONNECTION_ID, RETIRE_CONNECTION_ID).
+/// NEW_CONNECTION_ID, RETIRE_CONNECTION_ID, PATH_CHALLENGE, PATH_RESPONSE).
 pub fn frame(f: &Frame, ack_delay_exponent: u32) -> Option<qlog::Frame> {
     Some(match f {
         Frame::Padding(n) => qlog::Frame::Padding { length_bytes: *n as u64 },
@@ -51,7 +51,11 @@ pub fn frame(f: &Frame, ack_delay_exponent: u32) -> Option<qlog::Frame> {
         }
         Frame::MaxData(m) => qlog::Frame::MaxData { maximum: *m },
         Frame::MaxStreamData { stream_id, max } => qlog::Frame::MaxStreamData { stream_id: *stream_id, maximum: *max },
-        Frame::MaxStreams { .. } | Frame::NewConnectionId { .. } | Frame::RetireConnectionId { .. } => return None,
+        Frame::MaxStreams { .. }
+        | Frame::NewConnectionId { .. }
+        | Frame::RetireConnectionId { .. }
+        | Frame::PathChallenge
+        | Frame::PathResponse => return None,
         Frame::HandshakeDone => qlog::Frame::HandshakeDone,
         Frame::GoAway { stream_id, .. } => {
             qlog::Frame::Stream { stream_id: *stream_id, offset: 0, length_bytes: f.len_bytes() as u64, fin: false }

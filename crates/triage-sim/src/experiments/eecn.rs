@@ -327,6 +327,7 @@ pub fn run(topology: Topology, scheme: Scheme, s: &EecnSettings) -> EecnRun {
             server_transport: c,
             client_app: AppSpec::Bulk { bytes: *bytes },
             server_app: AppSpec::Sink,
+            extra_paths: Vec::new(),
         });
     }
     sim.run(600_000_000_000, |_| {});

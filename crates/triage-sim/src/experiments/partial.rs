@@ -215,6 +215,7 @@ pub fn run_one(
         server_transport: cfg,
         client_app: AppSpec::PageClient(load.clone()),
         server_app: AppSpec::PageServer(load.clone()),
+        extra_paths: Vec::new(),
     });
     sim.run(3_600_000_000_000, |_| {});
     let partials = sim.page_partials(0).unwrap_or_default();

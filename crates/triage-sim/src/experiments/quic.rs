@@ -197,6 +197,7 @@ pub fn build_with_qlog(s: &QuicSetting, qlog: bool) -> Result<Simulator, QuicSet
         server_transport: cfg,
         client_app: AppSpec::Sink,
         server_app: AppSpec::Messages(msgs),
+        extra_paths: Vec::new(),
     });
     Ok(sim)
 }

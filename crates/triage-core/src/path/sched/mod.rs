@@ -75,6 +75,9 @@ pub struct PathView {
     /// The connection could send one more full packet on this path now: its congestion
     /// window has room and its pacer allows it (mp-quic's `SendingAllowed()`).
     pub can_send: bool,
+    /// The send scheduler has data this path may carry (PriorityBucket: the path's buckets
+    /// are not empty; path-blind schedulers: anything queued).
+    pub has_data: bool,
 }
 
 impl PathView {
@@ -170,6 +173,34 @@ impl PathScheduler for SinglePath {
     }
 }
 
+/// Paths in turn (PriorityBucket §4.2: "The transmission is performed in a round robin
+/// fashion with paths"): the next path, in ID order from where the last turn ended, that can
+/// send and has data. The data itself comes from the paths' buckets
+/// ([`priority_bucket::PriorityBucket`], the connection's send scheduler then).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RoundRobinReady {
+    /// The path ID to look at first next time.
+    next: u32,
+}
+
+impl PathScheduler for RoundRobinReady {
+    fn name(&self) -> &'static str {
+        "priority_bucket"
+    }
+
+    fn choose(&mut self, _now_ns: u64, paths: &[PathView]) -> Option<PathId> {
+        let ready = |v: &&PathView| v.can_send && v.has_data;
+        let pick = paths
+            .iter()
+            .filter(ready)
+            .filter(|v| v.id.0 >= self.next)
+            .min_by_key(|v| v.id)
+            .or_else(|| paths.iter().filter(ready).min_by_key(|v| v.id))?;
+        self.next = pick.id.0.wrapping_add(1);
+        Some(pick.id)
+    }
+}
+
 /// The path with the lowest smoothed RTT among those that `filter` accepts; ties go to the
 /// lower path ID.
 pub(crate) fn lowest_srtt(paths: &[PathView], filter: impl Fn(&PathView) -> bool) -> Option<&PathView> {
@@ -192,6 +223,7 @@ pub(crate) mod test_util {
             bandwidth_bps: mbps * 1_000_000,
             queued_bytes: 0,
             can_send: true,
+            has_data: true,
         }
     }
 

@@ -63,7 +63,8 @@ use std::collections::BTreeMap;
 
 use smallvec::SmallVec;
 
-use super::{Allocation, PathId, PathScheduler, PathView};
+use super::{Allocation, PathId, PathView};
+use crate::sched::stream::{StreamMessage, StreamScheduler};
 use crate::sched::{MessageMeta, MsgChunk};
 
 /// Nanoseconds per second times bits per byte: `bytes · NS_BITS / bps` is a time in ns.
@@ -467,8 +468,9 @@ impl Default for PriorityBucketConfig {
 pub struct PriorityBucket {
     config: PriorityBucketConfig,
     buckets: PathBuckets,
-    /// Round robin over paths (§4.2): the next path ID to look at first.
-    rr_next: u32,
+    /// Streams that arrived and are not allocated yet, and their bytes.
+    arrivals: Vec<MessageMeta>,
+    arrived_bytes: u64,
 }
 
 impl Default for PriorityBucket {
@@ -480,7 +482,7 @@ impl Default for PriorityBucket {
 impl PriorityBucket {
     /// A PriorityBucket scheduler with `config`.
     pub fn new(config: PriorityBucketConfig) -> Self {
-        Self { config, buckets: PathBuckets::new(config.tail_on_any_path), rr_next: 0 }
+        Self { config, buckets: PathBuckets::new(config.tail_on_any_path), arrivals: Vec::new(), arrived_bytes: 0 }
     }
 
     /// The per-path buckets.
@@ -532,6 +534,14 @@ impl PriorityBucket {
         shares
     }
 
+    /// §3.1: "each arrival of a stream triggers the scheduler"; Algorithm 1 splits it and
+    /// the shares enter the paths' buckets as sending limits.
+    pub fn allocate(&mut self, _now_ns: u64, msg: &MessageMeta, paths: &[PathView]) -> Allocation {
+        let shares = self.split(msg.len_bytes, msg.priority, paths);
+        self.buckets.insert(*msg, &shares);
+        Allocation::Split(shares)
+    }
+
     /// Allocate streams that arrived together, most urgent first, ties by message ID
     /// (§3.4 "Concurrently initiated streams are handled in descending order of priority",
     /// PB-5). Returns each message ID with its allocation, in that order.
@@ -557,41 +567,64 @@ impl PriorityBucket {
     }
 }
 
-impl PathScheduler for PriorityBucket {
+impl StreamScheduler for PriorityBucket {
     fn name(&self) -> &'static str {
         "priority_bucket"
     }
 
-    /// §4.2: paths take turns. The next path, in ID order from where the last turn ended,
-    /// that can send and has data in its buckets.
-    fn choose(&mut self, _now_ns: u64, paths: &[PathView]) -> Option<PathId> {
-        let ready = |v: &&PathView| v.can_send && self.buckets.has_data(v.id);
-        let pick = paths
-            .iter()
-            .filter(ready)
-            .filter(|v| v.id.0 >= self.rr_next)
-            .min_by_key(|v| v.id)
-            .or_else(|| paths.iter().filter(ready).min_by_key(|v| v.id))?;
-        self.rr_next = pick.id.0.wrapping_add(1);
-        Some(pick.id)
+    /// §3.1: "each arrival of a stream triggers the scheduler": the stream waits here until
+    /// the connection shows the paths ([`StreamScheduler::on_paths`], before its next send
+    /// decision at the same instant), so streams that arrive together are allocated as one
+    /// batch (PB-5).
+    fn enqueue(&mut self, _now_ns: u64, msg: StreamMessage) {
+        self.arrived_bytes += msg.msg.len_bytes;
+        self.arrivals.push(msg.msg);
     }
 
-    /// §3.1: "each arrival of a stream triggers the scheduler"; Algorithm 1 splits it and
-    /// the shares enter the paths' buckets as sending limits.
-    fn allocate(&mut self, _now_ns: u64, msg: &MessageMeta, paths: &[PathView]) -> Allocation {
-        let shares = self.split(msg.len_bytes, msg.priority, paths);
-        self.buckets.insert(*msg, &shares);
-        Allocation::Split(shares)
+    fn requeue_lost(&mut self, _now_ns: u64, chunk: MsgChunk) {
+        self.buckets.requeue_lost(chunk);
     }
 
-    fn on_message_done(&mut self, msg_id: u32) {
-        self.buckets.forget(msg_id);
+    /// Path-blind use (one path): path 0's buckets.
+    fn next_chunk(&mut self, now_ns: u64, max_bytes: u32) -> Option<MsgChunk> {
+        self.next_chunk_on(now_ns, PathId(0), max_bytes)
+    }
+
+    fn queued_bytes(&self) -> u64 {
+        self.buckets.queued_bytes() + self.arrived_bytes
+    }
+
+    fn uses_paths(&self) -> bool {
+        true
+    }
+
+    /// Algorithm 1 for every stream that arrived since the last call, most urgent first.
+    fn on_paths(&mut self, now_ns: u64, paths: &[PathView]) {
+        if self.arrivals.is_empty() || paths.is_empty() {
+            return;
+        }
+        let arrivals = std::mem::take(&mut self.arrivals);
+        self.arrived_bytes = 0;
+        self.allocate_batch(now_ns, &arrivals, paths);
+    }
+
+    fn next_chunk_on(&mut self, _now_ns: u64, path: PathId, max_bytes: u32) -> Option<MsgChunk> {
+        self.buckets.next_chunk(path, max_bytes)
+    }
+
+    fn has_data_on(&self, path: PathId) -> bool {
+        self.buckets.has_data(path)
+    }
+
+    fn remove_path(&mut self, now_ns: u64, path: PathId, live: &[PathView]) {
+        PriorityBucket::remove_path(self, now_ns, path, live);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::test_util::{blocked, view};
+    use super::super::PathScheduler;
     use super::*;
     use proptest::prelude::*;
 
@@ -827,21 +860,54 @@ mod tests {
         assert_eq!(b.queued_bytes(), 1000);
     }
 
+    /// The views as the connection builds them: `has_data` from the buckets.
+    fn with_data(pb: &PriorityBucket, paths: &[PathView]) -> Vec<PathView> {
+        paths.iter().map(|v| PathView { has_data: pb.has_data_on(v.id), ..*v }).collect()
+    }
+
     #[test]
-    fn choose_takes_paths_in_turn() {
+    fn paths_take_turns() {
+        let mut rr = super::super::RoundRobinReady::default();
         let mut pb = PriorityBucket::default();
         let paths = [view(0, 10, 10), view(1, 40, 50)];
         pb.allocate(0, &msg(1, 100_000, 3), &paths);
-        assert_eq!(pb.choose(0, &paths), Some(PathId(0)));
-        assert_eq!(pb.choose(0, &paths), Some(PathId(1)));
-        assert_eq!(pb.choose(0, &paths), Some(PathId(0)));
-        assert_eq!(pb.choose(0, &[view(0, 10, 10), blocked(view(1, 40, 50))]), Some(PathId(0)));
-        // A path with nothing in its buckets is not chosen.
+        let v = with_data(&pb, &paths);
+        assert_eq!(rr.choose(0, &v), Some(PathId(0)));
+        assert_eq!(rr.choose(0, &v), Some(PathId(1)));
+        assert_eq!(rr.choose(0, &v), Some(PathId(0)));
+        assert_eq!(rr.choose(0, &with_data(&pb, &[view(0, 10, 10), blocked(view(1, 40, 50))])), Some(PathId(0)));
+        // A path with nothing in its buckets is not chosen: 10 KB stay on the low-RTT path.
         let mut pb = PriorityBucket::default();
         pb.allocate(0, &msg(1, 10_000, 3), &paths);
-        assert_eq!(pb.choose(0, &paths), Some(PathId(0)));
-        assert_eq!(pb.choose(0, &paths), Some(PathId(0)));
-        assert_eq!(pb.choose(0, &[blocked(view(0, 10, 10)), view(1, 40, 50)]), None);
+        let v = with_data(&pb, &paths);
+        assert_eq!(rr.choose(0, &v), Some(PathId(0)));
+        assert_eq!(rr.choose(0, &v), Some(PathId(0)));
+        assert_eq!(rr.choose(0, &with_data(&pb, &[blocked(view(0, 10, 10)), view(1, 40, 50)])), None);
+    }
+
+    #[test]
+    fn arrivals_wait_for_the_paths_then_go_as_one_batch() {
+        let mut pb = PriorityBucket::default();
+        let paths = [view(0, 10, 10), view(1, 40, 50)];
+        let sm = |id, len, priority| StreamMessage {
+            msg: msg(id, len, priority),
+            stream_id: u64::from(id) * 4,
+            urgency: 3,
+            incremental: false,
+        };
+        pb.enqueue(0, sm(1, 100_000, 3));
+        pb.enqueue(0, sm(2, 10_000, 0));
+        assert_eq!(pb.queued_bytes(), 110_000);
+        assert!(!pb.has_data_on(PathId(0)));
+        pb.on_paths(0, &paths);
+        assert_eq!(pb.queued_bytes(), 110_000);
+        // Stream 2 (more urgent) went first: its 10 KB on path 0 (13 ms there) ahead of
+        // stream 1, which then sees 10 KB ahead on path 0: r = 8 + 5 = 13 ms vs 25 ms on
+        // path 1; 12 ms gap x 10 Mbps = 15 KB, then 85 KB split 1:4.
+        assert_eq!(pb.buckets().limit(2, PathId(0)), 10_000);
+        assert_eq!(pb.buckets().limit(1, PathId(0)), 15_000 + 17_000);
+        assert_eq!(pb.buckets().limit(1, PathId(1)), 68_000);
+        assert_eq!(pb.next_chunk_on(0, PathId(0), 1200).map(|c| c.msg_id), Some(2));
     }
 
     #[test]

@@ -41,6 +41,7 @@ use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::{CatsConfig, MessageMeta, MsgChunk};
+use crate::path::sched::{PathId, PathView};
 
 /// A message written on a stream of its own, with the priority signals a scheduler may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +72,28 @@ pub trait StreamScheduler: std::fmt::Debug + Send {
     fn on_packet_end(&mut self) {}
     /// Bytes queued and not yet handed out, retransmissions included.
     fn queued_bytes(&self) -> u64;
+
+    // Multipath (see `crate::path::sched`). Path-blind schedulers keep the defaults: any
+    // path may carry any of their data.
+
+    /// True when the scheduler wants [`StreamScheduler::on_paths`] before each send decision
+    /// (it splits data over paths itself).
+    fn uses_paths(&self) -> bool {
+        false
+    }
+    /// The paths as they are now, before the connection asks for data (PriorityBucket
+    /// allocates the streams that arrived since the last call, §3.1).
+    fn on_paths(&mut self, _now_ns: u64, _paths: &[PathView]) {}
+    /// As [`StreamScheduler::next_chunk`], for a packet that goes on `path`.
+    fn next_chunk_on(&mut self, now_ns: u64, _path: PathId, max_bytes: u32) -> Option<MsgChunk> {
+        self.next_chunk(now_ns, max_bytes)
+    }
+    /// True when `path` may carry some of the queued data.
+    fn has_data_on(&self, _path: PathId) -> bool {
+        self.queued_bytes() > 0
+    }
+    /// `path` failed or was abandoned; `live` are the paths left.
+    fn remove_path(&mut self, _now_ns: u64, _path: PathId, _live: &[PathView]) {}
 }
 
 /// Which stream scheduler a QUIC-mode connection uses (see the module documentation).
