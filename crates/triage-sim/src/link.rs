@@ -110,6 +110,8 @@ pub struct LinkStats {
     pub duplicated_packets: u64,
     /// Packets that arrived before one that left earlier (overtakers).
     pub reordered_packets: u64,
+    /// Packets lost because the link was down ([`Link::set_outage`]).
+    pub outage_packets: u64,
 }
 
 /// A one-way link from node `from` to node `to`.
@@ -135,6 +137,8 @@ pub struct Link {
     /// The latest departure order delivered so far (for the reordering count).
     last_delivered: Option<u64>,
     disorder: Option<Disorder>,
+    /// The link is down (loses everything) from the first time until the second.
+    outage: Option<(u64, u64)>,
     stats: LinkStats,
 }
 
@@ -163,6 +167,7 @@ impl Link {
             armed: None,
             last_delivered: None,
             disorder: None,
+            outage: None,
             stats: LinkStats::default(),
         }
     }
@@ -172,6 +177,13 @@ impl Link {
         let off = disorder.jitter == Jitter::None && disorder.duplicate_prob <= 0.0;
         self.disorder = if off { None } else { Some(disorder) };
         self
+    }
+
+    /// Takes the link down from `from_ns` until `until_ns` (`u64::MAX`: for good): every
+    /// packet that finishes serialization then is lost, without drawing from the loss model
+    /// (a path that fails mid-transfer).
+    pub fn set_outage(&mut self, from_ns: u64, until_ns: u64) {
+        self.outage = (from_ns < until_ns).then_some((from_ns, until_ns));
     }
 
     /// Puts a packet in the pipe. Returns the time of a `LinkDeliver` event to schedule when
@@ -264,7 +276,10 @@ impl Link {
         if let Some(p) = self.tx.take() {
             self.stats.tx_packets += 1;
             self.stats.tx_bytes += p.pkt.wire_bytes() as u64;
-            if self.loss.should_drop() {
+            let down = self.outage.is_some_and(|(a, b)| a <= now_ns && now_ns < b);
+            if down {
+                self.stats.outage_packets += 1;
+            } else if self.loss.should_drop() {
                 self.stats.lost_packets += 1;
             } else {
                 let base = now_ns.saturating_add(self.delay_ns);

@@ -418,6 +418,16 @@ impl Simulator {
         self.now_ns
     }
 
+    /// Per-path counters of flow `f`'s client and server connections (QUIC mode; empty
+    /// vectors in TCP mode or for an end that never existed).
+    pub fn flow_path_stats(&self, f: usize) -> [Vec<triage_core::quic::PathStats>; 2] {
+        let stats = |c: Option<u32>| c.map_or_else(Vec::new, |c| self.conns[c as usize].conn.path_stats());
+        match self.flows.get(f) {
+            Some(flow) => [stats(flow.client_conn), stats(flow.server_conn)],
+            None => [Vec::new(), Vec::new()],
+        }
+    }
+
     /// Simulator counters.
     pub fn stats(&self) -> &SimStats {
         &self.stats

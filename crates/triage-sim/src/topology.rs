@@ -102,3 +102,30 @@ pub fn one_flow_dumbbell(
     });
     sim
 }
+
+/// Two multi-homed hosts over disjoint paths (PriorityBucket Fig. 2): the client has one
+/// interface per path (`c.0`, `c.1`, ...), the server too (`s.0`, `s.1`, ...), and path `i`
+/// is one duplex link `s.i` — `c.i` with `paths[i]`'s rate, delay, queue and loss in each
+/// direction (its own loss stream per direction). Returns the network and each path's
+/// (client, server) interface nodes: path 0 is the flow's `client` / `server`, the rest its
+/// [`FlowSpec::extra_paths`].
+pub fn multipath(seed: u64, paths: &[LinkParams]) -> (Network, Vec<(u32, u32)>) {
+    let mut net = Network::default();
+    let mut ends = Vec::with_capacity(paths.len());
+    for (i, p) in paths.iter().enumerate() {
+        let s = net.add_node(&format!("s.{i}"), NodeKind::Host);
+        let c = net.add_node(&format!("c.{i}"), NodeKind::Host);
+        add_duplex(&mut net, seed, s, c, p);
+        ends.push((c, s));
+    }
+    (net, ends)
+}
+
+/// What a path's ends know of it before using it (PriorityBucket §4.1 "prior knowledge"):
+/// its RTT (twice the one-way delay) and its rate, for [`triage_core::quic::MultipathConfig::priors`].
+pub fn path_priors(paths: &[LinkParams]) -> Vec<triage_core::quic::PathPrior> {
+    paths
+        .iter()
+        .map(|p| triage_core::quic::PathPrior { rtt_ns: Some(2 * p.delay_ns), bandwidth_bps: p.rate_bps })
+        .collect()
+}

@@ -320,6 +320,8 @@ struct QPath {
     local: Addr,
     remote: Addr,
     status: PathStatus,
+    /// It passed validation once (path 0: the handshake validated it).
+    validated: bool,
     /// The path's 1-RTT packet number space (path 0's also holds the 1-RTT CRYPTO stream).
     data: Space,
     /// Controller, bytes in flight, delivery-rate state.
@@ -387,6 +389,7 @@ impl QPath {
             local,
             remote,
             status,
+            validated: status == PathStatus::Active,
             data: Space::default(),
             engine: Path::new(controller, RttEstimator::new(initial_rtt_ns, initial_rtt_ns, u64::MAX / 4)),
             rtt: QuicRtt::new(initial_rtt_ns),
@@ -1110,7 +1113,7 @@ impl QuicConnection {
         if threshold == 0 || self.paths[pi].pto_count < threshold || !others_live {
             return;
         }
-        if self.paths[pi].status != PathStatus::Active {
+        if !matches!(self.paths[pi].status, PathStatus::Active | PathStatus::Validating) {
             return;
         }
         self.paths[pi].status = PathStatus::Failed;
@@ -1404,6 +1407,7 @@ impl QuicConnection {
                     let path = &mut self.paths[pi];
                     if path.status == PathStatus::Validating {
                         path.status = PathStatus::Active;
+                        path.validated = true;
                         path.challenge_pending = false;
                         self.events.push_back(Event::PathValidated { path_id: pi as u32 });
                     }
@@ -1813,8 +1817,12 @@ impl QuicConnection {
             self.on_rate_sample(pi, &r);
         }
         if self.paths[pi].status == PathStatus::Failed {
-            // An acknowledgement on a failed path: it works again.
-            self.paths[pi].status = PathStatus::Active;
+            // An acknowledgement on a failed path: it works again (a path that never passed
+            // validation goes back to validating).
+            let validated = self.paths[pi].validated;
+            let path = &mut self.paths[pi];
+            path.status = if validated { PathStatus::Active } else { PathStatus::Validating };
+            path.challenge_pending = !validated;
         }
         // §6.2.1: the PTO backoff resets (a client unsure the server validated it keeps it).
         if !self.is_client || self.handshake_complete {
@@ -2010,11 +2018,13 @@ impl QuicConnection {
         if !self.can_send_1rtt() {
             return Some(0);
         }
-        let views = self.path_views(now_ns);
         if self.sched.uses_paths() {
-            self.sched.on_paths(now_ns, &views);
+            // Allocation sees the paths being validated too: they carry their share once
+            // validated, a fraction of an RTT later (§4.1: estimates from prior knowledge).
+            let all = self.path_views_of(now_ns, true);
+            self.sched.on_paths(now_ns, &all);
         }
-        let views = if self.sched.uses_paths() { self.path_views(now_ns) } else { views };
+        let views = self.path_views(now_ns);
         if !self.paths.iter().any(|p| p.status == PathStatus::Active) {
             return Some(0);
         }
@@ -2024,16 +2034,23 @@ impl QuicConnection {
     /// What the path scheduler sees of each active path now (see [`PathView`]). A path
     /// whose window has room but whose pacer holds it arms its pacing timer.
     fn path_views(&mut self, now_ns: u64) -> Vec<PathView> {
+        self.path_views_of(now_ns, false)
+    }
+
+    /// As [`Self::path_views`]; with `validating`, paths still being validated are included
+    /// (they cannot send yet).
+    fn path_views_of(&mut self, now_ns: u64, validating: bool) -> Vec<PathView> {
         let mtu = self.q.max_udp_payload_bytes as u64;
         let conn_data = !self.control.is_empty() || !self.datagram_queue.is_empty() || self.handshake_done_pending;
         let estimate = self.q.multipath.estimate_bandwidth;
         let mut views = Vec::with_capacity(self.paths.len());
         for pi in 0..self.paths.len() {
-            if self.paths[pi].status != PathStatus::Active {
+            let active = self.paths[pi].status == PathStatus::Active;
+            if !(active || validating && self.paths[pi].status == PathStatus::Validating) {
                 continue;
             }
             let cwnd = self.paths[pi].cwnd_bytes();
-            let room = self.paths[pi].engine.pipe_bytes + mtu < cwnd;
+            let room = active && self.paths[pi].engine.pipe_bytes + mtu < cwnd;
             let pace = if room { self.pacing_deadline(now_ns, pi) } else { None };
             let has_data = conn_data || self.sched.has_data_on(PathId(pi as u32));
             if pace.is_some() && has_data {
