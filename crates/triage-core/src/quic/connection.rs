@@ -55,7 +55,7 @@ use super::trace;
 use crate::cc::{self, AckSample, CongestionSignal, RateSample};
 use crate::config::ConnectionConfig;
 use crate::connection::{ConnectionStats, Event, State};
-use crate::path::sched::{PathId, PathScheduler, PathView};
+use crate::path::sched::{PathId, PathScheduler, PathView, StreamView};
 use crate::path::Path;
 use crate::qlog;
 use crate::recovery::RttEstimator;
@@ -322,6 +322,10 @@ struct QPath {
     status: PathStatus,
     /// It passed validation once (path 0: the handshake validated it).
     validated: bool,
+    /// The peer acknowledged our PATH_RESPONSE on it (it validated the path too).
+    peer_validated: bool,
+    /// [`Event::PathValidated`] was reported.
+    ready_reported: bool,
     /// The path's 1-RTT packet number space (path 0's also holds the 1-RTT CRYPTO stream).
     data: Space,
     /// Controller, bytes in flight, delivery-rate state.
@@ -390,6 +394,8 @@ impl QPath {
             remote,
             status,
             validated: status == PathStatus::Active,
+            peer_validated: false,
+            ready_reported: false,
             data: Space::default(),
             engine: Path::new(controller, RttEstimator::new(initial_rtt_ns, initial_rtt_ns, u64::MAX / 4)),
             rtt: QuicRtt::new(initial_rtt_ns),
@@ -467,6 +473,8 @@ pub struct QuicConnection {
     paths: Vec<QPath>,
     /// Which path the next 1-RTT packet with data takes ([`crate::path::sched`]).
     path_sched: Box<dyn PathScheduler>,
+    /// The stream a per-stream path scheduler placed: the next packet starts with it.
+    next_stream: Option<u32>,
     sched: Box<dyn StreamScheduler>,
     send_msgs: HashMap<u32, SendMsg>,
     datagram_queue: VecDeque<Frame>,
@@ -510,7 +518,12 @@ pub struct QuicConnection {
 impl QuicConnection {
     fn new(cfg: ConnectionConfig, local: Addr, remote: Addr, is_client: bool) -> Self {
         let q = cfg.quic.clone();
-        let sched = stream::build(&q.scheduler);
+        // PriorityBucket's buckets decide which stream data each path sends: it is the send
+        // scheduler, and the path scheduler only takes the paths in turn.
+        let sched: Box<dyn StreamScheduler> = match q.multipath.scheduler {
+            PathSchedulerKind::PriorityBucket(c) => Box::new(crate::path::sched::PriorityBucket::new(c)),
+            _ => stream::build(&q.scheduler),
+        };
         let local_max_data = q.connection_receive_window_bytes;
         Self {
             local,
@@ -533,6 +546,7 @@ impl QuicConnection {
             address_validated: is_client,
             paths: vec![QPath::new(PathId(0), local, remote, &cfg, PathStatus::Active)],
             path_sched: cfg.quic.multipath.build_path_scheduler(),
+            next_stream: None,
             sched,
             send_msgs: HashMap::new(),
             datagram_queue: VecDeque::new(),
@@ -1349,6 +1363,19 @@ impl QuicConnection {
         Some(id)
     }
 
+    /// Reports [`Event::PathValidated`] once path `pi` is validated at both ends: the
+    /// server's when its challenge is answered; the client's when, besides, the server
+    /// acknowledged the client's PATH_RESPONSE (so the server validated it too, and may send
+    /// on it).
+    fn maybe_path_ready(&mut self, pi: usize) {
+        let is_client = self.is_client;
+        let path = &mut self.paths[pi];
+        if !path.ready_reported && path.validated && (!is_client || path.peer_validated) {
+            path.ready_reported = true;
+            self.events.push_back(Event::PathValidated { path_id: pi as u32 });
+        }
+    }
+
     /// Paths one connection keeps at most (RFC 10069's initial_max_path_id bounds them; a
     /// peer cannot make us hold more).
     pub const MAX_PATHS: usize = 8;
@@ -1409,7 +1436,7 @@ impl QuicConnection {
                         path.status = PathStatus::Active;
                         path.validated = true;
                         path.challenge_pending = false;
-                        self.events.push_back(Event::PathValidated { path_id: pi as u32 });
+                        self.maybe_path_ready(pi);
                     }
                 }
                 Frame::Stream { stream_id, stream_base, chunk, fin } => {
@@ -1783,6 +1810,10 @@ impl QuicConnection {
                 self.sp_mut(space, pi).ack.prune_below(l);
             }
             for f in &p.frames {
+                if matches!(f, Frame::PathResponse) && space == SpaceId::Data {
+                    self.paths[pi].peer_validated = true;
+                    self.maybe_path_ready(pi);
+                }
                 if let Frame::Crypto { offset, len } = f {
                     let s = self.sp_mut(space, pi);
                     s.crypto_acked.push((*offset, offset + *len as u64));
@@ -2028,8 +2059,38 @@ impl QuicConnection {
         if !self.paths.iter().any(|p| p.status == PathStatus::Active) {
             return Some(0);
         }
-        self.path_sched.choose(now_ns, &views).map(|id| id.0 as usize).filter(|&i| i < self.paths.len())
+        let id = if self.path_sched.per_stream() && !self.sched.candidates(1).is_empty() {
+            // SA-ECF: the send scheduler's streams in its order; the first the path scheduler
+            // places goes next (a stream that waits for the fast path is skipped).
+            let connection_unsent_bytes = self.sched.queued_bytes();
+            let max_packet_bytes = u64::from(self.q.max_udp_payload_bytes);
+            let mut pick = None;
+            for c in self.sched.candidates(Self::STREAM_CANDIDATES) {
+                let view = StreamView {
+                    msg_id: c.msg_id,
+                    unsent_bytes: c.unsent_bytes,
+                    weight: c.weight,
+                    total_weight: c.total_weight,
+                    quantum_packets: c.quantum_packets,
+                    open_streams: c.open_streams,
+                    connection_unsent_bytes,
+                    max_packet_bytes,
+                };
+                if let Some(id) = self.path_sched.choose_for_stream(now_ns, &view, &views) {
+                    self.next_stream = Some(c.msg_id);
+                    pick = Some(id);
+                    break;
+                }
+            }
+            pick
+        } else {
+            self.path_sched.choose(now_ns, &views)
+        };
+        id.map(|id| id.0 as usize).filter(|&i| i < self.paths.len())
     }
+
+    /// Streams a per-stream path scheduler is offered per decision, at most.
+    const STREAM_CANDIDATES: usize = 16;
 
     /// What the path scheduler sees of each active path now (see [`PathView`]). A path
     /// whose window has room but whose pacer holds it arms its pacing timer.
@@ -2443,7 +2504,11 @@ impl QuicConnection {
             let want = ((*budget - min_hdr) as u64).min(conn_credit.max(1)) as u32;
             // The scheduler works in entries (pieces of messages the stream credit allows):
             // the chunk is mapped back to its message and stream.
-            let Some(mut chunk) = self.sched.next_chunk_on(now_ns, PathId(pi as u32), want) else { break };
+            let next = match self.next_stream.take() {
+                Some(id) => self.sched.next_chunk_from(now_ns, id, want),
+                None => self.sched.next_chunk_on(now_ns, PathId(pi as u32), want),
+            };
+            let Some(mut chunk) = next else { break };
             let Some((stream_id, stream_off)) = self.send_streams.locate(&chunk) else { continue };
             let hdr = wq::stream_frame_overhead(stream_id, stream_off, chunk.len_bytes as usize);
             let over = (hdr + chunk.len_bytes as usize).saturating_sub(*budget) as u32;

@@ -4,4 +4,5 @@
 pub mod cats;
 pub mod eecn;
 pub mod partial;
+pub mod priority_bucket;
 pub mod quic;

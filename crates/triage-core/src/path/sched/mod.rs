@@ -148,6 +148,12 @@ pub trait PathScheduler: std::fmt::Debug + Send {
         self.choose(now_ns, paths)
     }
 
+    /// True when the scheduler decides per stream ([`PathScheduler::choose_for_stream`]): the
+    /// connection then offers it the send scheduler's candidate streams in turn.
+    fn per_stream(&self) -> bool {
+        false
+    }
+
     /// A message arrived: split it over the paths, or leave every packet to
     /// [`PathScheduler::choose`] ([`Allocation::PerPacket`], the default).
     fn allocate(&mut self, _now_ns: u64, _msg: &MessageMeta, _paths: &[PathView]) -> Allocation {

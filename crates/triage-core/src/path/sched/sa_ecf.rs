@@ -179,6 +179,10 @@ impl PathScheduler for SaEcf {
         }
     }
 
+    fn per_stream(&self) -> bool {
+        true
+    }
+
     fn choose_for_stream(&mut self, _now_ns: u64, stream: &StreamView, paths: &[PathView]) -> Option<PathId> {
         let (f, s) = Self::candidates(paths);
         let f = f?;
