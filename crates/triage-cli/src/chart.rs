@@ -89,3 +89,57 @@ pub fn bars(path: &Path, title: &str, y_desc: &str, cats: &[String], series: &[(
     root.present()?;
     Ok(())
 }
+
+/// Grouped bars with error bars: one group per category, one bar per series; each value is
+/// (mean, standard deviation) and the whisker spans mean ± deviation (clipped at 0).
+pub fn bars_with_error(
+    path: &Path,
+    title: &str,
+    y_desc: &str,
+    cats: &[String],
+    series: &[(String, Vec<(f64, f64)>)],
+) -> ChartResult {
+    let root = canvas(path, (1000, 480))?;
+    let ymax = series.iter().flat_map(|s| s.1.iter().map(|(m, d)| m + d)).fold(0.0, f64::max) * 1.4;
+    let n = cats.len().max(1) as u32;
+    let k = series.len().max(1) as f64;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(35)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..n as f64, 0f64..ymax.max(1e-3))?;
+    chart.configure_mesh().disable_x_mesh().x_labels(0).y_desc(y_desc).draw()?;
+    let style = TextStyle::from(("sans-serif", 14)).pos(Pos::new(HPos::Center, VPos::Top));
+    chart.draw_series(
+        cats.iter()
+            .enumerate()
+            .map(|(i, c)| EmptyElement::at((i as f64 + 0.5, 0.0)) + Text::new(c.clone(), (0, 8), style.clone())),
+    )?;
+    for (j, (label, vals)) in series.iter().enumerate() {
+        let c = PALETTE[j % PALETTE.len()];
+        let x0 = |i: usize| i as f64 + 0.1 + 0.8 * j as f64 / k;
+        chart
+            .draw_series(
+                vals.iter()
+                    .enumerate()
+                    .map(|(i, (m, _))| Rectangle::new([(x0(i), 0.0), (x0(i) + 0.8 / k, *m)], c.filled())),
+            )?
+            .label(label.as_str())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], c.filled()));
+        // Whiskers: a vertical line from mean − deviation to mean + deviation, capped.
+        let cap = 0.15 / k;
+        chart.draw_series(vals.iter().enumerate().filter(|(_, (_, d))| *d > 1e-9).flat_map(|(i, (m, d))| {
+            let x = x0(i) + 0.4 / k;
+            let (lo, hi) = ((m - d).max(0.0), m + d);
+            [
+                PathElement::new(vec![(x, lo), (x, hi)], BLACK.stroke_width(1)),
+                PathElement::new(vec![(x - cap, lo), (x + cap, lo)], BLACK.stroke_width(1)),
+                PathElement::new(vec![(x - cap, hi), (x + cap, hi)], BLACK.stroke_width(1)),
+            ]
+        }))?;
+    }
+    legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+    root.present()?;
+    Ok(())
+}

@@ -11,6 +11,7 @@ mod page;
 mod reproduce;
 mod reproduce_eecn;
 mod reproduce_partial;
+mod reproduce_pb;
 mod reproduce_quic;
 mod table;
 

@@ -31,6 +31,9 @@ enum Which {
     /// The thesis's partially reliable transport (§5.9, §6): page loads on 12 Mbps and 9 Mbps + 5% loss under
     /// six policies (non-essential objects as DATAGRAM chunks), with the thesis's reductions.
     Partial(crate::reproduce_partial::PartialArgs),
+    /// PriorityBucket (§5): Bing and YouTube over two paths (Table 2's four settings) under LRF, SA-ECF and
+    /// PriorityBucket, first render and page load time (Fig. 3); the reference page over two paths.
+    PriorityBucket(crate::reproduce_pb::PbArgs),
 }
 
 #[derive(clap::Args)]
@@ -65,6 +68,7 @@ pub fn run(a: ReproduceArgs) -> Result<(), String> {
         Which::Eecn(e) => crate::reproduce_eecn::run(e),
         Which::Quic(q) => crate::reproduce_quic::run(q),
         Which::Partial(p) => crate::reproduce_partial::run(p),
+        Which::PriorityBucket(p) => crate::reproduce_pb::run(p),
     }
 }
 

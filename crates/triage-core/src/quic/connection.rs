@@ -46,6 +46,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use smallvec::SmallVec;
 
 use super::ack::AckState;
+use super::bandwidth::BandwidthFilter;
 use super::config::{DatagramFraming, DatagramOrder, PathSchedulerKind, QuicConfig};
 use super::pacer::Pacer;
 use super::packet::{AckFrame, Frame, QuicDatagram, QuicPacket, SpaceId};
@@ -340,18 +341,11 @@ struct QPath {
     /// A PATH_CHALLENGE to send on this path, and PATH_RESPONSEs owed on it.
     challenge_pending: bool,
     responses_owed: u32,
-    /// The bandwidth prior (§4.1 of PriorityBucket: "prior knowledge on creating a path"),
-    /// used until the delivery rate has been sampled; 0 when none was given.
-    prior_bandwidth_bps: u64,
-    /// The last [`BW_SAMPLES`] delivery-rate samples (not app-limited), seeded with the prior;
-    /// the estimate is their maximum (BBR's windowed-max filter, REPRODUCTION PB-3).
-    bw_samples: [u64; BW_SAMPLES],
-    bw_next: usize,
+    /// Bandwidth estimate: the prior (§4.1 of PriorityBucket: "prior knowledge on creating a
+    /// path"), then BBR's windowed max of the delivery rate ([`BandwidthFilter`]).
+    bw: BandwidthFilter,
     stats: PathStats,
 }
-
-/// Delivery-rate samples a path's bandwidth estimate remembers (PB-3: "max of last 10").
-const BW_SAMPLES: usize = 10;
 
 /// Per-path counters (for reports: bytes carried per path).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -407,9 +401,7 @@ impl QPath {
             first_rtt_sample_ns: None,
             challenge_pending: false,
             responses_owed: 0,
-            prior_bandwidth_bps: prior.map_or(0, |p| p.bandwidth_bps),
-            bw_samples: [prior.map_or(0, |p| p.bandwidth_bps); BW_SAMPLES],
-            bw_next: 0,
+            bw: BandwidthFilter::new(prior.map_or(0, |p| p.bandwidth_bps)),
             stats: PathStats { path_id: id.0, ..Default::default() },
         }
     }
@@ -424,15 +416,13 @@ impl QPath {
         }
     }
 
-    /// PriorityBucket §4.1: "we set up initial values of RTT and bandwidth based on prior
-    /// knowledge ... the bandwidth estimation is based on \[16\]" (BBR): the maximum of the
-    /// last [`BW_SAMPLES`] delivery-rate samples, the prior among them until enough samples
-    /// replaced it; the prior alone when estimation is off.
-    fn bandwidth_estimate_bps(&self, estimate: bool) -> u64 {
+    /// The bandwidth estimate at `now_ns` ([`BandwidthFilter`]); the prior alone when
+    /// estimation is off.
+    fn bandwidth_estimate_bps(&self, now_ns: u64, estimate: bool) -> u64 {
         if estimate {
-            self.bw_samples.iter().copied().max().unwrap_or(0)
+            self.bw.estimate_bps(now_ns, self.rtt.smoothed_ns())
         } else {
-            self.prior_bandwidth_bps
+            self.bw.prior_bps()
         }
     }
 }
@@ -1845,7 +1835,7 @@ impl QuicConnection {
         let lost_bytes: u64 = lost.iter().filter(|(_, p, _)| p.in_flight).map(|(_, p, _)| p.size_bytes as u64).sum();
         self.on_packets_lost(now_ns, space, pi, lost);
         if let Some(r) = rs.filter(|r| !bw_limited && r.interval_ns > 0 && space == SpaceId::Data) {
-            self.on_rate_sample(pi, &r);
+            self.on_rate_sample(now_ns, pi, &r);
         }
         if self.paths[pi].status == PathStatus::Failed {
             // An acknowledgement on a failed path: it works again (a path that never passed
@@ -1888,11 +1878,11 @@ impl QuicConnection {
 
     /// A delivery-rate sample of path `pi` (draft-cheng-iccrg-delivery-rate-estimation §3.3)
     /// enters its bandwidth filter.
-    fn on_rate_sample(&mut self, pi: usize, r: &RateSample) {
+    fn on_rate_sample(&mut self, now_ns: u64, pi: usize, r: &RateSample) {
         let Some(bps) = r.delivery_rate_bps() else { return };
         let path = &mut self.paths[pi];
-        path.bw_samples[path.bw_next] = bps;
-        path.bw_next = (path.bw_next + 1) % BW_SAMPLES;
+        let srtt = path.rtt.smoothed_ns();
+        path.bw.on_sample(now_ns, bps, srtt);
     }
 
     fn on_frame_acked(&mut self, f: &Frame) {
@@ -2125,7 +2115,7 @@ impl QuicConnection {
                 min_rtt_ns: p.rtt.min_ns().unwrap_or(p.rtt.smoothed_ns()),
                 cwnd_bytes: cwnd,
                 bytes_in_flight: p.engine.pipe_bytes,
-                bandwidth_bps: p.bandwidth_estimate_bps(estimate),
+                bandwidth_bps: p.bandwidth_estimate_bps(now_ns, estimate),
                 queued_bytes: 0,
                 can_send: room && pace.is_none(),
                 has_data,
@@ -2514,14 +2504,14 @@ impl QuicConnection {
             let over = (hdr + chunk.len_bytes as usize).saturating_sub(*budget) as u32;
             if over > 0 {
                 if over >= chunk.len_bytes {
-                    self.sched.requeue_lost(now_ns, chunk);
+                    self.sched.give_back(now_ns, PathId(pi as u32), chunk);
                     break;
                 }
                 let keep = chunk.len_bytes - over;
                 let tail =
                     MsgChunk { msg_offset_bytes: chunk.msg_offset_bytes + keep as u64, len_bytes: over, ..chunk };
                 chunk.len_bytes = keep;
-                self.sched.requeue_lost(now_ns, tail);
+                self.sched.give_back(now_ns, PathId(pi as u32), tail);
             }
             let Some((chunk, stream_base)) = self.send_streams.handed_out(now_ns, chunk, &mut *self.sched) else {
                 continue;

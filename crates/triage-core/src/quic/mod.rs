@@ -5,10 +5,12 @@
 //! - [`streams`]: which messages ride on which stream, stream credit, in-order delivery.
 //! - [`ack`]: the receiver's acknowledgement state and ACK policy (RFC 9000 §13.2).
 //! - [`rtt`]: RTT estimation (RFC 9002 §5).
+//! - [`bandwidth`]: a path's bandwidth estimate (multipath).
 //! - [`pacer`]: the reference stack's token-bucket pacer.
 //! - [`config`]: settings, with the reference's defaults.
 
 pub mod ack;
+pub mod bandwidth;
 pub mod config;
 pub mod connection;
 pub mod pacer;

@@ -393,6 +393,30 @@ impl PathBuckets {
         }
     }
 
+    /// The tail of a chunk [`Self::next_chunk`] just handed out for `path` did not fit in the
+    /// packet: new bytes go back as never handed out (the stream's next offset and the path's
+    /// limit are restored, so no other path picks them up as a retransmission), lost bytes
+    /// back among the lost.
+    pub fn give_back(&mut self, path: PathId, chunk: MsgChunk) {
+        let Some(s) = self.streams.get_mut(&chunk.msg_id) else { return };
+        let (start, len) = (chunk.msg_offset_bytes, u64::from(chunk.len_bytes));
+        if len == 0 || start + len != s.next_offset {
+            self.requeue_lost(chunk);
+            return;
+        }
+        let was_done = s.done();
+        s.next_offset = start;
+        if let Some((_, l)) = s.limits.iter_mut().find(|(p, _)| *p == path) {
+            *l += len;
+        }
+        if was_done {
+            let key = (s.meta.priority, s.seq);
+            for (p, _) in &s.limits {
+                self.queues.entry(*p).or_default().insert(key, chunk.msg_id);
+            }
+        }
+    }
+
     /// Take `path` out: every stream loses its limit there. Returns, most urgent first
     /// (then by arrival), each stream that now has more unsent bytes than its limits on the
     /// other paths allow, or lost bytes and no path left, with the bytes to place again.
@@ -583,6 +607,10 @@ impl StreamScheduler for PriorityBucket {
 
     fn requeue_lost(&mut self, _now_ns: u64, chunk: MsgChunk) {
         self.buckets.requeue_lost(chunk);
+    }
+
+    fn give_back(&mut self, _now_ns: u64, path: PathId, chunk: MsgChunk) {
+        self.buckets.give_back(path, chunk);
     }
 
     /// Path-blind use (one path): path 0's buckets.
@@ -836,6 +864,25 @@ mod tests {
         b.insert(msg(1, 2000, 0), &[(PathId(0), 1000), (PathId(1), 1000)]);
         assert_eq!(drain(&mut b, 0, 1200), [(1, 0, 1000)]);
         assert_eq!(drain(&mut b, 1, 1200), [(1, 1000, 1000)]);
+    }
+
+    #[test]
+    fn a_tail_given_back_is_new_data_of_its_path_again_not_a_retransmission() {
+        let mut b = PathBuckets::new(true);
+        b.insert(msg(1, 3000, 0), &[(PathId(0), 1500), (PathId(1), 1500)]);
+        let c = b.next_chunk(PathId(1), 1000).expect("data");
+        assert_eq!((c.msg_offset_bytes, c.len_bytes), (0, 1000));
+        // 4 bytes did not fit: they are path 1's next bytes, not path 0's retransmission.
+        b.give_back(PathId(1), MsgChunk { msg_offset_bytes: 996, len_bytes: 4, ..c });
+        assert_eq!(b.limit(1, PathId(1)), 504);
+        assert_eq!(b.queued_bytes(), 2004);
+        assert_eq!(b.limit(1, PathId(0)), 1500);
+        // Path 0 sends its 1,500, then the stream's last 504 fit one packet (the tail rule).
+        assert_eq!(drain(&mut b, 0, 1000), [(1, 996, 1000), (1, 1996, 500), (1, 2496, 504)]);
+        assert!(!b.has_data(PathId(1)));
+        // A tail that is not the last handed out goes back as lost.
+        b.give_back(PathId(1), MsgChunk { msg_offset_bytes: 10, len_bytes: 5, ..c });
+        assert_eq!(drain(&mut b, 0, 1000), [(1, 10, 5)]);
     }
 
     #[test]

@@ -90,6 +90,13 @@ pub trait StreamScheduler: std::fmt::Debug + Send {
     fn next_chunk_on(&mut self, now_ns: u64, _path: PathId, max_bytes: u32) -> Option<MsgChunk> {
         self.next_chunk(now_ns, max_bytes)
     }
+    /// The tail of a chunk just handed out for a packet on `path` did not fit (its STREAM
+    /// header came out longer than the smallest): it is the stream's next data again, as if
+    /// never handed out. Schedulers without per-path state queue it as lost data, which they
+    /// send first within the stream.
+    fn give_back(&mut self, now_ns: u64, _path: PathId, chunk: MsgChunk) {
+        self.requeue_lost(now_ns, chunk);
+    }
     /// True when `path` may carry some of the queued data.
     fn has_data_on(&self, _path: PathId) -> bool {
         self.queued_bytes() > 0
