@@ -281,7 +281,12 @@ fn find_preset_trace(p: PathPreset, file: &str, base_dir: Option<&Path>) -> Resu
         starts.push(cwd.as_ref().map_or_else(|| b.to_path_buf(), |c| c.join(b)));
     }
     starts.extend(cwd.filter(|c| !starts.contains(c)));
-    for s in &starts {
+    find_trace_from(p, file, &starts)
+}
+
+/// [`find_preset_trace`] from the folders `starts`.
+fn find_trace_from(p: PathPreset, file: &str, starts: &[PathBuf]) -> Result<PathBuf, String> {
+    for s in starts {
         for dir in s.ancestors() {
             let cand = dir.join(PRESET_TRACE_DIR).join(file);
             if cand.is_file() {
@@ -512,4 +517,36 @@ pub fn check(s: &Scenario) -> Result<(), (String, String)> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_preset_finds_its_trace_in_a_folder_above_or_says_what_to_write() {
+        let root = std::env::temp_dir().join(format!("triage-preset-{}", std::process::id()));
+        let deep = root.join("project/scenarios");
+        let traces = root.join(PRESET_TRACE_DIR);
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::create_dir_all(&traces).unwrap();
+        std::fs::write(traces.join("ATT-LTE-driving-2016.down"), "1\n").unwrap();
+        let found = find_trace_from(PathPreset::LteAtt, "ATT-LTE-driving-2016.down", std::slice::from_ref(&deep));
+        assert_eq!(found.unwrap(), traces.join("ATT-LTE-driving-2016.down"));
+        let e =
+            find_trace_from(PathPreset::LteAtt, "ATT-LTE-driving-2016.up", std::slice::from_ref(&deep)).unwrap_err();
+        assert!(e.contains("\"lte-att\" reads ATT-LTE-driving-2016.up") && e.contains("delay = \"35ms\""), "{e}");
+        assert!(e.contains(&deep.display().to_string()), "{e}");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn presets_are_what_the_readme_says() {
+        assert_eq!(PathPreset::Wifi.traces(), None);
+        assert_eq!((PathPreset::Wifi.delay_ns(), WIFI_RATE_BPS), (10_000_000, 20_000_000));
+        for p in [PathPreset::LteTmobile, PathPreset::LteVerizon, PathPreset::LteAtt] {
+            assert_eq!(p.delay_ns(), 35_000_000, "{}", p.name());
+            assert!(p.traces().is_some());
+        }
+    }
 }
