@@ -165,11 +165,12 @@ fn run(a: RunArgs) -> Result<(), String> {
     for (name, built) in variants {
         let mut sim = built.sim;
         let stop = built.stop_ns;
+        let path_names = built.path_names;
         sim.set_qlog(a.qlog.is_some());
         let bar = progress_bar(stop);
         sim.run(stop, |t| bar.set_position(t / 1_000_000));
         bar.finish_and_clear();
-        let report = RunReport::new(&scenario.name, scenario.seed, &sim);
+        let report = RunReport::new(&scenario.name, scenario.seed, &sim).with_path_names(&path_names);
         if let Some(dir) = &a.out {
             let d = if has_variants { dir.join(&name) } else { dir.clone() };
             output::write_out(&d, &report, &sim).map_err(|e| format!("{}: {e}", d.display()))?;

@@ -102,6 +102,38 @@ pub fn print_table(r: &RunReport) {
             }
         }
     }
+    if r.flows.iter().any(|f| f.paths.is_some()) {
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "{:<12} {:<12} {:<7} {:>10} {:>12} {:>7} {:>10} {:>6} {:>6} {:>9} {:>10}",
+            "flow", "path", "end", "packets", "data_bytes", "share", "received", "lost", "ptos", "srtt_ms", "failures"
+        );
+        for f in &r.flows {
+            let Some(paths) = &f.paths else { continue };
+            for (end, e) in [("server", 0), ("client", 1)] {
+                let total: u64 = paths.iter().map(|p| p.data_bytes_sent[e]).sum();
+                for p in paths {
+                    let share = p.data_bytes_sent[e] as f64 * 100.0 / total.max(1) as f64;
+                    let _ = writeln!(
+                        s,
+                        "{:<12} {:<12} {:<7} {:>10} {:>12} {:>6.1}% {:>10} {:>6} {:>6} {:>9.1} {:>10}",
+                        f.name,
+                        format!("{} {}", p.id, p.name).chars().take(12).collect::<String>(),
+                        end,
+                        p.packets_sent[e],
+                        p.data_bytes_sent[e],
+                        share,
+                        p.packets_received[e],
+                        p.packets_lost[e],
+                        p.pto_count[e],
+                        p.srtt_ms[e],
+                        p.failures[e]
+                    );
+                }
+            }
+        }
+    }
     let _ = writeln!(s);
     let _ = writeln!(
         s,
@@ -224,6 +256,35 @@ pub fn write_out(dir: &Path, r: &RunReport, sim: &Simulator) -> std::io::Result<
         );
     }
     fs::write(dir.join("links.csv"), l)?;
+    if r.flows.iter().any(|f| f.paths.is_some()) {
+        let mut p = String::from(
+            "flow,path_id,path,end,packets_sent,bytes_sent,data_bytes_sent,packets_received,packets_lost,pto_count,\
+             failures,srtt_ms,cwnd_bytes\n",
+        );
+        for f in &r.flows {
+            for x in f.paths.iter().flatten() {
+                for (end, e) in [("server", 0), ("client", 1)] {
+                    let _ = writeln!(
+                        p,
+                        "{},{},{},{end},{},{},{},{},{},{},{},{},{}",
+                        f.name,
+                        x.id,
+                        x.name,
+                        x.packets_sent[e],
+                        x.bytes_sent[e],
+                        x.data_bytes_sent[e],
+                        x.packets_received[e],
+                        x.packets_lost[e],
+                        x.pto_count[e],
+                        x.failures[e],
+                        x.srtt_ms[e],
+                        x.cwnd_bytes[e]
+                    );
+                }
+            }
+        }
+        fs::write(dir.join("paths.csv"), p)?;
+    }
     let rec = sim.recorder();
     for series in &rec.conn_series {
         let flow = &r.flows[series.flow as usize].name;

@@ -240,3 +240,33 @@ fn ecn_marks_appear_in_the_link_table_and_links_csv() {
     assert_eq!(r[col], marked.to_string());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A `[[paths]]` scenario: the table has a per-path section, `--json` is byte-identical run
+/// to run and has `paths` per flow, `--out` writes `paths.csv` (the LTE path reads
+/// ../shared/data/traces).
+#[test]
+fn multipath_run_prints_paths_and_writes_paths_csv() {
+    let file = "scenarios/multipath-wifi-lte.toml";
+    let out = triage().args(["run", file]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("flow         path         end"), "{table}");
+    assert!(table.contains("1 lte-tmobil server"), "{table}");
+    let a = triage().args(["run", file, "--json"]).output().unwrap();
+    let b = triage().args(["run", file, "--json"]).output().unwrap();
+    assert!(a.status.success());
+    assert_eq!(a.stdout, b.stdout, "the same seed gives the same JSON");
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let paths = &v["variants"][0]["report"]["flows"][0]["paths"];
+    assert_eq!(paths[0]["name"], "wifi");
+    assert_eq!(paths[1]["name"], "lte-tmobile");
+    let dir = std::env::temp_dir().join(format!("triage-mp-out-{}", std::process::id()));
+    let out = triage().args(["run", file, "--out"]).arg(&dir).output().unwrap();
+    assert!(out.status.success());
+    let csv = std::fs::read_to_string(dir.join("lrf/paths.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("flow,path_id,path,end,packets_sent,bytes_sent,data_bytes_sent"), "{csv}");
+    assert_eq!(lines.len(), 1 + 2 * 2, "a line per path and end: {csv}");
+    assert!(lines[3].starts_with("page,1,lte-tmobile,server,"), "{csv}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -66,6 +66,38 @@ pub struct FlowReport {
     /// QUIC mode only: the connection's own counters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quic: Option<QuicFlowReport>,
+    /// A multipath flow (a `[[paths]]` scenario): per path, by path ID.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Vec<PathReport>>,
+}
+
+/// One path of a multipath flow; each counter is `[server end, client end]` (as
+/// `packets_sent`), 0 at an end that never had the path.
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct PathReport {
+    /// Path ID (0: the path the connection was opened on).
+    pub id: u32,
+    /// The scenario's name for the path (`path<ID>` when the report was not given names).
+    pub name: String,
+    /// Packets sent on the path.
+    pub packets_sent: [u64; 2],
+    /// UDP payload bytes sent on the path.
+    pub bytes_sent: [u64; 2],
+    /// STREAM and DATAGRAM payload bytes sent on the path, retransmissions included: the
+    /// data the path carried from that end.
+    pub data_bytes_sent: [u64; 2],
+    /// Packets received on the path.
+    pub packets_received: [u64; 2],
+    /// Packets declared lost on the path.
+    pub packets_lost: [u64; 2],
+    /// Probe timeouts on the path.
+    pub pto_count: [u64; 2],
+    /// Times the path was declared failed.
+    pub failures: [u64; 2],
+    /// Smoothed RTT when the run ended (0 before a sample).
+    pub srtt_ms: [f64; 2],
+    /// Congestion window when the run ended.
+    pub cwnd_bytes: [u64; 2],
 }
 
 /// QUIC-mode counters of a flow, each as `[server end, client end]` (as `packets_sent`).
@@ -225,12 +257,14 @@ impl RunReport {
                     packets_sent: [f.conn_stats[1].packets_sent, f.conn_stats[0].packets_sent],
                     page: None,
                     quic: None,
+                    paths: None,
                 }
             })
             .collect::<Vec<FlowReport>>();
         let mut flows = flows;
         for (i, fr) in flows.iter_mut().enumerate() {
             fr.quic = quic_report(sim, i as u32);
+            fr.paths = path_report(sim, i);
             if let Some((page, d)) = sim.page_deliveries(i as u32) {
                 let q = triage_web::estimate(&page.page, &d, &triage_web::QoeConfig::default());
                 let t = |x: Option<u64>| x.map(ms);
@@ -302,6 +336,54 @@ impl RunReport {
             links,
         }
     }
+}
+
+impl RunReport {
+    /// Names the paths of every multipath flow (by path ID, as
+    /// [`crate::scenario::Built::path_names`] lists them).
+    pub fn with_path_names(mut self, names: &[String]) -> Self {
+        for p in self.flows.iter_mut().flat_map(|f| f.paths.iter_mut().flatten()) {
+            if let Some(n) = names.get(p.id as usize) {
+                p.name = n.clone();
+            }
+        }
+        self
+    }
+}
+
+/// The per-path counters of flow `flow` when it is a multipath flow: it has paths beyond
+/// the first, or path priors (a `[[paths]]` scenario of one path). Single-path flows report
+/// none, so their JSON stays as it was.
+fn path_report(sim: &Simulator, flow: usize) -> Option<Vec<PathReport>> {
+    let spec = sim.flow_spec(flow)?;
+    let multipath = !spec.extra_paths.is_empty()
+        || !spec.server_transport.quic.multipath.priors.is_empty()
+        || !spec.client_transport.quic.multipath.priors.is_empty();
+    if !multipath {
+        return None;
+    }
+    let [client, server] = sim.flow_path_stats(flow);
+    let n = (1 + spec.extra_paths.len()).max(client.len()).max(server.len());
+    let paths = (0..n)
+        .map(|i| {
+            let (s, c) = (server.get(i).cloned().unwrap_or_default(), client.get(i).cloned().unwrap_or_default());
+            let both = |f: fn(&triage_core::quic::PathStats) -> u64| [f(&s), f(&c)];
+            PathReport {
+                id: i as u32,
+                name: format!("path{i}"),
+                packets_sent: both(|x| x.packets_sent),
+                bytes_sent: both(|x| x.bytes_sent),
+                data_bytes_sent: both(|x| x.data_bytes_sent),
+                packets_received: both(|x| x.packets_received),
+                packets_lost: both(|x| x.packets_lost),
+                pto_count: both(|x| x.pto_count),
+                failures: both(|x| x.failures),
+                srtt_ms: [ms(s.srtt_ns), ms(c.srtt_ns)],
+                cwnd_bytes: both(|x| x.cwnd_bytes),
+            }
+        })
+        .collect();
+    Some(paths)
 }
 
 /// The QUIC counters of flow `flow`, when both its ends ran in QUIC mode.

@@ -21,6 +21,8 @@ use crate::queue::{Limit, QueueKind};
 use crate::rng::component_rng;
 pub use crate::scenario_ecn::{EecnToml, QueueToml, VcpToml};
 use crate::scenario_fields as fields;
+use crate::scenario_paths as mp;
+pub use crate::scenario_paths::{MultipathToml, PathPreset, PathToml};
 use crate::sim::{FlowSpec, Network, NodeKind, Simulator, MAX_FLOWS};
 use crate::trace::{MahimahiTrace, TraceCursor};
 use crate::units::{Duration, Rate, Size};
@@ -77,8 +79,13 @@ pub struct Scenario {
     /// Measurement options.
     #[serde(default)]
     pub measure: MeasureToml,
-    /// The network.
-    pub topology: TopologyToml,
+    /// The network, unless `paths` gives it.
+    #[serde(default)]
+    pub topology: Option<TopologyToml>,
+    /// A multipath network instead of `topology` (see [`crate::scenario_paths`]): path `i`
+    /// joins the server's interface `s.i` to the client's `c.i`.
+    #[serde(default)]
+    pub paths: Vec<PathToml>,
     /// The flows.
     pub flows: Vec<FlowToml>,
     /// Variants to compare: the scenario runs once per variant, each with its transport
@@ -192,6 +199,9 @@ pub struct TransportToml {
     /// datagram object of each type, from its request (`{ font = "3s", image = "2s" }`; types
     /// html, css, js, font, image, media, json, other; default: until its response ends).
     pub partial_deadlines: Option<DeadlinesToml>,
+    /// QUIC mode over `[[paths]]`: the path scheduler and its options (see
+    /// [`MultipathToml`]); a variant's or flow's table replaces the scenario's whole.
+    pub multipath: Option<MultipathToml>,
 }
 
 /// `transport.partial_deadlines`: per content type.
@@ -341,6 +351,7 @@ impl TransportToml {
             datagram_framing: self.datagram_framing.or(base.datagram_framing),
             datagram_order: self.datagram_order.or(base.datagram_order),
             partial_deadlines: self.partial_deadlines.or(base.partial_deadlines),
+            multipath: self.multipath.clone().or(base.multipath.clone()),
         }
     }
 
@@ -727,13 +738,24 @@ pub struct Built {
     /// What the build did instead of what a file said, for stderr (`FIELD: what`): values an
     /// imported page had clamped or ignored.
     pub warnings: Vec<String>,
+    /// A `[[paths]]` scenario: each path's name, by path ID (empty otherwise); see
+    /// [`crate::report::RunReport::with_path_names`].
+    pub path_names: Vec<String>,
 }
 
 impl Scenario {
     /// Parses scenario text; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<Self, ScenarioError> {
-        toml::from_str(text)
-            .map_err(|e| ScenarioError::Parse { file: file.to_string(), message: fields::render_parse_error(text, &e) })
+        let s: Self = toml::from_str(text).map_err(|e| ScenarioError::Parse {
+            file: file.to_string(),
+            message: fields::render_parse_error(text, &e),
+        })?;
+        // Checks across tables, pointing at the value as the parser does.
+        mp::check(&s).map_err(|(field, m)| ScenarioError::Parse {
+            file: file.to_string(),
+            message: fields::render_at(text, &field, &m),
+        })?;
+        Ok(s)
     }
 
     /// Reads and parses a scenario file.
@@ -779,6 +801,9 @@ impl Scenario {
     ) -> Result<Built, ScenarioError> {
         let invalid =
             |field: String, message: String| ScenarioError::Invalid { file: file.to_string(), field, message };
+        // A scenario built without `parse` (its fields set by code) gets the same checks.
+        mp::check(self).map_err(|(f, m)| invalid(f, m))?;
+        let path_names: Vec<String> = self.paths.iter().enumerate().map(|(i, p)| p.report_name(i)).collect();
         let mut net = Network::default();
         let seed = self.seed;
         // Queues limited in bytes, checked against the flows' packet size below.
@@ -849,8 +874,29 @@ impl Scenario {
             }
             Ok(())
         };
+        // A `[[paths]]` network: each path's link (a preset's filled in), for the priors.
+        let mut path_links: Vec<LinkToml> = Vec::new();
         match &self.topology {
-            TopologyToml::Dumbbell { pairs, bottleneck, access } => {
+            None => {
+                for (i, p) in self.paths.iter().enumerate() {
+                    let field = format!("paths[{i}]");
+                    let link = p.to_link(base_dir).map_err(|(f, m)| {
+                        invalid(if f.is_empty() { field.clone() } else { format!("{field}.{f}") }, m)
+                    })?;
+                    // As `topology::multipath`: the server's interface, then the client's.
+                    let s = net.add_node(&format!("s.{i}"), NodeKind::Host);
+                    let c = net.add_node(&format!("c.{i}"), NodeKind::Host);
+                    add(&mut net, s, c, &link, &field)?;
+                    if let Some(down) = p.down_at {
+                        let n = net.links.len();
+                        for l in &mut net.links[n - 2..] {
+                            l.set_outage(down.0, p.up_at.map_or(u64::MAX, |u| u.0));
+                        }
+                    }
+                    path_links.push(link);
+                }
+            }
+            Some(TopologyToml::Dumbbell { pairs, bottleneck, access }) => {
                 if *pairs == 0 || *pairs > 1000 {
                     return Err(invalid("topology.pairs".into(), format!("expected 1 to 1000, got {pairs}")));
                 }
@@ -872,7 +918,7 @@ impl Scenario {
                     add(&mut net, r2, c, access, "topology.access")?;
                 }
             }
-            TopologyToml::Profile { name, queue, loss } => {
+            Some(TopologyToml::Profile { name, queue, loss }) => {
                 let Some(&(_, down, up, rtt_ms, _)) = PROFILES.iter().find(|p| p.0 == name) else {
                     let names: Vec<&str> = PROFILES.iter().map(|p| p.0).collect();
                     return Err(invalid(
@@ -919,7 +965,7 @@ impl Scenario {
                 add(&mut net, s, r1, &access, "topology")?;
                 add(&mut net, r2, c, &access, "topology")?;
             }
-            TopologyToml::Custom { hosts, routers, links } => {
+            Some(TopologyToml::Custom { hosts, routers, links }) => {
                 if hosts.len() + routers.len() > 2000 {
                     return Err(invalid("topology".into(), "expected at most 2000 nodes".into()));
                 }
@@ -969,6 +1015,9 @@ impl Scenario {
         }
         let mut specs = Vec::new();
         let mut warnings: Vec<String> = Vec::new();
+        // What each end knows of the paths before using them: the downlink's rate for the
+        // end at `s.0` (it sends on it), the uplink's for the end at `c.0`.
+        let (down_priors, up_priors) = (mp::priors(&path_links, 0, base_dir), mp::priors(&path_links, 1, base_dir));
         for (i, f) in self.flows.iter().enumerate() {
             let field = format!("flows[{i}]");
             let host = |n: &str, what: &str| -> Result<u32, ScenarioError> {
@@ -1154,16 +1203,61 @@ impl Scenario {
                     (AppSpec::PageClient(load.clone()), AppSpec::PageServer(load))
                 }
             };
+            let (mut client_transport, mut server_transport) = (cfg.clone(), cfg);
+            let mut extra_paths = Vec::new();
+            if !path_links.is_empty() {
+                // Every flow runs over every path, from path 0's interfaces.
+                let (c0, s0) = (net.node("c.0"), net.node("s.0"));
+                let browser_at_c = match (Some(client), Some(server)) {
+                    (c, s) if c == c0 && s == s0 => true,
+                    (c, s) if c == s0 && s == c0 => false,
+                    _ => {
+                        return Err(invalid(
+                            format!("{field}.client"),
+                            "a flow over [[paths]] runs between path 0's interfaces, client = \"c.0\" and \
+                             server = \"s.0\" (or the other way round), and opens every other path from there"
+                                .into(),
+                        ))
+                    }
+                };
+                let mut config = t
+                    .multipath
+                    .clone()
+                    .unwrap_or_default()
+                    .to_config(mp::default_scheduler(path_links.len()))
+                    .map_err(|(f, m)| invalid(format!("{field}.transport.multipath.{f}"), m))?;
+                // With the single-path scheduler the connection stays on path 0 (the core
+                // opens no other path without a path scheduler).
+                if config.scheduler != triage_core::quic::PathSchedulerKind::Single {
+                    extra_paths = (1..path_links.len())
+                        .map(|i| {
+                            let (c, s) = (net.node(&format!("c.{i}")), net.node(&format!("s.{i}")));
+                            let (c, s) = (c.unwrap_or_default(), s.unwrap_or_default());
+                            if browser_at_c {
+                                (c, s)
+                            } else {
+                                (s, c)
+                            }
+                        })
+                        .collect();
+                }
+                let (server_priors, client_priors) =
+                    if browser_at_c { (&down_priors, &up_priors) } else { (&up_priors, &down_priors) };
+                config.priors = client_priors.clone();
+                client_transport.quic.multipath = config.clone();
+                config.priors = server_priors.clone();
+                server_transport.quic.multipath = config;
+            }
             specs.push(FlowSpec {
                 name: f.name.clone(),
                 client,
                 server,
                 start_ns: f.start.0,
-                client_transport: cfg.clone(),
-                server_transport: cfg,
+                client_transport,
+                server_transport,
                 client_app,
                 server_app,
-                extra_paths: Vec::new(),
+                extra_paths,
             });
         }
         if specs.is_empty() {
@@ -1208,7 +1302,7 @@ impl Scenario {
             }
             sim.add_flow(s);
         }
-        Ok(Built { sim, stop_ns, warnings })
+        Ok(Built { sim, stop_ns, warnings, path_names })
     }
 }
 

@@ -182,6 +182,86 @@ pub fn render_parse_error(text: &str, e: &toml::de::Error) -> String {
     }
 }
 
+/// The span of the key or table at `path` (`paths[2].rate`, `transport.mode`, `topology`)
+/// in `text`: a value's own span, or a table's (from its header). `None` when the document
+/// does not parse or has no such field (it came from a default or another table).
+pub(crate) fn span_of(text: &str, path: &str) -> Option<Range<usize>> {
+    let doc = toml_edit::ImDocument::parse(text).ok()?;
+    let mut found = None;
+    find_table(doc.as_table(), "", path, &mut found);
+    found
+}
+
+fn find_table(t: &dyn TableLike, at: &str, path: &str, found: &mut Option<Range<usize>>) {
+    for (k, item) in t.iter() {
+        let p = join(at, k);
+        if path == p || path.starts_with(&format!("{p}.")) || path.starts_with(&format!("{p}[")) {
+            find_item(item, &p, path, found);
+        }
+    }
+}
+
+fn find_item(item: &Item, at: &str, path: &str, found: &mut Option<Range<usize>>) {
+    match item {
+        Item::Table(t) if at == path => *found = t.span(),
+        Item::Table(t) => find_table(t, at, path, found),
+        Item::ArrayOfTables(a) if at == path => *found = a.iter().next().and_then(|t| t.span()),
+        Item::ArrayOfTables(a) => {
+            for (i, t) in a.iter().enumerate() {
+                let p = format!("{at}[{i}]");
+                if path == p {
+                    *found = t.span();
+                } else if path.starts_with(&p) {
+                    find_table(t, &p, path, found);
+                }
+            }
+        }
+        Item::Value(v) => find_value(v, at, path, found),
+        Item::None => {}
+    }
+}
+
+fn find_value(v: &Value, at: &str, path: &str, found: &mut Option<Range<usize>>) {
+    if at == path {
+        *found = v.span();
+        return;
+    }
+    match v {
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                let p = format!("{at}[{i}]");
+                if path == p || path.starts_with(&p) {
+                    find_value(x, &p, path, found);
+                }
+            }
+        }
+        Value::InlineTable(t) => find_table(t, at, path, found),
+        _ => {}
+    }
+}
+
+/// `message` in the TOML parser's layout, pointing at the field at `path` when `text` has
+/// it (`TOML parse error at line L, column C`, the line, a caret under the value, then
+/// `path: message`), so that checks made after parsing read like the parser's own errors.
+pub(crate) fn render_at(text: &str, path: &str, message: &str) -> String {
+    let line = if path.is_empty() { message.to_string() } else { format!("{path}: {message}") };
+    let Some(span) = span_of(text, path) else { return line };
+    let start = span.start.min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let row = text[..line_start].matches('\n').count();
+    let column = text[line_start..start].chars().count();
+    let content = text[line_start..].split('\n').next().unwrap_or("").trim_end_matches('\r');
+    // The caret runs along the value on its first line.
+    let width = text[start..span.end.min(text.len())].split('\n').next().map_or(1, |s| s.chars().count().max(1));
+    let (num, gutter) = ((row + 1).to_string(), " ".repeat((row + 1).to_string().len() + 1));
+    format!(
+        "TOML parse error at line {num}, column {}\n{gutter}|\n{num} | {content}\n{gutter}|{}{}\n{line}",
+        column + 1,
+        " ".repeat(column + 1),
+        "^".repeat(width)
+    )
+}
+
 /// A field given for another kind of table: `FIELD: only applies to kind = "KIND"`.
 fn misplaced(present: &[(&str, bool)], owner: &str) -> Result<(), String> {
     match present.iter().find(|(_, set)| *set) {

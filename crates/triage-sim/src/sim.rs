@@ -428,6 +428,11 @@ impl Simulator {
         }
     }
 
+    /// Flow `f` as it was added.
+    pub fn flow_spec(&self, f: usize) -> Option<&FlowSpec> {
+        self.flows.get(f).map(|flow| &flow.spec)
+    }
+
     /// Simulator counters.
     pub fn stats(&self) -> &SimStats {
         &self.stats

@@ -470,7 +470,7 @@ fn errors_point_at_the_value_with_its_full_path() {
     let ok =
         GOOD.replace("delay = \"25ms\" }", "delay = \"25ms\", loss = { kind = \"bernoulli\", loss_prob = \"5%\" } }");
     match Scenario::parse(&ok, "ok").unwrap().topology {
-        triage_sim::scenario::TopologyToml::Dumbbell { bottleneck, .. } => {
+        Some(triage_sim::scenario::TopologyToml::Dumbbell { bottleneck, .. }) => {
             assert_eq!(bottleneck.loss, Some(triage_sim::loss::LossModel::Bernoulli { loss_prob: 0.05 }))
         }
         t => panic!("{t:?}"),
