@@ -110,6 +110,12 @@ pub enum Event {
         /// The path.
         path_id: u32,
     },
+    /// QUIC mode, multipath: a path was declared failed (probe timeouts in a row, or its
+    /// validation never answered); its data goes on the other paths.
+    PathFailed {
+        /// The path.
+        path_id: u32,
+    },
     /// The peer's FIN arrived: it will send no more.
     PeerClosed,
     /// Both directions are closed.

@@ -168,7 +168,8 @@ pub struct TransportToml {
     /// Receive buffer, the largest advertised window (default 1 MiB).
     pub receive_buffer: Option<Size>,
     /// Send scheduler: "fifo" (default) or "cats" (the CATS Conductor); in QUIC mode also
-    /// "rr" (round robin, quinn's default), "prio" (strict priority) and "rfc9218".
+    /// "rr" (round robin, quinn's default), "prio" (strict priority), "rfc9218" and "wrr"
+    /// (weighted round robin by HTTP/2 weight, SA-ECF's).
     pub scheduler: Option<SchedulerName>,
     /// The Conductor's fairness parameters (CATS §II-E); defaults in the README.
     pub cats: Option<CatsToml>,
@@ -284,6 +285,9 @@ pub enum SchedulerName {
     Prio,
     /// QUIC mode: RFC 9218 urgency and incremental.
     Rfc9218,
+    /// QUIC mode: weighted round robin by Chrome's HTTP/2 weights (SA-ECF's; the default
+    /// when `transport.multipath.scheduler = "sa_ecf"` names no scheduler).
+    Wrr,
 }
 
 /// Framing modes.
@@ -378,15 +382,19 @@ impl TransportToml {
             (Some(SchedulerName::Rr), _) => StreamSchedulerKind::Rr,
             (Some(SchedulerName::Prio), _) => StreamSchedulerKind::Prio,
             (Some(SchedulerName::Rfc9218), _) => StreamSchedulerKind::Rfc9218,
+            (Some(SchedulerName::Wrr), _) => StreamSchedulerKind::Wrr,
             (_, SchedulerKind::Cats(c)) => StreamSchedulerKind::Cats(c.clone()),
             _ => StreamSchedulerKind::Fifo,
         };
         if !quic_mode
-            && matches!(self.scheduler, Some(SchedulerName::Rr | SchedulerName::Prio | SchedulerName::Rfc9218))
+            && matches!(
+                self.scheduler,
+                Some(SchedulerName::Rr | SchedulerName::Prio | SchedulerName::Rfc9218 | SchedulerName::Wrr)
+            )
         {
             return Err((
                 "transport.scheduler".into(),
-                "rr, prio and rfc9218 schedule streams: they need mode = \"quic\"".into(),
+                "rr, prio, rfc9218 and wrr schedule streams: they need mode = \"quic\"".into(),
             ));
         }
         if quic_mode
@@ -1243,6 +1251,11 @@ impl Scenario {
                 }
                 let (server_priors, client_priors) =
                     if browser_at_c { (&down_priors, &up_priors) } else { (&up_priors, &down_priors) };
+                if matches!(config.scheduler, triage_core::quic::PathSchedulerKind::SaEcf(_)) && t.scheduler.is_none() {
+                    // SA-ECF decides per stream, over its own weighted round robin.
+                    client_transport.quic.scheduler = triage_core::sched::stream::StreamSchedulerKind::Wrr;
+                    server_transport.quic.scheduler = triage_core::sched::stream::StreamSchedulerKind::Wrr;
+                }
                 config.priors = client_priors.clone();
                 client_transport.quic.multipath = config.clone();
                 config.priors = server_priors.clone();

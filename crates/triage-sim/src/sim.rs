@@ -215,8 +215,8 @@ struct AppState {
     record_base: usize,
     written: usize,
     connected_ns: Option<u64>,
-    /// Multipath: paths (after the first) validated so far.
-    paths_validated: usize,
+    /// Multipath: paths (after the first) validated or failed so far.
+    paths_settled: std::collections::BTreeSet<u32>,
     peer_closed: bool,
     closed: bool,
 }
@@ -713,11 +713,14 @@ impl Simulator {
                     }
                 }
             }
-            Event::PathValidated { .. } => {
+            Event::PathValidated { path_id } | Event::PathFailed { path_id } => {
+                // A page starts once every path is settled: validated, or given up (a path
+                // that never answers must not hold the page back).
                 let flow = &mut self.flows[f as usize];
-                flow.apps[side].paths_validated += 1;
-                let app = &flow.apps[side];
-                if side == 0 && app.page.is_some() && app.paths_validated == flow.spec.extra_paths.len() {
+                let extra = flow.spec.extra_paths.len();
+                let app = &mut flow.apps[side];
+                let first = app.paths_settled.insert(path_id);
+                if first && side == 0 && app.page.is_some() && app.written == 0 && app.paths_settled.len() >= extra {
                     self.page_request(f, 0);
                 }
             }

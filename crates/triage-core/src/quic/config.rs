@@ -218,7 +218,7 @@ impl MultipathConfig {
     pub fn build_path_scheduler(&self) -> Box<dyn PathScheduler> {
         match self.scheduler {
             PathSchedulerKind::Single => Box::new(SinglePath),
-            PathSchedulerKind::Lrf => Box::new(Lrf::default()),
+            PathSchedulerKind::Lrf => Box::new(Lrf),
             PathSchedulerKind::SaEcf(c) => Box::new(SaEcf::new(c)),
             PathSchedulerKind::PriorityBucket(_) => Box::new(RoundRobinReady::default()),
         }

@@ -1122,6 +1122,7 @@ impl QuicConnection {
         }
         self.paths[pi].status = PathStatus::Failed;
         self.paths[pi].stats.failures += 1;
+        self.events.push_back(Event::PathFailed { path_id: pi as u32 });
         let sent = std::mem::take(&mut self.paths[pi].data.sent);
         let lost: Vec<(u64, SentPacket, bool)> = sent.into_iter().map(|(pn, p)| (pn, p, false)).collect();
         // Their data goes back to the queues; the path's controller hears of the loss once.
