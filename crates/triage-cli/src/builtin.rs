@@ -7,6 +7,7 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     ("bulk-bbr", include_str!("../../../scenarios/bulk-bbr.toml")),
     ("bench-dumbbell", include_str!("../../../scenarios/bench-dumbbell.toml")),
     ("eecn-dumbbell", include_str!("../../../scenarios/eecn-dumbbell.toml")),
+    ("highrate-newreno", include_str!("../../../scenarios/highrate-newreno.toml")),
 ];
 
 /// A built-in scenario by name (with or without `.toml`).

@@ -90,24 +90,12 @@ impl Cc {
 
 /// `RATE/OWD`, e.g. `2Mbps/25ms`.
 fn parse_setting(s: &str) -> Result<(Rate, Duration), String> {
-    let (r, d) = s.split_once('/').ok_or_else(|| format!("expected RATE/OWD such as 2Mbps/25ms, got {s:?}"))?;
-    let rate = r.trim().parse::<Rate>().map_err(|e| format!("rate: {e}"))?;
-    let owd = d.trim().parse::<Duration>().map_err(|e| format!("one-way delay: {e}"))?;
-    Ok((rate, owd))
+    triage_sim::units::parse_rate_delay(s)
 }
 
 /// A probability in [0, 0.5], written `0.05` or `5%`.
 fn parse_loss(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let (num, scale) = match t.strip_suffix('%') {
-        Some(p) => (p.trim(), 100.0),
-        None => (t, 1.0),
-    };
-    let v = num.parse::<f64>().map_err(|_| format!("expected a probability such as 0.05 or 5%, got {s:?}"))? / scale;
-    if !(0.0..=0.5).contains(&v) {
-        return Err(format!("expected a probability in [0, 0.5] (or 0% to 50%), got {s:?}"));
-    }
-    Ok(v)
+    triage_sim::units::parse_probability(s, 0.5)
 }
 
 /// One of [`MODES`].

@@ -1,7 +1,8 @@
 //! The TCP-mode connection: a sans-IO state machine.
 //!
 //! Read first: RFC 9293 (TCP), RFC 5681 (congestion control, delayed ACK), RFC 2018 and
-//! RFC 6675 (SACK and SACK-based loss recovery), RFC 6298 (RTO), RFC 6937 (PRR),
+//! RFC 6675 (SACK and SACK-based loss recovery), RFC 6298 (RTO), RFC 6937 (PRR), RFC 8985
+//! §6.2 for lost retransmissions (in [`crate::recovery::rexmit`]),
 //! draft-cheng-iccrg-delivery-rate-estimation (rate samples for BBR).
 //!
 //! # The contract
@@ -50,7 +51,7 @@ use crate::config::SchedulerKind;
 use crate::ecn::{self as ecnc, EcnMode};
 use crate::path::Path;
 use crate::recovery::prr::PrrDecision;
-use crate::recovery::{Prr, RttEstimator};
+use crate::recovery::{Prr, RetransmitLoss, RttEstimator};
 use crate::sched::{Chunks, Conductor, DiscardReason, Discarded, Fifo, MessageMeta, SendScheduler};
 use crate::wire::packet::MAX_SACK_BLOCKS;
 use crate::wire::{Addr, Ecn, Packet, SackBlock, TcpFlags};
@@ -161,6 +162,9 @@ pub struct ConnectionStats {
     pub out_of_window_segments: u64,
     /// Payload bytes of those segments.
     pub out_of_window_bytes: u64,
+    /// Retransmissions found lost before the RTO: a segment sent after one was delivered
+    /// (see [`crate::recovery::rexmit`]).
+    pub lost_retransmissions: u64,
 }
 
 /// One sent segment in the scoreboard (RFC 6675 §3) with its rate-sampling state
@@ -177,6 +181,8 @@ struct SentSeg {
     delivered_ns: u64,
     delivered_bytes: u64,
     app_limited: bool,
+    /// Transmission number of its latest (re)transmission ([`RetransmitLoss`]).
+    tx: u64,
     retransmitted: bool,
     sacked: bool,
     lost: bool,
@@ -268,6 +274,7 @@ pub struct Connection {
     segs: VecDeque<SentSeg>,
     sacked_segs: usize,
     lost_pending: usize,
+    rexmit: RetransmitLoss,
     scheduler: Box<dyn SendScheduler>,
     fin_requested: bool,
     fin_sent: bool,
@@ -289,6 +296,8 @@ pub struct Connection {
     rcv_nxt: u64,
     ooo: BTreeMap<u64, OooSeg>,
     ooo_bytes: u64,
+    /// Right edge of the window last advertised (RCV.NXT + RCV.WND); never moves left.
+    rcv_adv_edge: u64,
     ooo_arrivals: u64,
     segs_since_ack: u32,
     ack_now: bool,
@@ -340,6 +349,7 @@ impl Connection {
             segs: VecDeque::new(),
             sacked_segs: 0,
             lost_pending: 0,
+            rexmit: RetransmitLoss::new(cfg.dup_thresh),
             scheduler,
             fin_requested: false,
             fin_sent: false,
@@ -356,6 +366,7 @@ impl Connection {
             rcv_nxt: 0,
             ooo: BTreeMap::new(),
             ooo_bytes: 0,
+            rcv_adv_edge: 0,
             ooo_arrivals: 0,
             segs_since_ack: 0,
             ack_now: false,
@@ -673,14 +684,28 @@ impl Connection {
 
     // ------------------------------------------------------------------ internals: sending
 
+    /// The receive window to advertise: the buffer's free space (out-of-order data holds
+    /// some of it; the application reads in-order data at once), but the right edge never
+    /// moves left (RFC 9293 §3.8.6, SHLD-14: a receiver should not shrink the window; Linux's
+    /// `tcp_select_window` keeps the offered edge as well). A shrinking edge would stop new
+    /// data during a long recovery, and with it the SACKs of data sent after a lost
+    /// retransmission that reveal the loss. Data up to that edge always fits: the edge never
+    /// passes `rcv_nxt + receive_buffer`, which is what `process_data` accepts.
+    fn advertised_window(&mut self) -> u64 {
+        let free_edge = self.rcv_nxt.saturating_add(self.cfg.receive_buffer_bytes.saturating_sub(self.ooo_bytes));
+        self.rcv_adv_edge = self.rcv_adv_edge.max(free_edge);
+        self.rcv_adv_edge - self.rcv_nxt
+    }
+
     fn make_packet(&mut self, flags: u8, seq: u64, payload: u32, chunks: Chunks) -> Packet {
+        let window_bytes = self.advertised_window();
         let mut p = Packet {
             src: self.local,
             dst: self.remote,
             flags: TcpFlags(flags),
             seq,
             ack: self.rcv_nxt,
-            window_bytes: self.cfg.receive_buffer_bytes.saturating_sub(self.ooo_bytes),
+            window_bytes,
             payload_bytes: payload,
             chunks,
             ..Default::default()
@@ -827,6 +852,7 @@ impl Connection {
             delivered_ns: now_ns,
             delivered_bytes: 0,
             app_limited: false,
+            tx: self.rexmit.on_transmit(),
             retransmitted: false,
             sacked: false,
             lost: false,
@@ -927,6 +953,7 @@ impl Connection {
             delivered_ns: self.path.delivered_ns,
             delivered_bytes: self.path.delivered_bytes,
             app_limited: self.path.app_limited_until != 0,
+            tx: self.rexmit.on_transmit(),
             retransmitted: false,
             sacked: false,
             lost: false,
@@ -951,10 +978,12 @@ impl Connection {
             self.path.delivered_bytes,
             self.path.app_limited_until != 0,
         );
+        let tx = self.rexmit.on_retransmit(self.segs[i].start);
         let seg = &mut self.segs[i];
         seg.lost = false;
         seg.in_flight = true;
         seg.retransmitted = true;
+        seg.tx = tx;
         seg.sent_ns = now_ns;
         seg.first_sent_ns = first_sent;
         seg.delivered_ns = delivered_ns;
@@ -1063,6 +1092,14 @@ impl Connection {
             self.lost_pending -= 1;
         }
         pick.add(now_ns, seg.sent_ns, seg.retransmitted);
+        // RFC 8985 §6.2 step 2 (Linux's tcp_rack_advance): a retransmitted segment
+        // acknowledged sooner than the minimum RTT after its retransmission was delivered by
+        // an earlier copy, so it says nothing about what was sent after the retransmission.
+        let attributable =
+            !seg.retransmitted || self.path.rtt.min_rtt_ns().is_some_and(|m| now_ns.saturating_sub(seg.sent_ns) >= m);
+        if attributable {
+            self.rexmit.on_delivered(seg.tx);
+        }
         if seg.payload_bytes == 0 {
             return;
         }
@@ -1246,30 +1283,48 @@ impl Connection {
     }
 
     /// RFC 6675 §4 IsLost(): a segment is lost once more than (DupThresh − 1)·SMSS bytes
-    /// above it have been selectively acknowledged. Retransmitted segments are left to the
-    /// RTO. Returns the bytes newly marked lost.
+    /// above it have been selectively acknowledged. IsLost() cannot judge a retransmission
+    /// (everything above it was SACKed before it was resent); RFC 6675 leaves it to the RTO,
+    /// Linux's RACK does not: a retransmission is lost once a segment sent DupThresh
+    /// transmissions after it has been delivered ([`crate::recovery::rexmit`]).
+    /// Returns the bytes newly marked lost.
     fn detect_losses(&mut self) -> u64 {
-        if self.sacked_segs == 0 {
-            return 0;
-        }
         let threshold = (self.cfg.dup_thresh.saturating_sub(1) as u64) * self.cfg.mss_bytes as u64;
         let mut sacked_above = 0u64;
         let mut newly_lost = 0u64;
         let mut lost_count = 0u32;
-        for seg in self.segs.iter_mut().rev() {
-            if seg.sacked {
-                sacked_above += seg.end - seg.start;
-                continue;
+        if self.sacked_segs > 0 {
+            for seg in self.segs.iter_mut().rev() {
+                if seg.sacked {
+                    sacked_above += seg.end - seg.start;
+                    continue;
+                }
+                if sacked_above > threshold && !seg.lost && !seg.retransmitted && seg.in_flight {
+                    seg.lost = true;
+                    seg.in_flight = false;
+                    let len = seg.end - seg.start;
+                    self.path.pipe_bytes -= len;
+                    newly_lost += len;
+                    self.lost_pending += 1;
+                    lost_count += 1;
+                }
             }
-            if sacked_above > threshold && !seg.lost && !seg.retransmitted && seg.in_flight {
-                seg.lost = true;
-                seg.in_flight = false;
-                let len = seg.end - seg.start;
-                self.path.pipe_bytes -= len;
-                newly_lost += len;
-                self.lost_pending += 1;
-                lost_count += 1;
+        }
+        // Retransmissions, which IsLost() never finds lost again, in transmission order.
+        while let Some((tx, start)) = self.rexmit.next_lost() {
+            let i = self.segs.partition_point(|s| s.start < start);
+            let Some(seg) = self.segs.get_mut(i) else { continue };
+            if seg.start != start || seg.tx != tx || !seg.in_flight || seg.sacked {
+                continue; // acknowledged or sent again since
             }
+            seg.lost = true;
+            seg.in_flight = false;
+            let len = seg.end - seg.start;
+            self.path.pipe_bytes -= len;
+            newly_lost += len;
+            self.lost_pending += 1;
+            lost_count += 1;
+            self.stats.lost_retransmissions += 1;
         }
         if self.cfg.load_shedding.is_some() {
             for _ in 0..lost_count {
@@ -1315,6 +1370,7 @@ impl Connection {
                 self.lost_pending += 1;
             }
         }
+        self.rexmit.on_rto();
         self.recovery = Recovery::Rto { point: self.snd_nxt };
         self.path.next_send_ns = now_ns;
         self.arm_rto(now_ns);

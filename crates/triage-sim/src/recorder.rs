@@ -163,7 +163,8 @@ pub fn check_series_budget(interval_ns: u64, stop_ns: u64, conns: u64, links: u6
          at least {}, a shorter `stop`, or \"0ms\" to record none",
         crate::units::Duration(interval_ns),
         crate::units::Duration(stop_ns),
-        stop_ns / interval_ns + 1,
+        // u128: a 1 ns interval over a `stop` of 2^64 − 1 ns is 2^64 samples.
+        (stop_ns / interval_ns) as u128 + 1,
         conns + links,
         conns,
         links,
@@ -171,4 +172,19 @@ pub fn check_series_budget(interval_ns: u64, stop_ns: u64, conns: u64, links: u6
         MAX_SERIES_BYTES >> 20,
         crate::units::Duration(min_interval),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_series_budget_error_counts_2_pow_64_samples_without_overflow() {
+        // Found by the `scenario_build` fuzz target: `interval = "1ns"` with a `stop` of
+        // 2^64 − 1 ns overflowed the sample count in the message (a panic with overflow
+        // checks, a count of 0 without).
+        let e = check_series_budget(1, u64::MAX, 2, 3).unwrap_err();
+        assert!(e.contains("18446744073709551616 samples"), "{e}");
+        assert!(check_series_budget(10_000_000, 1_000_000_000, 2, 3).is_ok());
+    }
 }

@@ -425,6 +425,30 @@ impl Rate {
     }
 }
 
+/// A rate and a one-way delay written `RATE/DELAY`, e.g. `2Mbps/25ms` (the command line's
+/// `--setting`). Whitespace around either part is allowed.
+pub fn parse_rate_delay(s: &str) -> Result<(Rate, Duration), String> {
+    let (r, d) = s.split_once('/').ok_or_else(|| format!("expected RATE/OWD such as 2Mbps/25ms, got {s:?}"))?;
+    let rate = r.trim().parse::<Rate>().map_err(|e| format!("rate: {e}"))?;
+    let owd = d.trim().parse::<Duration>().map_err(|e| format!("one-way delay: {e}"))?;
+    Ok((rate, owd))
+}
+
+/// A probability in `[0, max]`, written `0.05` or `5%` (the command line's `--loss`). NaN,
+/// infinities and values outside the range are errors; `-0` reads as 0.
+pub fn parse_probability(s: &str, max: f64) -> Result<f64, String> {
+    let t = s.trim();
+    let (num, scale) = match t.strip_suffix('%') {
+        Some(p) => (p.trim(), 100.0),
+        None => (t, 1.0),
+    };
+    let v = num.parse::<f64>().map_err(|_| format!("expected a probability such as 0.05 or 5%, got {s:?}"))? / scale;
+    if !(0.0..=max).contains(&v) {
+        return Err(format!("expected a probability in [0, {max}] (or 0% to {}%), got {s:?}", max * 100.0));
+    }
+    Ok(v + 0.0)
+}
+
 impl Size {
     /// A size of `bytes` bytes.
     pub const fn from_bytes(bytes: u64) -> Self {
@@ -465,6 +489,20 @@ impl Size {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn command_line_settings_and_probabilities() {
+        assert_eq!(parse_rate_delay(" 10 Gbps / 1 ms "), Ok((Rate::from_gbps(10), Duration::from_ms(1))));
+        assert!(parse_rate_delay("10Gbps").unwrap_err().contains("RATE/OWD"));
+        assert!(parse_rate_delay("10/1ms").unwrap_err().starts_with("rate: "));
+        assert_eq!(parse_probability("5%", 0.5), Ok(0.05));
+        assert_eq!(parse_probability("1", 1.0), Ok(1.0));
+        let z = parse_probability("-0", 0.5).unwrap();
+        assert!(z == 0.0 && z.is_sign_positive());
+        for bad in ["nan", "inf", "-0.1", "0.6", "60%", "", "%"] {
+            assert!(parse_probability(bad, 0.5).is_err(), "{bad}");
+        }
+    }
     use proptest::prelude::*;
 
     #[test]
