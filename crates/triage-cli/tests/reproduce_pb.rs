@@ -111,7 +111,8 @@ fn priority_bucket_leads_in_the_heterogeneous_settings() {
         let groups = r["groups_ms"].as_array().unwrap();
         assert_eq!(groups.len(), 5);
         assert!(groups.iter().all(|g| g[1].as_f64().is_some_and(|t| t > 0.0)), "{r}");
-        let bytes: Vec<u64> = r["server_bytes_per_path"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap()).collect();
+        let bytes: Vec<u64> =
+            r["server_bytes_per_path"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap()).collect();
         let case = r["case"].as_str().unwrap();
         if case.ends_with("alone") {
             assert_eq!(bytes.len(), 1, "{r}");

@@ -241,6 +241,11 @@ impl Stream {
     }
 }
 
+/// A stream's unsent bytes that make a tail any of its paths may send (PB-8): what one
+/// packet of a 1500-byte path carries at most. [`PathBuckets::next_chunk`] applies the exact
+/// rule (the bytes fit the packet being filled); this bound only lets such a path be offered.
+pub const TAIL_BYTES: u64 = 1500;
+
 /// Per-path priority buckets (§3.3, §4.2): given a path, the next piece of stream data to
 /// send on it. See the module documentation for the rules.
 #[derive(Clone, Debug, Default)]
@@ -290,7 +295,9 @@ impl PathBuckets {
         self.queues.get(&path).is_some_and(|q| {
             q.values().any(|id| {
                 let s = &self.streams[id];
-                !s.lost.is_empty() || (s.unsent_new() > 0 && s.limit_on(path) > 0)
+                let unsent = s.unsent_new();
+                let tail = self.tail_on_any_path && unsent <= TAIL_BYTES;
+                !s.lost.is_empty() || (unsent > 0 && (s.limit_on(path) > 0 || tail))
             })
         })
     }
@@ -864,6 +871,25 @@ mod tests {
         b.insert(msg(1, 2000, 0), &[(PathId(0), 1000), (PathId(1), 1000)]);
         assert_eq!(drain(&mut b, 0, 1200), [(1, 0, 1000)]);
         assert_eq!(drain(&mut b, 1, 1200), [(1, 1000, 1000)]);
+    }
+
+    #[test]
+    fn a_path_whose_limit_is_spent_is_offered_the_streams_last_packet() {
+        let mut b = PathBuckets::new(true);
+        b.insert(msg(1, 3000, 0), &[(PathId(0), 1000), (PathId(1), 2000)]);
+        assert_eq!(drain(&mut b, 0, 1200), [(1, 0, 1000)]);
+        let c = b.next_chunk(PathId(1), 1200).expect("data");
+        assert_eq!((c.msg_offset_bytes, c.len_bytes), (1000, 1200));
+        // 800 bytes left, all within path 1's limit; path 0 (limit spent) may take them as
+        // the stream's last packet, e.g. while path 1's window is full.
+        assert!(b.has_data(PathId(0)));
+        assert_eq!(drain(&mut b, 0, 1200), [(1, 2200, 800)]);
+        assert!(!b.has_data(PathId(1)));
+        let mut strict = PathBuckets::new(false);
+        strict.insert(msg(1, 3000, 0), &[(PathId(0), 1000), (PathId(1), 2000)]);
+        drain(&mut strict, 0, 1200);
+        strict.next_chunk(PathId(1), 1200);
+        assert!(!strict.has_data(PathId(0)));
     }
 
     #[test]
