@@ -54,44 +54,16 @@ pub fn lines(path: &Path, title: &str, y_desc: &str, series: &[(String, Vec<(f64
     Ok(())
 }
 
-/// Grouped bars: one group per category, one bar per series.
+/// Grouped bars: one group per category, one bar per series (no whiskers).
 pub fn bars(path: &Path, title: &str, y_desc: &str, cats: &[String], series: &[(String, Vec<f64>)]) -> ChartResult {
-    let root = canvas(path, (1000, 480))?;
-    let ymax = series.iter().flat_map(|s| s.1.iter().copied()).fold(0.0, f64::max) * 1.4;
-    let n = cats.len().max(1) as u32;
-    let k = series.len().max(1) as f64;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
-        .margin(12)
-        .x_label_area_size(35)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0f64..n as f64, 0f64..ymax.max(1e-3))?;
-    // Category names are drawn under each group of bars (the mesh's own x labels fall on
-    // "nice" numbers, not on the group centres); the top 20% is left free for the legend.
-    chart.configure_mesh().disable_x_mesh().x_labels(0).y_desc(y_desc).draw()?;
-    let style = TextStyle::from(("sans-serif", 14)).pos(Pos::new(HPos::Center, VPos::Top));
-    chart.draw_series(
-        cats.iter()
-            .enumerate()
-            .map(|(i, c)| EmptyElement::at((i as f64 + 0.5, 0.0)) + Text::new(c.clone(), (0, 8), style.clone())),
-    )?;
-    for (j, (label, vals)) in series.iter().enumerate() {
-        let c = PALETTE[j % PALETTE.len()];
-        chart
-            .draw_series(vals.iter().enumerate().map(|(i, v)| {
-                let x0 = i as f64 + 0.1 + 0.8 * j as f64 / k;
-                Rectangle::new([(x0, 0.0), (x0 + 0.8 / k, *v)], c.filled())
-            }))?
-            .label(label.as_str())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], c.filled()));
-    }
-    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
-    root.present()?;
-    Ok(())
+    let series: Vec<(String, Vec<(f64, f64)>)> =
+        series.iter().map(|(l, v)| (l.clone(), v.iter().map(|&x| (x, 0.0)).collect())).collect();
+    bars_with_error(path, title, y_desc, cats, &series)
 }
 
 /// Grouped bars with error bars: one group per category, one bar per series; each value is
-/// (mean, standard deviation) and the whisker spans mean ± deviation (clipped at 0).
+/// (mean, standard deviation) and the whisker spans mean ± deviation (clipped at 0); a
+/// deviation of 0 draws none.
 pub fn bars_with_error(
     path: &Path,
     title: &str,
@@ -109,6 +81,8 @@ pub fn bars_with_error(
         .x_label_area_size(35)
         .y_label_area_size(60)
         .build_cartesian_2d(0f64..n as f64, 0f64..ymax.max(1e-3))?;
+    // Category names are drawn under each group of bars (the mesh's own x labels fall on
+    // "nice" numbers, not on the group centres); the top 30% is left free for the legend.
     chart.configure_mesh().disable_x_mesh().x_labels(0).y_desc(y_desc).draw()?;
     let style = TextStyle::from(("sans-serif", 14)).pos(Pos::new(HPos::Center, VPos::Top));
     chart.draw_series(
@@ -139,7 +113,7 @@ pub fn bars_with_error(
             ]
         }))?;
     }
-    legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     root.present()?;
     Ok(())
 }

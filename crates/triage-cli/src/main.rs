@@ -218,6 +218,18 @@ fn run(a: RunArgs) -> Result<(), String> {
 }
 
 /// A progress bar over simulated milliseconds, drawn only on a terminal.
+/// A bar counting `total` units of work (`unit` names them: "page load", "run"), on a
+/// terminal only and only when there are more than `min` of them (a short job shows none).
+pub(crate) fn counting_bar(total: u64, min: u64, unit: &str, tail: &str) -> ProgressBar {
+    if total <= min || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    let template = format!("{{spinner}} {unit} {{pos}}/{{len}} [{{elapsed_precise}}] {{wide_bar}} {tail}");
+    bar.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar
+}
+
 pub(crate) fn progress_bar(stop_ns: u64) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();

@@ -2,10 +2,9 @@
 //! loads on its two networks under the six policies, with the thesis's reductions beside ours.
 
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use triage_sim::experiments::partial::{self, PartialNetwork, PartialPage, PartialRow, PartialRun, POLICIES};
 use triage_web::ReliabilityPolicy;
 
@@ -147,15 +146,7 @@ fn load(name: &str) -> Result<PartialPage, String> {
 }
 
 fn progress(total: u64) -> ProgressBar {
-    if total <= 40 || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} page load {pos}/{len} [{elapsed_precise}] {wide_bar} eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar
+    crate::counting_bar(total, 40, "page load", "eta {eta}")
 }
 
 fn thesis(policy: &str) -> Option<(f64, f64)> {

@@ -3,10 +3,9 @@
 //! and the reference page of ../shared/reference/quic over two paths.
 
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use triage_core::cc::ControllerKind;
 use triage_sim::experiments::priority_bucket::{
     self as pb, CaseResult, Options, PageRun, RefCase, RefRun, Scheduler, Setting, Stack,
@@ -171,15 +170,7 @@ fn dedup<T: PartialEq + Copy>(v: &[T]) -> Vec<T> {
 }
 
 fn progress(total: u64) -> ProgressBar {
-    if total <= 200 || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} page load {pos}/{len} [{elapsed_precise}] {wide_bar} eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar
+    crate::counting_bar(total, 200, "page load", "eta {eta}")
 }
 
 /// PriorityBucket's reduction against `base` in percent (positive: PriorityBucket is faster).

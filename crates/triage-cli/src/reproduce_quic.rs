@@ -3,10 +3,9 @@
 //! userspace link emulator) beside ours.
 
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use plotters::prelude::*;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use triage_sim::experiments::quic::{self, GroupOutcome, QuicRun, QuicSetting, QuicSettingError, MODES};
@@ -352,15 +351,7 @@ fn flag(e: &QuicSettingError) -> &'static str {
 
 /// A count of runs, drawn only on a terminal and only when there are more than 10 runs.
 fn progress(total: u64) -> ProgressBar {
-    if total <= 10 || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} run {pos}/{len} [{elapsed_precise}] {wide_bar} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar
+    crate::counting_bar(total, 10, "run", "{msg}")
 }
 
 /// Every run, in the order settings x modes x seeds.
