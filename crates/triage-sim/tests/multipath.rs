@@ -141,3 +141,22 @@ fn a_path_that_fails_mid_transfer_loses_no_byte() {
         assert!(done_after_fail_ms < 6_400.0, "{s:?}: {done_after_fail_ms:.0} ms after the failure");
     }
 }
+
+#[test]
+fn the_handshake_takes_the_same_time_with_every_path_scheduler() {
+    // Path 0 alone carries the handshake: its duration must not depend on the scheduler (a
+    // path scheduler that only names paths with stream data once left the client's Finished
+    // to the 25 ms ACK timer).
+    let paths = [LinkParams::new(10_000_000, 10 * MS, 50), LinkParams::new(40_000_000, 25 * MS, 200)];
+    let done: Vec<u64> = schedulers()
+        .into_iter()
+        .map(|s| {
+            let sim = bulk(s, &paths, None);
+            // The server's handshake completes when the client's Finished arrives.
+            let server = sim.endpoint(0, true).and_then(|e| e.quic()).expect("a QUIC server");
+            server.quic_stats().handshake_done_ns.expect("the handshake completed")
+        })
+        .collect();
+    // One and a half round trips on path 0 (30 ms) plus serialization.
+    assert!(done.iter().all(|&t| t == done[0] && t < 35 * MS), "{done:?}");
+}

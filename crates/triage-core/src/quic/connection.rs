@@ -2012,8 +2012,16 @@ impl QuicConnection {
         if self.paths.len() == 1 {
             return self.transmit_on(now_ns, 0);
         }
-        // Multipath: first a path that owes something whatever the congestion window (an
-        // ACK due, a probe, path validation), then the path the path scheduler names.
+        // Multipath. While the handshake spaces live, only path 0 is validated: it sends
+        // them as on one path (a path scheduler that names paths with stream data only,
+        // PriorityBucket's, would otherwise leave the client's Finished to a timer).
+        if self.spaces.iter().any(|s| !s.discarded) {
+            if let Some(p) = self.transmit_on(now_ns, 0) {
+                return Some(p);
+            }
+        }
+        // Then a path that owes something whatever the congestion window (an ACK due, a
+        // probe, path validation), then the path the path scheduler names.
         for pi in 0..self.paths.len() {
             if self.path_needs_packet(now_ns, pi) {
                 if let Some(p) = self.transmit_on(now_ns, pi) {
