@@ -37,7 +37,7 @@ pub struct PbArgs {
     /// Congestion controller of every path (the authors' mp-quic ran OLIA, which triage does not have).
     #[arg(long, value_enum, default_value = "cubic")]
     cc: Cc,
-    /// Stack settings: mp_quic (the authors': 1350-byte packets, initial window 32, no pacing) or
+    /// Stack settings: mp-quic (the authors': 1350-byte packets, initial window 32, no pacing) or
     /// quinn (triage's QUIC defaults: 1452 bytes, 10 packets, pacing).
     #[arg(long, value_enum, default_value = "mp-quic")]
     stack: StackArg,
