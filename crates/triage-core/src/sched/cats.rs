@@ -133,60 +133,31 @@ pub struct ConductorStats {
     pub forced_serves: u64,
 }
 
-/// The CATS Conductor.
+/// The §II-E debt state of the five levels, apart from what is queued: the Conductor keeps
+/// one over its queues, and PriorityBucket's per-path buckets can keep one per path
+/// (`path::sched::priority_bucket`).
 ///
 /// Liveness: the paper says that after equation (1) at least one queue is eligible. That
 /// holds only when a scaled debt falls below its low watermark. With two or more In-Debt
 /// queues every application of (1) shrinks each debt by a factor `M_i / M_total < 1`, so
-/// the Conductor repeats it until one queue is Eligible (each repetition is counted). With
-/// a single non-empty queue, `M_i / M_total = 1` leaves its debt unchanged, and fairness is
-/// moot: the Conductor serves that queue and counts it in [`ConductorStats::forced_serves`].
-/// Low watermarks must be positive ([`CatsConfig::validate`]), so no queue waits forever.
+/// [`DebtLedger::select`] repeats it until one queue is Eligible (each repetition is
+/// counted). With a single non-empty queue, `M_i / M_total = 1` leaves its debt unchanged,
+/// and fairness is moot: that queue is served and counted as a forced serve. Low
+/// watermarks must be positive ([`CatsConfig::validate`]), so no queue waits forever.
 #[derive(Debug, Clone)]
-pub struct Conductor {
+pub struct DebtLedger {
     cfg: CatsConfig,
-    queues: [VecDeque<Queued>; LEVELS],
     debt: [u64; LEVELS],
     state: [QueueState; LEVELS],
-    queued_bytes: u64,
-    stats: ConductorStats,
+    /// Times equation (1) redistributed debt, and times a queue was served though not Eligible.
+    deadlock_resolutions: u64,
+    forced_serves: u64,
 }
 
-impl Conductor {
-    /// A Conductor with the given fairness parameters.
+impl DebtLedger {
+    /// Every level Eligible, no debt.
     pub fn new(cfg: CatsConfig) -> Self {
-        Self {
-            cfg,
-            queues: Default::default(),
-            debt: [0; LEVELS],
-            state: [QueueState::Eligible; LEVELS],
-            queued_bytes: 0,
-            stats: ConductorStats::default(),
-        }
-    }
-
-    /// Debt `D_i` of every queue.
-    pub fn debts(&self) -> [u64; LEVELS] {
-        self.debt
-    }
-
-    /// State `S_i` of every queue.
-    pub fn states(&self) -> [QueueState; LEVELS] {
-        self.state
-    }
-
-    /// Counters.
-    pub fn stats(&self) -> &ConductorStats {
-        &self.stats
-    }
-
-    /// Bytes waiting in queue `i`.
-    pub fn queue_bytes(&self, i: usize) -> u64 {
-        self.queues[i].iter().map(|q| q.end_bytes - q.sent_bytes).sum()
-    }
-
-    fn level(priority: u8) -> usize {
-        (priority as usize).min(LEVELS - 1)
+        Self { cfg, debt: [0; LEVELS], state: [QueueState::Eligible; LEVELS], deadlock_resolutions: 0, forced_serves: 0 }
     }
 
     /// CATS §II-E, "State Update": after `n` bytes from queue `j`, `D_j += n` (In-Debt at or
@@ -209,14 +180,13 @@ impl Conductor {
     /// CATS §II-E, "Deadlock Resolution", equation (1): for every non-empty In-Debt queue,
     /// `D_i = trunc(D_i × M_i / M_total)` with `M_total` the sum of their multipliers; a
     /// queue whose debt falls below its low watermark becomes Eligible.
-    pub fn resolve_deadlock(&mut self) {
-        let ne: Vec<usize> =
-            (0..LEVELS).filter(|&i| !self.queues[i].is_empty() && self.state[i] == QueueState::InDebt).collect();
+    pub fn resolve_deadlock(&mut self, nonempty: [bool; LEVELS]) {
+        let ne: Vec<usize> = (0..LEVELS).filter(|&i| nonempty[i] && self.state[i] == QueueState::InDebt).collect();
         let m_total: u64 = ne.iter().fold(0u64, |a, &i| a.saturating_add(self.cfg.payback_multiplier[i]));
         if m_total == 0 {
             return;
         }
-        self.stats.deadlock_resolutions += 1;
+        self.deadlock_resolutions += 1;
         for &i in &ne {
             self.debt[i] = (self.debt[i] as u128 * self.cfg.payback_multiplier[i] as u128 / m_total as u128) as u64;
             if self.debt[i] < self.cfg.low_watermark_bytes[i] {
@@ -225,31 +195,105 @@ impl Conductor {
         }
     }
 
-    /// The queue to serve next: the highest-priority non-empty Eligible queue, after
-    /// deadlock resolution when every non-empty queue is In-Debt.
-    pub fn select(&mut self) -> Option<usize> {
-        let eligible = |s: &Self| (0..LEVELS).find(|&i| !s.queues[i].is_empty() && s.state[i] == QueueState::Eligible);
+    /// The level to serve next among the `nonempty` ones: the most urgent Eligible one, after
+    /// deadlock resolution when every non-empty level is In-Debt.
+    pub fn select(&mut self, nonempty: [bool; LEVELS]) -> Option<usize> {
+        let eligible = |s: &Self| (0..LEVELS).find(|&i| nonempty[i] && s.state[i] == QueueState::Eligible);
         if let Some(i) = eligible(self) {
             return Some(i);
         }
-        let first_nonempty = (0..LEVELS).find(|&i| !self.queues[i].is_empty())?;
-        let nonempty = (0..LEVELS).filter(|&i| !self.queues[i].is_empty()).count();
-        if nonempty >= 2 {
+        let first_nonempty = (0..LEVELS).find(|&i| nonempty[i])?;
+        if nonempty.iter().filter(|&&n| n).count() >= 2 {
             // Each round multiplies every debt by at most (M_total - 1) / M_total; 64·M_total
             // rounds take any u64 debt to 0.
             // Unvalidated multipliers saturate (validate() keeps them at most 100 each).
             let m_total: u64 = (0..LEVELS)
-                .filter(|&i| !self.queues[i].is_empty())
+                .filter(|&i| nonempty[i])
                 .fold(0u64, |a, i| a.saturating_add(self.cfg.payback_multiplier[i]));
             for _ in 0..m_total.max(1).saturating_mul(64) {
-                self.resolve_deadlock();
+                self.resolve_deadlock(nonempty);
                 if let Some(i) = eligible(self) {
                     return Some(i);
                 }
             }
         }
-        self.stats.forced_serves += 1;
+        self.forced_serves += 1;
         Some(first_nonempty)
+    }
+
+    /// Debt `D_i` of every level.
+    pub fn debts(&self) -> [u64; LEVELS] {
+        self.debt
+    }
+
+    /// State `S_i` of every level.
+    pub fn states(&self) -> [QueueState; LEVELS] {
+        self.state
+    }
+}
+
+/// The CATS Conductor: five queues and their [`DebtLedger`].
+#[derive(Debug, Clone)]
+pub struct Conductor {
+    queues: [VecDeque<Queued>; LEVELS],
+    ledger: DebtLedger,
+    queued_bytes: u64,
+    stats: ConductorStats,
+}
+
+impl Conductor {
+    /// A Conductor with the given fairness parameters.
+    pub fn new(cfg: CatsConfig) -> Self {
+        Self { queues: Default::default(), ledger: DebtLedger::new(cfg), queued_bytes: 0, stats: ConductorStats::default() }
+    }
+
+    /// Debt `D_i` of every queue.
+    pub fn debts(&self) -> [u64; LEVELS] {
+        self.ledger.debts()
+    }
+
+    /// State `S_i` of every queue.
+    pub fn states(&self) -> [QueueState; LEVELS] {
+        self.ledger.states()
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &ConductorStats {
+        &self.stats
+    }
+
+    /// Bytes waiting in queue `i`.
+    pub fn queue_bytes(&self, i: usize) -> u64 {
+        self.queues[i].iter().map(|q| q.end_bytes - q.sent_bytes).sum()
+    }
+
+    fn level(priority: u8) -> usize {
+        (priority as usize).min(LEVELS - 1)
+    }
+
+    fn nonempty(&self) -> [bool; LEVELS] {
+        std::array::from_fn(|i| !self.queues[i].is_empty())
+    }
+
+    /// [`DebtLedger::on_sent`].
+    pub fn on_sent(&mut self, j: usize, n: u64) {
+        self.ledger.on_sent(j, n);
+    }
+
+    /// [`DebtLedger::resolve_deadlock`] over the non-empty queues.
+    pub fn resolve_deadlock(&mut self) {
+        let ne = self.nonempty();
+        self.ledger.resolve_deadlock(ne);
+        self.stats.deadlock_resolutions = self.ledger.deadlock_resolutions;
+    }
+
+    /// The queue to serve next ([`DebtLedger::select`] over the non-empty queues).
+    pub fn select(&mut self) -> Option<usize> {
+        let ne = self.nonempty();
+        let i = self.ledger.select(ne);
+        self.stats.deadlock_resolutions = self.ledger.deadlock_resolutions;
+        self.stats.forced_serves = self.ledger.forced_serves;
+        i
     }
 
     fn take_message(&mut self, i: usize, idx: usize, reason: DiscardReason) -> Discarded {
@@ -391,8 +435,8 @@ mod tests {
         c.enqueue(0, msg(2, 10_000, 3));
         c.enqueue(0, msg(3, 10_000, 4));
         // Put queues 1, 3, 4 in debt directly.
-        c.debt = [0, 1001, 0, 1999, 3333];
-        c.state =
+        c.ledger.debt = [0, 1001, 0, 1999, 3333];
+        c.ledger.state =
             [QueueState::Eligible, QueueState::InDebt, QueueState::Eligible, QueueState::InDebt, QueueState::InDebt];
         c.resolve_deadlock();
         // M_total = 2 + 4 + 5 = 11.
@@ -409,9 +453,9 @@ mod tests {
         let mut c = Conductor::new(cfg(1000, 500, [1, 2, 3, 4, 5]));
         c.enqueue(0, msg(1, 10_000, 0));
         c.enqueue(0, msg(2, 10_000, 4));
-        c.debt = [1200, 0, 0, 0, 1200];
-        c.state[0] = QueueState::InDebt;
-        c.state[4] = QueueState::InDebt;
+        c.ledger.debt = [1200, 0, 0, 0, 1200];
+        c.ledger.state[0] = QueueState::InDebt;
+        c.ledger.state[4] = QueueState::InDebt;
         // M_total = 6: D_0 = trunc(1200/6) = 200 < 500 → Eligible; D_4 = 1000 stays In-Debt.
         assert_eq!(c.select(), Some(0));
         assert_eq!(c.debts()[0], 200);
