@@ -21,7 +21,8 @@ pub struct PbArgs {
     /// Table 2 settings, comma-separated: low, low_lossy, high, high_lossy (default: all four).
     #[arg(long, value_delimiter = ',', value_parser = parse_setting)]
     settings: Vec<Setting>,
-    /// Schedulers, comma-separated: lrf, sa_ecf, priority_bucket (default: all three).
+    /// Schedulers, comma-separated: lrf, sa_ecf, priority_bucket (default: these three), and
+    /// priority_bucket_cats (beyond the paper: the CATS Conductor's fairness between a path's buckets).
     #[arg(long, value_delimiter = ',', value_parser = parse_scheduler)]
     schedulers: Vec<Scheduler>,
     /// Pages: builtin:bing, builtin:youtube (default: both), or any built-in page, HAR,
@@ -48,6 +49,9 @@ pub struct PbArgs {
     /// `prior` (the path's rate for good, as the authors' code).
     #[arg(long, value_enum, default_value = "estimate")]
     bandwidth: Bandwidth,
+    /// ECN-capable paths: RED queues that mark CE and senders that react to it.
+    #[arg(long)]
+    ecn: bool,
     /// Skip the reference page over two paths.
     #[arg(long)]
     no_reference_page: bool,
@@ -94,7 +98,9 @@ fn parse_setting(s: &str) -> Result<Setting, String> {
 }
 
 fn parse_scheduler(s: &str) -> Result<Scheduler, String> {
-    Scheduler::parse(s).ok_or_else(|| format!("unknown scheduler {s:?}: expected lrf, sa_ecf or priority_bucket"))
+    Scheduler::parse(s).ok_or_else(|| {
+        format!("unknown scheduler {s:?}: expected lrf, sa_ecf, priority_bucket or priority_bucket_cats")
+    })
 }
 
 fn controller(cc: Cc) -> ControllerKind {
@@ -128,6 +134,7 @@ pub fn run(a: PbArgs) -> Result<(), String> {
         },
         queue_packets: a.queue,
         estimate_bandwidth: matches!(a.bandwidth, Bandwidth::Estimate),
+        ecn: a.ecn,
     };
     let reference_cases = if a.no_reference_page { 0 } else { RefCase::ALL.len() * 3 };
     let total = (settings.len() * schedulers.len() * pages.len()) as u64 * u64::from(a.runs) + reference_cases as u64;
@@ -199,8 +206,15 @@ fn table(rows: &[CaseResult], o: &Options, runs: u32, seed: u64) -> String {
     );
     let _ = writeln!(
         s,
-        "{:<11} {:<8} {:<16} {:>20} {:>20} {:>16} {:>16}",
-        "setting", "page", "scheduler", "first render (ms)", "page load (ms)", "PB vs it: FR %", "PB vs it: PLT %"
+        "{:<11} {:<8} {:<21} {:>20} {:>20} {:>16} {:>16} {:>15}",
+        "setting",
+        "page",
+        "scheduler",
+        "first render (ms)",
+        "page load (ms)",
+        "PB vs it: FR %",
+        "PB vs it: PLT %",
+        "1st image (ms)"
     );
     for r in rows {
         let pbr = find(rows, r, Scheduler::PriorityBucket);
@@ -213,21 +227,23 @@ fn table(rows: &[CaseResult], o: &Options, runs: u32, seed: u64) -> String {
         };
         let _ = writeln!(
             s,
-            "{:<11} {:<8} {:<16} {:>20} {:>20} {:>16} {:>16}",
+            "{:<11} {:<8} {:<21} {:>20} {:>20} {:>16} {:>16} {:>15.1}",
             r.setting.name(),
             r.page,
             r.scheduler.name(),
             format!("{:.1} ± {:.1}", r.first_render_ms_mean, r.first_render_ms_std),
             format!("{:.1} ± {:.1}", r.plt_ms_mean, r.plt_ms_std),
             fr,
-            plt
+            plt,
+            r.first_image_ms_mean
         );
     }
     let (pf, pp) = PAPER_BING_HIGH_LOSSY_REDUCTION_PCT;
     let _ = writeln!(
         s,
         "PB vs it: PriorityBucket's reduction of the mean against that scheduler (positive = PriorityBucket faster). \
-         Paper: on bing, high_lossy, up to {pf:.0}% (first render) and {pp:.0}% (page load)."
+         Paper: on bing, high_lossy, up to {pf:.0}% (first render) and {pp:.0}% (page load). \
+         1st image: when the first image (the least urgent bucket) arrived, mean."
     );
     s
 }
@@ -267,19 +283,20 @@ fn write_out(
 ) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(dir)?;
     let mut csv = String::from(
-        "setting,page,scheduler,seed,first_render_ms,plt_ms,complete,bytes_path0,bytes_path1,ptos_path0,ptos_path1\n",
+        "setting,page,scheduler,seed,first_render_ms,plt_ms,first_image_ms,complete,bytes_path0,bytes_path1,ptos_path0,ptos_path1\n",
     );
     for r in runs {
         let at = |v: &[u64], i: usize| v.get(i).map_or(String::new(), |x| x.to_string());
         let _ = writeln!(
             csv,
-            "{},{},{},{},{:.3},{:.3},{},{},{},{},{}",
+            "{},{},{},{},{:.3},{:.3},{},{},{},{},{},{}",
             r.setting.name(),
             r.page,
             r.scheduler.name(),
             r.seed,
             r.first_render_ms,
             r.plt_ms,
+            r.first_image_ms.map_or(String::new(), |t| format!("{t:.3}")),
             r.complete,
             at(&r.server_bytes_per_path, 0),
             at(&r.server_bytes_per_path, 1),
@@ -293,7 +310,7 @@ fn write_out(
     for r in rows {
         let _ = writeln!(
             csv,
-            "{},{},{},{},{:.3},{:.3},{:.3},{:.3}",
+            "{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3}",
             r.setting.name(),
             r.page,
             r.scheduler.name(),
@@ -301,7 +318,8 @@ fn write_out(
             r.first_render_ms_mean,
             r.first_render_ms_std,
             r.plt_ms_mean,
-            r.plt_ms_std
+            r.plt_ms_std,
+            r.first_image_ms_mean
         );
     }
     std::fs::write(dir.join("results.csv"), csv)?;

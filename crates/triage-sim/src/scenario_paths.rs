@@ -164,6 +164,9 @@ pub struct PriorityBucketToml {
     pub tail_on_any_path: Option<bool>,
     /// Shares smaller than this move to the lowest-`r` path with a share (default 0).
     pub min_share_bytes: Option<Size>,
+    /// Serve each path's buckets by the CATS debt rule instead of strict priority (default
+    /// false).
+    pub cats_fairness: Option<bool>,
 }
 
 /// `transport.multipath.sa_ecf`.
@@ -215,6 +218,7 @@ impl MultipathToml {
                 PathSchedulerKind::PriorityBucket(PriorityBucketConfig {
                     tail_on_any_path: c.tail_on_any_path.unwrap_or(base.tail_on_any_path),
                     min_share_bytes: c.min_share_bytes.map_or(base.min_share_bytes, |s| s.0),
+                    cats_fairness: c.cats_fairness.unwrap_or(base.cats_fairness),
                 })
             }
         };

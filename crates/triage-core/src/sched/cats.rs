@@ -157,7 +157,13 @@ pub struct DebtLedger {
 impl DebtLedger {
     /// Every level Eligible, no debt.
     pub fn new(cfg: CatsConfig) -> Self {
-        Self { cfg, debt: [0; LEVELS], state: [QueueState::Eligible; LEVELS], deadlock_resolutions: 0, forced_serves: 0 }
+        Self {
+            cfg,
+            debt: [0; LEVELS],
+            state: [QueueState::Eligible; LEVELS],
+            deadlock_resolutions: 0,
+            forced_serves: 0,
+        }
     }
 
     /// CATS §II-E, "State Update": after `n` bytes from queue `j`, `D_j += n` (In-Debt at or
@@ -244,7 +250,12 @@ pub struct Conductor {
 impl Conductor {
     /// A Conductor with the given fairness parameters.
     pub fn new(cfg: CatsConfig) -> Self {
-        Self { queues: Default::default(), ledger: DebtLedger::new(cfg), queued_bytes: 0, stats: ConductorStats::default() }
+        Self {
+            queues: Default::default(),
+            ledger: DebtLedger::new(cfg),
+            queued_bytes: 0,
+            stats: ConductorStats::default(),
+        }
     }
 
     /// Debt `D_i` of every queue.

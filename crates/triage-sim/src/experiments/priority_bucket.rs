@@ -36,6 +36,7 @@
 
 use serde::Serialize;
 use triage_core::cc::ControllerKind;
+use triage_core::path::sched::PriorityBucketConfig;
 use triage_core::quic::{MultipathConfig, PathSchedulerKind, QuicConfig};
 use triage_core::sched::stream::StreamSchedulerKind;
 use triage_core::{ConnectionConfig, TransportMode};
@@ -43,6 +44,7 @@ use triage_web::{ContentType, DiscoveryConfig, Page};
 
 use crate::app::{AppSpec, MessageSpec, PageLoad};
 use crate::loss::LossModel;
+use crate::queue::{QueueKind, RedConfig};
 use crate::sim::{FlowSpec, Simulator};
 use crate::topology::{multipath, path_priors, LinkParams};
 
@@ -95,13 +97,24 @@ impl Setting {
 
     /// The paths as links (PB-16: half the RTT each way, a queue of `queue_packets` or
     /// max(BDP / 1500 B, 10) packets).
-    pub fn links(self, queue_packets: Option<u64>) -> Vec<LinkParams> {
+    pub fn links(self, queue_packets: Option<u64>, ecn: bool) -> Vec<LinkParams> {
         let (paths, loss) = self.paths();
         paths
             .iter()
             .map(|&(rate, rtt)| {
                 let bdp_packets = (rate as u128 * rtt as u128 / 8 / 1_000_000_000 / 1500) as u64;
-                let mut l = LinkParams::new(rate, rtt / 2, queue_packets.unwrap_or(bdp_packets.max(10)));
+                let q = queue_packets.unwrap_or(bdp_packets.max(10));
+                let mut l = LinkParams::new(rate, rtt / 2, q);
+                if ecn {
+                    // RED marking between a quarter and three quarters of the queue.
+                    l.kind = QueueKind::Red(RedConfig {
+                        limit_packets: q,
+                        min_th: q as f64 / 4.0,
+                        max_th: q as f64 * 3.0 / 4.0,
+                        ecn: true,
+                        ..RedConfig::default()
+                    });
+                }
                 if loss > 0.0 {
                     l.loss = LossModel::Bernoulli { loss_prob: loss };
                 }
@@ -121,6 +134,9 @@ pub enum Scheduler {
     SaEcf,
     /// PriorityBucket.
     PriorityBucket,
+    /// Beyond the paper: PriorityBucket whose paths serve their buckets by the CATS
+    /// Conductor's debt rule (CATS §II-E) instead of strict priority.
+    PriorityBucketCats,
 }
 
 impl Scheduler {
@@ -133,6 +149,7 @@ impl Scheduler {
             Scheduler::Lrf => "lrf",
             Scheduler::SaEcf => "sa_ecf",
             Scheduler::PriorityBucket => "priority_bucket",
+            Scheduler::PriorityBucketCats => "priority_bucket_cats",
         }
     }
 
@@ -142,6 +159,7 @@ impl Scheduler {
             "lrf" => Some(Scheduler::Lrf),
             "sa_ecf" | "saecf" => Some(Scheduler::SaEcf),
             "priority_bucket" | "pb" | "prioritybucket" => Some(Scheduler::PriorityBucket),
+            "priority_bucket_cats" | "pb_cats" => Some(Scheduler::PriorityBucketCats),
             _ => None,
         }
     }
@@ -155,6 +173,10 @@ impl Scheduler {
             Scheduler::PriorityBucket => {
                 (PathSchedulerKind::PriorityBucket(Default::default()), StreamSchedulerKind::Fifo)
             }
+            Scheduler::PriorityBucketCats => (
+                PathSchedulerKind::PriorityBucket(PriorityBucketConfig { cats_fairness: true, ..Default::default() }),
+                StreamSchedulerKind::Fifo,
+            ),
         }
     }
 }
@@ -221,11 +243,20 @@ pub struct Options {
     /// Bandwidth estimates follow the delivery rate (§4.1); `false`: the prior for good
     /// (the authors' code, PB-3).
     pub estimate_bandwidth: bool,
+    /// ECN-capable paths: RED queues that mark CE (ns-3's defaults, thresholds scaled to
+    /// the queue) and senders that set ECT(0) and react to CE (RFC 9000 §13.4).
+    pub ecn: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Self { cc: ControllerKind::Cubic, stack: Stack::MpQuic, queue_packets: None, estimate_bandwidth: true }
+        Self {
+            cc: ControllerKind::Cubic,
+            stack: Stack::MpQuic,
+            queue_packets: None,
+            estimate_bandwidth: true,
+            ecn: false,
+        }
     }
 }
 
@@ -248,6 +279,7 @@ pub fn transport(scheduler: Scheduler, o: &Options, links: &[LinkParams]) -> Con
         },
         ..Default::default()
     };
+    cfg.quic.ecn = o.ecn;
     if o.stack == Stack::MpQuic {
         cfg.initial_window_segments = 32;
         cfg.quic.max_udp_payload_bytes = 1350;
@@ -273,6 +305,9 @@ pub struct PageRun {
     pub first_render_ms: f64,
     /// From the HTML request to the last object's last byte.
     pub plt_ms: f64,
+    /// From the HTML request to the first image's last byte (how long the least urgent
+    /// bucket waits: a starvation measure); `None` for a page without images.
+    pub first_image_ms: Option<f64>,
     /// Stream and datagram payload bytes the server sent on each path (retransmissions
     /// included).
     pub server_bytes_per_path: Vec<u64>,
@@ -286,7 +321,7 @@ pub struct PageRun {
 
 /// Loads `page` (Chrome buckets applied by the caller) once.
 pub fn run_page(setting: Setting, scheduler: Scheduler, o: &Options, page: &Page, seed: u64) -> PageRun {
-    let links = setting.links(o.queue_packets);
+    let links = setting.links(o.queue_packets, o.ecn);
     let (net, ends) = multipath(seed, &links);
     let cfg = transport(scheduler, o, &links);
     let load = std::sync::Arc::new(PageLoad::new(page.clone(), 300, DiscoveryConfig::default()));
@@ -307,9 +342,13 @@ pub fn run_page(setting: Setting, scheduler: Scheduler, o: &Options, page: &Page
     let start = deliveries.get(&page.root()).map_or(0, |d| d.request_ns);
     let mut frt = 0u64;
     let mut plt = 0u64;
+    let mut first_image: Option<u64> = None;
     for (id, d) in deliveries.iter() {
         let t = d.complete_ns.saturating_sub(start);
         plt = plt.max(t);
+        if page.get(*id).kind == ContentType::Image {
+            first_image = Some(first_image.map_or(t, |f| f.min(t)));
+        }
         if is_critical(page.get(*id).kind) {
             frt = frt.max(t);
         }
@@ -322,6 +361,7 @@ pub fn run_page(setting: Setting, scheduler: Scheduler, o: &Options, page: &Page
         seed,
         first_render_ms: frt as f64 / 1e6,
         plt_ms: plt as f64 / 1e6,
+        first_image_ms: first_image.map(|t| t as f64 / 1e6),
         server_bytes_per_path: server.iter().map(|p| p.data_bytes_sent).collect(),
         server_path_failures: server.iter().map(|p| p.failures).collect(),
         server_ptos: server.iter().map(|p| p.pto_count).collect(),
@@ -348,6 +388,8 @@ pub struct CaseResult {
     pub plt_ms_mean: f64,
     /// Its sample standard deviation.
     pub plt_ms_std: f64,
+    /// First image's completion, mean (0 for a page without images).
+    pub first_image_ms_mean: f64,
 }
 
 /// Sample mean and standard deviation (n − 1; 0 for one value).
@@ -403,6 +445,7 @@ pub fn summarize(runs: &[PageRun]) -> Vec<CaseResult> {
             let plt: Vec<f64> = mine.iter().map(|r| r.plt_ms).collect();
             let (fm, fs) = mean_std(&frt);
             let (pm, ps) = mean_std(&plt);
+            let images: Vec<f64> = mine.iter().filter_map(|r| r.first_image_ms).collect();
             CaseResult {
                 setting,
                 scheduler,
@@ -412,6 +455,7 @@ pub fn summarize(runs: &[PageRun]) -> Vec<CaseResult> {
                 first_render_ms_std: fs,
                 plt_ms_mean: pm,
                 plt_ms_std: ps,
+                first_image_ms_mean: mean_std(&images).0,
             }
         })
         .collect()

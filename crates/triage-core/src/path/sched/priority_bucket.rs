@@ -64,7 +64,9 @@ use std::collections::BTreeMap;
 use smallvec::SmallVec;
 
 use super::{Allocation, PathId, PathView};
+use crate::sched::cats::{DebtLedger, LEVELS};
 use crate::sched::stream::{StreamMessage, StreamScheduler};
+use crate::sched::CatsConfig;
 use crate::sched::{MessageMeta, MsgChunk};
 
 /// Nanoseconds per second times bits per byte: `bytes · NS_BITS / bps` is a time in ns.
@@ -250,6 +252,10 @@ pub const TAIL_BYTES: u64 = 1500;
 /// send on it. See the module documentation for the rules.
 #[derive(Clone, Debug, Default)]
 pub struct PathBuckets {
+    /// CATS variant: the Conductor's fairness parameters; `None`: strict priority (§4.2).
+    fairness: Option<CatsConfig>,
+    /// CATS variant: each path's debt ledger.
+    ledgers: BTreeMap<PathId, DebtLedger>,
     streams: BTreeMap<u32, Stream>,
     /// Per path, the streams it carries with something left, by (priority, arrival).
     queues: BTreeMap<PathId, BTreeMap<(u8, u64), u32>>,
@@ -261,6 +267,13 @@ impl PathBuckets {
     /// Empty buckets; `tail_on_any_path` as [`PriorityBucketConfig::tail_on_any_path`].
     pub fn new(tail_on_any_path: bool) -> Self {
         Self { tail_on_any_path, ..Self::default() }
+    }
+
+    /// The same buckets, served on each path by the CATS debt rule with `cfg` (see
+    /// [`PriorityBucketConfig::cats_fairness`]).
+    pub fn with_fairness(mut self, cfg: CatsConfig) -> Self {
+        self.fairness = Some(cfg);
+        self
     }
 
     /// Add a stream with its sending limit per path (Algorithm 1's `d_i`). Paths with a
@@ -324,22 +337,39 @@ impl PathBuckets {
     pub fn next_chunk(&mut self, path: PathId, max_bytes: u32) -> Option<MsgChunk> {
         let max = u64::from(max_bytes.max(1));
         let queue = self.queues.get(&path)?;
-        let mut pick = None;
-        for id in queue.values() {
+        // The first stream with something to send in each bucket (FCFS inside a bucket).
+        let mut first: [Option<(u32, u64, u64, bool)>; LEVELS] = [None; LEVELS];
+        for (&(priority, _), id) in queue {
+            let level = usize::from(priority).min(LEVELS - 1);
+            if first[level].is_some() {
+                continue;
+            }
             let s = &self.streams[id];
             if let Some((&start, &end)) = s.lost.iter().next() {
-                pick = Some((*id, start, (end - start).min(max), true));
-                break;
+                first[level] = Some((*id, start, (end - start).min(max), true));
+                continue;
             }
             let unsent = s.unsent_new();
             let limit = s.limit_on(path);
             let take = if self.tail_on_any_path && unsent <= max { unsent } else { unsent.min(limit).min(max) };
             if take > 0 {
-                pick = Some((*id, s.next_offset, take, false));
-                break;
+                first[level] = Some((*id, s.next_offset, take, false));
             }
         }
-        let (id, offset, len, retransmission) = pick?;
+        // §4.2: strict priority between buckets; or, with the CATS variant, the bucket the
+        // path's debt ledger selects (CATS §II-E), so that no bucket starves.
+        let level = match self.fairness.as_ref() {
+            None => first.iter().position(Option::is_some)?,
+            Some(cfg) => {
+                let nonempty = std::array::from_fn(|i| first[i].is_some());
+                let ledger = self.ledgers.entry(path).or_insert_with(|| DebtLedger::new(cfg.clone()));
+                ledger.select(nonempty)?
+            }
+        };
+        let (id, offset, len, retransmission) = first[level]?;
+        if let Some(ledger) = self.ledgers.get_mut(&path) {
+            ledger.on_sent(level, len);
+        }
         let s = self.streams.get_mut(&id).expect("queued stream exists");
         if retransmission {
             let end = s.lost.remove(&offset).expect("picked range");
@@ -485,11 +515,15 @@ pub struct PriorityBucketConfig {
     /// Shares smaller than this many bytes move to the lowest-`r` path with a share (PB-7
     /// variant; 0 keeps the paper's shards).
     pub min_share_bytes: u64,
+    /// Beyond the paper: a path serves its buckets by the CATS Conductor's debt rule (CATS
+    /// §II-E, default parameters) instead of strict priority, so that a low bucket gets a
+    /// share while higher ones keep sending.
+    pub cats_fairness: bool,
 }
 
 impl Default for PriorityBucketConfig {
     fn default() -> Self {
-        Self { tail_on_any_path: true, min_share_bytes: 0 }
+        Self { tail_on_any_path: true, min_share_bytes: 0, cats_fairness: false }
     }
 }
 
@@ -513,7 +547,11 @@ impl Default for PriorityBucket {
 impl PriorityBucket {
     /// A PriorityBucket scheduler with `config`.
     pub fn new(config: PriorityBucketConfig) -> Self {
-        Self { config, buckets: PathBuckets::new(config.tail_on_any_path), arrivals: Vec::new(), arrived_bytes: 0 }
+        let mut buckets = PathBuckets::new(config.tail_on_any_path);
+        if config.cats_fairness {
+            buckets = buckets.with_fairness(CatsConfig::default());
+        }
+        Self { config, buckets, arrivals: Vec::new(), arrived_bytes: 0 }
     }
 
     /// The per-path buckets.
@@ -874,6 +912,28 @@ mod tests {
     }
 
     #[test]
+    fn the_cats_variant_gives_a_low_bucket_its_share() {
+        // One path, a 100 KB image (bucket 2) behind a 100 KB script (bucket 1).
+        let load = |b: &mut PathBuckets| {
+            b.insert(msg(1, 100_000, 1), &[(PathId(0), 100_000)]);
+            b.insert(msg(2, 100_000, 2), &[(PathId(0), 100_000)]);
+        };
+        let mut strict = PathBuckets::new(true);
+        load(&mut strict);
+        let order: Vec<u32> = drain(&mut strict, 0, 1000).iter().map(|c| c.0).collect();
+        assert!(order[..100].iter().all(|&i| i == 1), "strict: the script first, whole");
+        let mut fair = PathBuckets::new(true).with_fairness(CatsConfig::default());
+        load(&mut fair);
+        let order: Vec<u32> = drain(&mut fair, 0, 1000).iter().map(|c| c.0).collect();
+        // CATS defaults: bucket 1 runs 16 KiB ahead (17 chunks), then the image sends until
+        // the script's debt is paid below 8 KiB (M = 2 for level 2: 5 chunks of 1000 bytes).
+        let first_image = order.iter().position(|&i| i == 2).expect("the image is served");
+        assert_eq!(first_image, 17);
+        assert!(order[..60].iter().filter(|&&i| i == 2).count() >= 10, "{:?}", &order[..60]);
+        assert_eq!(order.len(), 200, "every byte once");
+    }
+
+    #[test]
     fn a_path_whose_limit_is_spent_is_offered_the_streams_last_packet() {
         let mut b = PathBuckets::new(true);
         b.insert(msg(1, 3000, 0), &[(PathId(0), 1000), (PathId(1), 2000)]);
@@ -1061,8 +1121,9 @@ mod tests {
             mbps in proptest::collection::vec((1u64..100, 1u64..200), 1..4),
             steps in proptest::collection::vec((0usize..4, 1u32..3000, 0u8..10), 1..400),
             tail in any::<bool>(),
+            fair in any::<bool>(),
         ) {
-            let mut pb = PriorityBucket::new(PriorityBucketConfig { tail_on_any_path: tail, min_share_bytes: 0 });
+            let mut pb = PriorityBucket::new(PriorityBucketConfig { tail_on_any_path: tail, min_share_bytes: 0, cats_fairness: fair });
             let paths: Vec<PathView> = mbps.iter().enumerate().map(|(i, (m, r))| view(i as u32, *m, *r)).collect();
             // Per byte: 0 never sent, 1 sent, 2 lost.
             let mut state: Vec<Vec<u8>> = Vec::new();
