@@ -261,6 +261,9 @@ pub struct PathBuckets {
     queues: BTreeMap<PathId, BTreeMap<(u8, u64), u32>>,
     next_seq: u64,
     tail_on_any_path: bool,
+    /// Bytes not yet handed out (new and lost), every stream: kept as streams change, since
+    /// the connection asks for it on every packet.
+    queued: u64,
 }
 
 impl PathBuckets {
@@ -286,6 +289,7 @@ impl PathBuckets {
         let seq = self.next_seq;
         self.next_seq += 1;
         let s = Stream { meta: msg, seq, next_offset: 0, lost: BTreeMap::new(), limits };
+        self.queued += msg.len_bytes;
         if !s.done() {
             for (p, _) in &s.limits {
                 self.queues.entry(*p).or_default().insert((msg.priority, seq), msg.id);
@@ -317,7 +321,7 @@ impl PathBuckets {
 
     /// Bytes not yet handed out (new and lost), every stream.
     pub fn queued_bytes(&self) -> u64 {
-        self.streams.values().map(|s| s.unsent_new() + s.lost_bytes()).sum()
+        self.queued
     }
 
     /// The sending limit `stream` has left on `path`.
@@ -370,6 +374,7 @@ impl PathBuckets {
         if let Some(ledger) = self.ledgers.get_mut(&path) {
             ledger.on_sent(level, len);
         }
+        self.queued -= len;
         let s = self.streams.get_mut(&id).expect("queued stream exists");
         if retransmission {
             let end = s.lost.remove(&offset).expect("picked range");
@@ -411,7 +416,7 @@ impl PathBuckets {
         if start >= end {
             return;
         }
-        let was_done = s.done();
+        let (was_done, before) = (s.done(), s.lost_bytes());
         // Union of [start, end) with the ranges already lost.
         let (mut lo, mut hi) = (start, end);
         let touching: Vec<(u64, u64)> =
@@ -422,11 +427,19 @@ impl PathBuckets {
             hi = hi.max(b);
         }
         s.lost.insert(lo, hi);
+        self.queued += s.lost_bytes() - before;
         if was_done {
-            let key = (s.meta.priority, s.seq);
-            for (p, _) in &s.limits {
-                self.queues.entry(*p).or_default().insert(key, chunk.msg_id);
-            }
+            self.queue_again(chunk.msg_id);
+        }
+    }
+
+    /// A stream that had nothing left has something again: back into the buckets of every
+    /// path that carries it.
+    fn queue_again(&mut self, msg_id: u32) {
+        let Some(s) = self.streams.get(&msg_id) else { return };
+        let key = (s.meta.priority, s.seq);
+        for (p, _) in &s.limits {
+            self.queues.entry(*p).or_default().insert(key, msg_id);
         }
     }
 
@@ -443,14 +456,12 @@ impl PathBuckets {
         }
         let was_done = s.done();
         s.next_offset = start;
+        self.queued += len;
         if let Some((_, l)) = s.limits.iter_mut().find(|(p, _)| *p == path) {
             *l += len;
         }
         if was_done {
-            let key = (s.meta.priority, s.seq);
-            for (p, _) in &s.limits {
-                self.queues.entry(*p).or_default().insert(key, chunk.msg_id);
-            }
+            self.queue_again(chunk.msg_id);
         }
     }
 
@@ -497,6 +508,7 @@ impl PathBuckets {
     /// Drop everything about `msg_id` (every byte acknowledged, or the message given up).
     pub fn forget(&mut self, msg_id: u32) {
         let Some(s) = self.streams.remove(&msg_id) else { return };
+        self.queued -= s.unsent_new() + s.lost_bytes();
         let key = (s.meta.priority, s.seq);
         for q in self.queues.values_mut() {
             q.remove(&key);
@@ -1156,6 +1168,9 @@ mod tests {
                         if *b == 1 { *b = 2; }
                     }
                 }
+                // The running count is the bytes still to hand out: 0 (never) or 2 (lost).
+                let waiting: usize = state.iter().map(|m| m.iter().filter(|&&b| b != 1).count()).sum();
+                prop_assert_eq!(pb.queued_bytes(), waiting as u64);
             }
             // Drain every path; nothing may be left anywhere.
             loop {
