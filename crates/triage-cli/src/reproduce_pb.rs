@@ -275,6 +275,11 @@ fn reference_table(rows: &[RefRun]) -> String {
     s
 }
 
+/// A per-path value as a CSV cell: empty for a path the run did not have.
+fn cell(v: &[u64], i: usize) -> String {
+    v.get(i).map_or(String::new(), |x| x.to_string())
+}
+
 fn write_out(
     dir: &Path,
     runs: &[PageRun],
@@ -286,7 +291,6 @@ fn write_out(
         "setting,page,scheduler,seed,first_render_ms,plt_ms,first_image_ms,complete,bytes_path0,bytes_path1,ptos_path0,ptos_path1\n",
     );
     for r in runs {
-        let at = |v: &[u64], i: usize| v.get(i).map_or(String::new(), |x| x.to_string());
         let _ = writeln!(
             csv,
             "{},{},{},{},{:.3},{:.3},{},{},{},{},{},{}",
@@ -298,10 +302,10 @@ fn write_out(
             r.plt_ms,
             r.first_image_ms.map_or(String::new(), |t| format!("{t:.3}")),
             r.complete,
-            at(&r.server_bytes_per_path, 0),
-            at(&r.server_bytes_per_path, 1),
-            at(&r.server_ptos, 0),
-            at(&r.server_ptos, 1),
+            cell(&r.server_bytes_per_path, 0),
+            cell(&r.server_bytes_per_path, 1),
+            cell(&r.server_ptos, 0),
+            cell(&r.server_ptos, 1),
         );
     }
     std::fs::write(dir.join("runs.csv"), csv)?;
@@ -327,8 +331,8 @@ fn write_out(
         let mut csv = String::from("cc,case,group,completed_ms,bytes_path0,bytes_path1\n");
         for r in reference {
             for (g, t) in &r.groups_ms {
-                let at = |i: usize| r.server_bytes_per_path.get(i).map_or(String::new(), |x| x.to_string());
-                let _ = writeln!(csv, "{},{},{},{:.3},{},{}", r.cc, r.case, g, t, at(0), at(1));
+                let bytes = &r.server_bytes_per_path;
+                let _ = writeln!(csv, "{},{},{},{:.3},{},{}", r.cc, r.case, g, t, cell(bytes, 0), cell(bytes, 1));
             }
         }
         std::fs::write(dir.join("reference.csv"), csv)?;
