@@ -8,16 +8,12 @@
 //! with a fresh recency, behind every stream already waiting. Lost data of a stream that is
 //! still queued joins that stream and keeps its place (RFC 9000 §13.3).
 
-use std::collections::VecDeque;
-
-use super::{MsgChunk, Requeued, StreamMessage, StreamScheduler, StreamTable};
+use super::{MsgChunk, ReadyQueue, StreamMessage, StreamScheduler};
 
 /// Streams in the order they became ready, each drained before the next.
 #[derive(Debug, Default)]
 pub struct StreamFifo {
-    table: StreamTable,
-    /// Ids of the messages with bytes queued, in the order they became ready.
-    ready: VecDeque<u32>,
+    q: ReadyQueue,
 }
 
 impl StreamFifo {
@@ -33,31 +29,19 @@ impl StreamScheduler for StreamFifo {
     }
 
     fn enqueue(&mut self, _now_ns: u64, msg: StreamMessage) {
-        if self.table.insert(msg) {
-            self.ready.push_back(msg.msg.id);
-        }
+        self.q.enqueue(msg);
     }
 
     fn requeue_lost(&mut self, _now_ns: u64, chunk: MsgChunk) {
-        if self.table.requeue(chunk) == Requeued::BecameReady {
-            self.ready.push_back(chunk.msg_id);
-        }
+        self.q.requeue_lost(chunk);
     }
 
     fn next_chunk(&mut self, _now_ns: u64, max_bytes: u32) -> Option<MsgChunk> {
-        if max_bytes == 0 {
-            return None;
-        }
-        let &id = self.ready.front()?;
-        let chunk = self.table.take(id, max_bytes);
-        if !self.table.is_ready(id) {
-            self.ready.pop_front();
-        }
-        chunk
+        self.q.take_head(max_bytes)?.1
     }
 
     fn queued_bytes(&self) -> u64 {
-        self.table.queued_bytes
+        self.q.table.queued_bytes
     }
 }
 

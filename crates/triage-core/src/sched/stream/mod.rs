@@ -179,6 +179,46 @@ pub fn build(kind: &StreamSchedulerKind) -> Box<dyn StreamScheduler> {
     }
 }
 
+/// The streams with data in the order a scheduler serves them, over their [`StreamTable`]:
+/// what fifo, rr and wrr share (they differ only in when the head moves to the back).
+#[derive(Debug, Default)]
+struct ReadyQueue {
+    table: StreamTable,
+    /// Ids of the messages with bytes queued; the head is served.
+    ready: std::collections::VecDeque<u32>,
+}
+
+impl ReadyQueue {
+    /// A new message joins the back.
+    fn enqueue(&mut self, msg: StreamMessage) {
+        if self.table.insert(msg) {
+            self.ready.push_back(msg.msg.id);
+        }
+    }
+
+    /// Lost data joins its message; a message that had left the queue goes to the back.
+    fn requeue_lost(&mut self, chunk: MsgChunk) {
+        if self.table.requeue(chunk) == Requeued::BecameReady {
+            self.ready.push_back(chunk.msg_id);
+        }
+    }
+
+    /// At most `max_bytes` of the head message, and the head's id; a head that ran dry
+    /// leaves the queue (`true`).
+    fn take_head(&mut self, max_bytes: u32) -> Option<(u32, Option<MsgChunk>, bool)> {
+        if max_bytes == 0 {
+            return None;
+        }
+        let &id = self.ready.front()?;
+        let chunk = self.table.take(id, max_bytes);
+        let dry = !self.table.is_ready(id);
+        if dry {
+            self.ready.pop_front();
+        }
+        Some((id, chunk, dry))
+    }
+}
+
 /// Disjoint, non-adjacent byte ranges `[start, end)` in ascending order: the lost bytes of one
 /// stream waiting to be sent again (quinn keeps the same in a range set).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

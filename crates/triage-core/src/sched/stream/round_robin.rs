@@ -16,16 +16,12 @@
 //! recency). No stream starves: one that is ready waits at most one packet per stream ahead
 //! of it.
 
-use std::collections::VecDeque;
-
-use super::{MsgChunk, Requeued, StreamMessage, StreamScheduler, StreamTable};
+use super::{MsgChunk, ReadyQueue, StreamMessage, StreamScheduler};
 
 /// Ready streams take turns, one packet's worth each.
 #[derive(Debug, Default)]
 pub struct RoundRobin {
-    table: StreamTable,
-    /// Ids of the messages with bytes queued; the head is served.
-    ready: VecDeque<u32>,
+    q: ReadyQueue,
     /// The stream of the last chunk of the packet being filled.
     last_served: Option<u32>,
 }
@@ -43,26 +39,15 @@ impl StreamScheduler for RoundRobin {
     }
 
     fn enqueue(&mut self, _now_ns: u64, msg: StreamMessage) {
-        if self.table.insert(msg) {
-            self.ready.push_back(msg.msg.id);
-        }
+        self.q.enqueue(msg);
     }
 
     fn requeue_lost(&mut self, _now_ns: u64, chunk: MsgChunk) {
-        if self.table.requeue(chunk) == Requeued::BecameReady {
-            self.ready.push_back(chunk.msg_id);
-        }
+        self.q.requeue_lost(chunk);
     }
 
     fn next_chunk(&mut self, _now_ns: u64, max_bytes: u32) -> Option<MsgChunk> {
-        if max_bytes == 0 {
-            return None;
-        }
-        let &id = self.ready.front()?;
-        let chunk = self.table.take(id, max_bytes);
-        if !self.table.is_ready(id) {
-            self.ready.pop_front();
-        }
+        let (id, chunk, _) = self.q.take_head(max_bytes)?;
         self.last_served = Some(id);
         chunk
     }
@@ -70,14 +55,14 @@ impl StreamScheduler for RoundRobin {
     /// The stream that filled the packet, if it still has data, goes to the back.
     fn on_packet_end(&mut self) {
         if let Some(id) = self.last_served.take() {
-            if self.ready.front() == Some(&id) {
-                self.ready.rotate_left(1);
+            if self.q.ready.front() == Some(&id) {
+                self.q.ready.rotate_left(1);
             }
         }
     }
 
     fn queued_bytes(&self) -> u64 {
-        self.table.queued_bytes
+        self.q.table.queued_bytes
     }
 }
 

@@ -19,11 +19,9 @@
 //!
 //! Lost data of a stream in the round joins it; a stream that had left goes to the back.
 
-use std::collections::VecDeque;
-
 use smallvec::SmallVec;
 
-use super::{MsgChunk, Requeued, StreamCandidate, StreamMessage, StreamScheduler, StreamTable};
+use super::{MsgChunk, ReadyQueue, StreamCandidate, StreamMessage, StreamScheduler};
 
 /// HTTP/2 weight of a message of CATS-style priority `p` (see the module documentation).
 pub fn weight_of(priority: u8) -> u32 {
@@ -38,9 +36,7 @@ pub fn weight_of(priority: u8) -> u32 {
 /// Weighted round robin (see the module documentation).
 #[derive(Debug, Default)]
 pub struct WeightedRoundRobin {
-    table: StreamTable,
-    /// Ids of the messages with bytes queued, in round order; the head is served.
-    ready: VecDeque<u32>,
+    q: ReadyQueue,
     /// Packets the head may still send in its turn (`None`: a fresh quantum).
     head_left: Option<u32>,
     /// The stream of the last chunk of the packet being filled.
@@ -54,7 +50,7 @@ impl WeightedRoundRobin {
     }
 
     fn quantum(&self, id: u32) -> u32 {
-        self.table.get(id).map_or(1, |m| weight_of(m.msg.priority) + 1)
+        self.q.table.get(id).map_or(1, |m| weight_of(m.msg.priority) + 1)
     }
 }
 
@@ -64,25 +60,16 @@ impl StreamScheduler for WeightedRoundRobin {
     }
 
     fn enqueue(&mut self, _now_ns: u64, msg: StreamMessage) {
-        if self.table.insert(msg) {
-            self.ready.push_back(msg.msg.id);
-        }
+        self.q.enqueue(msg);
     }
 
     fn requeue_lost(&mut self, _now_ns: u64, chunk: MsgChunk) {
-        if self.table.requeue(chunk) == Requeued::BecameReady {
-            self.ready.push_back(chunk.msg_id);
-        }
+        self.q.requeue_lost(chunk);
     }
 
     fn next_chunk(&mut self, _now_ns: u64, max_bytes: u32) -> Option<MsgChunk> {
-        if max_bytes == 0 {
-            return None;
-        }
-        let &id = self.ready.front()?;
-        let chunk = self.table.take(id, max_bytes);
-        if !self.table.is_ready(id) {
-            self.ready.pop_front();
+        let (id, chunk, dry) = self.q.take_head(max_bytes)?;
+        if dry {
             self.head_left = None;
         }
         self.last_served = Some(id);
@@ -92,12 +79,12 @@ impl StreamScheduler for WeightedRoundRobin {
     /// The head spent one packet opportunity; at the end of its quantum it goes to the back.
     fn on_packet_end(&mut self) {
         let Some(id) = self.last_served.take() else { return };
-        if self.ready.front() != Some(&id) {
+        if self.q.ready.front() != Some(&id) {
             return;
         }
         let left = self.head_left.unwrap_or_else(|| self.quantum(id)).saturating_sub(1);
         if left == 0 {
-            self.ready.rotate_left(1);
+            self.q.ready.rotate_left(1);
             self.head_left = None;
         } else {
             self.head_left = Some(left);
@@ -105,18 +92,19 @@ impl StreamScheduler for WeightedRoundRobin {
     }
 
     fn queued_bytes(&self) -> u64 {
-        self.table.queued_bytes
+        self.q.table.queued_bytes
     }
 
     fn candidates(&self, max: usize) -> SmallVec<[StreamCandidate; 4]> {
-        let total: u32 = self.ready.iter().map(|&id| self.quantum(id) - 1).sum();
-        self.ready
+        let total: u32 = self.q.ready.iter().map(|&id| self.quantum(id) - 1).sum();
+        self.q
+            .ready
             .iter()
             .take(max)
             .enumerate()
             .map(|(i, &id)| StreamCandidate {
                 msg_id: id,
-                unsent_bytes: self.table.queued_of(id),
+                unsent_bytes: self.q.table.queued_of(id),
                 weight: self.quantum(id) - 1,
                 total_weight: total,
                 quantum_packets: if i == 0 {
@@ -124,16 +112,16 @@ impl StreamScheduler for WeightedRoundRobin {
                 } else {
                     self.quantum(id)
                 },
-                open_streams: self.ready.len() as u32,
+                open_streams: self.q.ready.len() as u32,
             })
             .collect()
     }
 
     fn next_chunk_from(&mut self, now_ns: u64, msg_id: u32, max_bytes: u32) -> Option<MsgChunk> {
-        if let Some(pos) = self.ready.iter().position(|&id| id == msg_id).filter(|&p| p > 0) {
+        if let Some(pos) = self.q.ready.iter().position(|&id| id == msg_id).filter(|&p| p > 0) {
             // Its turn starts now; the others keep their order.
-            self.ready.remove(pos);
-            self.ready.push_front(msg_id);
+            self.q.ready.remove(pos);
+            self.q.ready.push_front(msg_id);
             self.head_left = None;
         }
         self.next_chunk(now_ns, max_bytes)
