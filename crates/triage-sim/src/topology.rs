@@ -121,6 +121,29 @@ pub fn multipath(seed: u64, paths: &[LinkParams]) -> (Network, Vec<(u32, u32)>) 
     (net, ends)
 }
 
+/// One flow over the paths [`multipath`] built, opened by the client at t = 0: path 0's
+/// interfaces are its ends, the other paths its [`FlowSpec::extra_paths`]; both ends use
+/// `cfg`.
+pub fn multipath_flow(
+    name: &str,
+    ends: &[(u32, u32)],
+    cfg: ConnectionConfig,
+    client_app: AppSpec,
+    server_app: AppSpec,
+) -> FlowSpec {
+    FlowSpec {
+        name: name.into(),
+        client: ends[0].0,
+        server: ends[0].1,
+        start_ns: 0,
+        client_transport: cfg.clone(),
+        server_transport: cfg,
+        client_app,
+        server_app,
+        extra_paths: ends[1..].to_vec(),
+    }
+}
+
 /// What a path's ends know of it before using it (PriorityBucket §4.1 "prior knowledge"):
 /// its RTT (twice the one-way delay) and its rate, for [`triage_core::quic::MultipathConfig::priors`].
 pub fn path_priors(paths: &[LinkParams]) -> Vec<triage_core::quic::PathPrior> {

@@ -13,8 +13,8 @@ use triage_core::cc::ControllerKind;
 use triage_core::quic::{MultipathConfig, PathSchedulerKind, QuicConfig};
 use triage_core::{ConnectionConfig, TransportMode};
 use triage_sim::app::{AppSpec, MessageSpec};
-use triage_sim::topology::{multipath, path_priors, LinkParams};
-use triage_sim::{FlowSpec, Simulator};
+use triage_sim::topology::{multipath, multipath_flow, path_priors, LinkParams};
+use triage_sim::Simulator;
 
 const BULK_BYTES: u64 = 8_000_000;
 /// The message is written this long after the flow starts: both paths are validated by then.
@@ -46,24 +46,15 @@ fn bulk(scheduler: PathSchedulerKind, paths: &[LinkParams], outage_ns: Option<u6
     let cfg = quic(scheduler, paths, ControllerKind::Cubic);
     let mut sim = Simulator::new(net, 0);
     sim.set_packet_trace(true);
-    sim.add_flow(FlowSpec {
+    let bulk = AppSpec::Messages(vec![MessageSpec {
         name: "bulk".into(),
-        client: ends[0].0,
-        server: ends[0].1,
-        start_ns: 0,
-        client_transport: cfg.clone(),
-        server_transport: cfg,
-        client_app: AppSpec::Sink,
-        server_app: AppSpec::Messages(vec![MessageSpec {
-            name: "bulk".into(),
-            bytes: BULK_BYTES,
-            priority: Some(2),
-            at_ns: Some(WRITE_AT_NS),
-            unreliable: false,
-            same_stream_as: None,
-        }]),
-        extra_paths: ends[1..].to_vec(),
-    });
+        bytes: BULK_BYTES,
+        priority: Some(2),
+        at_ns: Some(WRITE_AT_NS),
+        unreliable: false,
+        same_stream_as: None,
+    }]);
+    sim.add_flow(multipath_flow("bulk", &ends, cfg, AppSpec::Sink, bulk));
     sim.run(120_000 * MS, |_| {});
     sim
 }

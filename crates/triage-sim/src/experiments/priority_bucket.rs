@@ -45,8 +45,8 @@ use triage_web::{ContentType, DiscoveryConfig, Page};
 use crate::app::{AppSpec, MessageSpec, PageLoad};
 use crate::loss::LossModel;
 use crate::queue::{QueueKind, RedConfig};
-use crate::sim::{FlowSpec, Simulator};
-use crate::topology::{multipath, path_priors, LinkParams};
+use crate::sim::Simulator;
+use crate::topology::{multipath, multipath_flow, path_priors, LinkParams};
 
 const MS: u64 = 1_000_000;
 
@@ -326,17 +326,7 @@ pub fn run_page(setting: Setting, scheduler: Scheduler, o: &Options, page: &Page
     let cfg = transport(scheduler, o, &links);
     let load = std::sync::Arc::new(PageLoad::new(page.clone(), 300, DiscoveryConfig::default()));
     let mut sim = Simulator::new(net, 0);
-    sim.add_flow(FlowSpec {
-        name: page.name().to_string(),
-        client: ends[0].0,
-        server: ends[0].1,
-        start_ns: 0,
-        client_transport: cfg.clone(),
-        server_transport: cfg,
-        client_app: AppSpec::PageClient(load.clone()),
-        server_app: AppSpec::PageServer(load),
-        extra_paths: ends[1..].to_vec(),
-    });
+    sim.add_flow(multipath_flow(page.name(), &ends, cfg, AppSpec::PageClient(load.clone()), AppSpec::PageServer(load)));
     sim.run(600_000 * MS, |_| {});
     let (_, deliveries) = sim.page_deliveries(0).expect("a page flow");
     let start = deliveries.get(&page.root()).map_or(0, |d| d.request_ns);
@@ -556,17 +546,7 @@ pub fn run_ref(case: RefCase, cc: &ControllerKind) -> RefRun {
         },
     };
     let mut sim = Simulator::new(net, 0);
-    sim.add_flow(FlowSpec {
-        name: "reference".into(),
-        client: ends[0].0,
-        server: ends[0].1,
-        start_ns: 0,
-        client_transport: cfg.clone(),
-        server_transport: cfg,
-        client_app: AppSpec::Sink,
-        server_app: AppSpec::Messages(ref_groups()),
-        extra_paths: ends[1..].to_vec(),
-    });
+    sim.add_flow(multipath_flow("reference", &ends, cfg, AppSpec::Sink, AppSpec::Messages(ref_groups())));
     sim.run(600_000 * MS, |_| {});
     let groups_ms = sim
         .recorder()
