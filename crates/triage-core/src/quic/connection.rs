@@ -2347,9 +2347,6 @@ impl QuicConnection {
         if path.responses_owed > 0 || path.challenge_pending && self.handshake_confirmed {
             return true;
         }
-        if pi == 0 && !self.paths[0].data.crypto_pending.is_empty() {
-            return true;
-        }
         path.status == PathStatus::Active
             && (self.handshake_done_pending
                 || !self.control.is_empty()
