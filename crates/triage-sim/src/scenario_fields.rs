@@ -176,6 +176,13 @@ pub fn render_parse_error(text: &str, e: &toml::de::Error) -> String {
     let msg = e.message().trim_end();
     let Some(path) = e.span().and_then(|s| path_at(text, s)) else { return rendered };
     let new = explain(&path, msg);
+    // A check made on a whole table (a field given for another `kind`) names a field inside
+    // it: point at that field's value rather than at the table.
+    if let Some((field, rest)) = new.split_once(": ") {
+        if field != path && field.starts_with(&path) && span_of(text, field).is_some() {
+            return render_at(text, field, rest);
+        }
+    }
     match rendered.rfind(msg) {
         Some(i) if !msg.is_empty() => format!("{}{new}{}", &rendered[..i], &rendered[i + msg.len()..]),
         _ => format!("{rendered}\n{new}"),

@@ -458,9 +458,17 @@ fn errors_point_at_the_value_with_its_full_path() {
             "line 3, column 8",
             "seed: expected a whole number (0 or more), got string \"many\"",
         ),
-        // A field of another kind names itself (at its table).
-        (GOOD.replace("kind = \"dumbbell\"", "kind = \"dumbbell\"\nhosts = [\"a\"]"), "line 3", "topology.hosts: only applies to kind = \"custom\""),
-        (GOOD.replace(bulk, "server_app = { kind = \"sink\", size = \"1KB\" }"), "line 11", "flows[0].server_app.size: only applies to kind = \"bulk\""),
+        // A field of another kind names itself and points at its value, not at its table.
+        (
+            GOOD.replace("kind = \"dumbbell\"", "kind = \"dumbbell\"\nhosts = [\"a\"]"),
+            "line 5, column 9",
+            "topology.hosts: only applies to kind = \"custom\"",
+        ),
+        (
+            GOOD.replace(bulk, "server_app = { kind = \"sink\", size = \"1KB\" }"),
+            "line 11, column 38",
+            "flows[0].server_app.size: only applies to kind = \"bulk\"",
+        ),
     ];
     for (text, at, message) in cases {
         let e = err(&text);
