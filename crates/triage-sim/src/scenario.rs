@@ -815,7 +815,8 @@ impl Scenario {
         let mut net = Network::default();
         let seed = self.seed;
         // Queues limited in bytes, checked against the flows' packet size below.
-        let mut byte_queues: Vec<(String, u64)> = Vec::new();
+        // (field, bytes, the link of each direction)
+        let mut byte_queues: Vec<(String, u64, [usize; 2])> = Vec::new();
         let mut add = |net: &mut Network, a: u32, b: u32, l: &LinkToml, field: &str| -> Result<(), ScenarioError> {
             if a == b {
                 return Err(invalid(
@@ -845,7 +846,8 @@ impl Scenario {
                 Some(q) => q.to_kind().map_err(|(f, m)| invalid(format!("{field}.queue{f}"), m))?,
             };
             if let Limit::Bytes(bytes) = queue {
-                byte_queues.push((format!("{field}.queue.bytes"), bytes));
+                let first = net.links.len();
+                byte_queues.push((format!("{field}.queue.bytes"), bytes, [first, first + 1]));
             }
             for (dir, (from, to)) in [(0, (a, b)), (1, (b, a))] {
                 let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
@@ -1276,22 +1278,37 @@ impl Scenario {
         if specs.is_empty() {
             return Err(invalid("flows".into(), "expected at least one [[flows]] entry".into()));
         }
-        // A byte-limited queue smaller than one full-sized data packet drops every one of them.
-        let largest = specs
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (full_packet_bytes(&s.server_transport), i))
-            .max()
-            .unwrap_or_else(|| unreachable!("at least one flow"));
-        if let Some((field, bytes)) = byte_queues.iter().find(|(_, b)| *b < largest.0) {
-            return Err(invalid(
-                field.clone(),
-                format!(
-                    "{bytes} bytes cannot hold one full-sized data packet of flows[{}] ({} bytes), so every \
-                     data packet would be dropped; expected at least {} bytes",
-                    largest.1, largest.0, largest.0
-                ),
-            ));
+        // A byte-limited queue smaller than one full-sized data packet of a flow whose data
+        // crosses it drops every one of them: checked per route, so a small queue on a link
+        // that only small-packet flows (or only ACKs) cross is fine.
+        let mut sized: Vec<(u32, u32, u64, usize)> = Vec::new();
+        for (i, s) in specs.iter().enumerate() {
+            let client_writes = matches!(s.client_app, AppSpec::Bulk { .. } | AppSpec::Messages(_));
+            let ends = std::iter::once((s.client, s.server)).chain(s.extra_paths.iter().copied());
+            for (c, sv) in ends {
+                sized.push((sv, c, full_packet_bytes(&s.server_transport), i));
+                if client_writes {
+                    sized.push((c, sv, full_packet_bytes(&s.client_transport), i));
+                }
+            }
+        }
+        if !byte_queues.is_empty() {
+            net.compute_routes();
+            for &(from, to, packet, flow) in &sized {
+                for link in route_links(&net, from, to) {
+                    let small = byte_queues.iter().find(|(_, b, l)| l.contains(&link) && *b < packet);
+                    if let Some((field, bytes, _)) = small {
+                        return Err(invalid(
+                            field.clone(),
+                            format!(
+                                "{bytes} bytes cannot hold one full-sized data packet of flows[{flow}] ({packet} \
+                                 bytes), which crosses this link, so every such packet would be dropped; expected \
+                                 at least {packet} bytes"
+                            ),
+                        ));
+                    }
+                }
+            }
         }
 
         // Time series live in memory until the run ends: bounded up front (a 1 ns interval
@@ -1321,6 +1338,19 @@ impl Scenario {
 
 /// Bytes of a full-sized data packet at the IP layer: MSS plus IP, TCP and timestamp headers
 /// (and the priority option when on), or a full QUIC packet plus IP and UDP headers.
+/// The links a packet from `from` to `to` crosses, in order (empty when there is no route).
+fn route_links(net: &Network, from: u32, to: u32) -> Vec<usize> {
+    let mut links = Vec::new();
+    let mut at = from;
+    // A route never repeats a link: stop after as many hops as there are links.
+    while at != to && links.len() < net.links.len() {
+        let Some(l) = net.route(at, to) else { break };
+        links.push(l as usize);
+        at = net.links[l as usize].to;
+    }
+    links
+}
+
 fn full_packet_bytes(cfg: &ConnectionConfig) -> u64 {
     use triage_core::wire::{IP_HEADER_BYTES, TCP_BASE_HEADER_BYTES, TCP_TIMESTAMP_OPTION_BYTES};
     let bytes = match cfg.mode {

@@ -515,3 +515,45 @@ fn jitter_and_duplicate_are_checked() {
         sim.run(b.stop_ns, |_| {});
     }
 }
+
+/// A byte-limited queue is checked against the flows whose data crosses it: a queue smaller
+/// than one large packet is fine on a link that only a small-packet flow (or only ACKs)
+/// cross, and an error when a large-packet flow's data crosses it.
+#[test]
+fn byte_queues_are_checked_per_route() {
+    // big: s1 -> r -> c1 (MSS 1448, 1500-byte packets); small: s2 -> r -> c2 (MSS 448).
+    let topo = |small_queue_link: &str| {
+        let q = |l: &str| if l == small_queue_link { ", queue = { bytes = \"600B\" }" } else { "" };
+        format!(
+            "name = \"t\"\n[topology]\nkind = \"custom\"\nhosts = [\"s1\", \"c1\", \"s2\", \"c2\"]\nrouters = [\"r\"]\n\
+             links = [\n\
+               {{ between = [\"s1\", \"r\"], rate = \"10Mbps\", delay = \"1ms\"{} }},\n\
+               {{ between = [\"r\", \"c1\"], rate = \"10Mbps\", delay = \"1ms\"{} }},\n\
+               {{ between = [\"s2\", \"r\"], rate = \"10Mbps\", delay = \"1ms\"{} }},\n\
+               {{ between = [\"r\", \"c2\"], rate = \"10Mbps\", delay = \"1ms\"{} }},\n\
+             ]\n\
+             [[flows]]\nname = \"big\"\nclient = \"c1\"\nserver = \"s1\"\nserver_app = {{ kind = \"bulk\", size = \"10KB\" }}\n\
+             [[flows]]\nname = \"small\"\nclient = \"c2\"\nserver = \"s2\"\nserver_app = {{ kind = \"bulk\", size = \"10KB\" }}\n\
+             transport = {{ mss = 448 }}\n",
+            q("s1"),
+            q("c1"),
+            q("s2"),
+            q("c2"),
+        )
+    };
+    // Only the small flow's data (500-byte packets) crosses these: accepted, and it runs.
+    for link in ["s2", "c2"] {
+        let b = Scenario::parse(&topo(link), "ok.toml").unwrap().build("ok.toml", None).unwrap();
+        let mut sim = b.sim;
+        sim.run(b.stop_ns, |_| {});
+        assert!(sim.flow_results().iter().all(|f| f.completed_ns.is_some()), "{link}: every flow completes");
+    }
+    // The big flow's data crosses these.
+    for (link, index) in [("s1", 0), ("c1", 1)] {
+        let e = err(&topo(link));
+        let want = format!(
+            "topology.links[{index}].queue.bytes: 600 bytes cannot hold one full-sized data packet of flows[0] (1500 bytes)"
+        );
+        assert!(e.contains(&want), "{link}: expected {want:?} in:\n{e}");
+    }
+}
