@@ -39,6 +39,12 @@ enum Command {
     Run(RunArgs),
     /// List the built-in scenarios.
     Scenarios,
+    /// List the network profiles of `[topology] kind = "profile"` with their numbers.
+    Profiles {
+        /// Print them as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Measure simulator speed (packet-hops per wall-clock second) on a long bulk transfer.
     Bench(bench::BenchArgs),
     /// Reproduce a seed paper's experiment, with the paper's numbers beside ours.
@@ -89,6 +95,7 @@ fn main() -> ExitCode {
             }
             Ok(())
         }
+        Command::Profiles { json } => profiles(json),
         Command::Bench(a) => bench::run(a),
         Command::Reproduce(a) => reproduce::run(a),
         Command::Page(a) => page::run(a),
@@ -108,6 +115,49 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `triage profiles`: each profile's downlink, uplink, RTT and default bottleneck queue.
+/// The topology is the dumbbell s0 - r1 - r2 - c0: the bottleneck r1 -> r2 carries the
+/// downlink (server to client), r2 -> r1 the uplink, each with half the RTT; access links
+/// are 1 Gbps with no delay.
+fn profiles(json: bool) -> Result<(), String> {
+    use triage_sim::scenario::{profile_queue_packets, PROFILES};
+    if json {
+        let rows: Vec<serde_json::Value> = PROFILES
+            .iter()
+            .map(|&(name, down, up, rtt_ms, source)| {
+                serde_json::json!({
+                    "name": name,
+                    "downlink_bps": down,
+                    "uplink_bps": up,
+                    "rtt_ms": rtt_ms,
+                    "queue_packets": profile_queue_packets(down, rtt_ms),
+                    "source": source,
+                })
+            })
+            .collect();
+        outln!("{}", serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    outln!(
+        "{:<29} {:>14} {:>12} {:>7} {:>13}  source",
+        "profile",
+        "downlink Mbps",
+        "uplink Mbps",
+        "RTT ms",
+        "queue packets"
+    );
+    for &(name, down, up, rtt_ms, source) in PROFILES {
+        outln!(
+            "{name:<29} {:>14} {:>12} {rtt_ms:>7} {:>13}  {source}",
+            format!("{:.4}", down as f64 / 1e6).trim_end_matches('0').trim_end_matches('.'),
+            format!("{:.4}", up as f64 / 1e6).trim_end_matches('0').trim_end_matches('.'),
+            profile_queue_packets(down, rtt_ms)
+        );
+    }
+    outln!("hosts: server s0, client c0; routers r1, r2 (bottleneck r1->r2 = downlink, half the RTT each way)");
+    Ok(())
 }
 
 /// Writes the qlog traces of a run, one file per QUIC-mode connection end.

@@ -270,3 +270,35 @@ fn multipath_run_prints_paths_and_writes_paths_csv() {
     assert!(lines[3].starts_with("page,1,lte-tmobile,server,"), "{csv}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `triage profiles` lists every profile a scenario may name, with the numbers the topology
+/// is built from; each one builds as `[topology] kind = "profile"`.
+#[test]
+fn profiles_lists_every_profile_with_its_numbers() {
+    let v = json(&["profiles", "--json"]);
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 16);
+    let wpt_4g = rows.iter().find(|r| r["name"] == "wpt-4g").unwrap();
+    // 9 Mbps x 170 ms = 191,250 bytes = 127 full packets; twice that.
+    assert_eq!(
+        (&wpt_4g["downlink_bps"], &wpt_4g["uplink_bps"], &wpt_4g["rtt_ms"], &wpt_4g["queue_packets"]),
+        (
+            &serde_json::json!(9_000_000),
+            &serde_json::json!(9_000_000),
+            &serde_json::json!(170),
+            &serde_json::json!(254)
+        )
+    );
+    let table = triage().arg("profiles").output().unwrap();
+    let text = String::from_utf8(table.stdout).unwrap();
+    for r in rows {
+        let name = r["name"].as_str().unwrap();
+        assert!(text.contains(name), "{name} missing from the table");
+        let scenario = format!(
+            "name = \"p\"\nstop = \"1s\"\n[topology]\nkind = \"profile\"\nname = \"{name}\"\n\
+             [[flows]]\nname = \"f\"\nclient = \"c0\"\nserver = \"s0\"\n"
+        );
+        triage_sim::scenario::Scenario::parse(&scenario, "p.toml").unwrap().build("p.toml", None).unwrap();
+    }
+    assert!(text.contains("downlink Mbps") && text.contains("RTT ms"), "{text}");
+}

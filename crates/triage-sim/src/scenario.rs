@@ -132,6 +132,13 @@ pub const PROFILES: &[(&str, u64, u64, u64, &str)] = &[
     ("wpt-fios", 20_000_000, 5_000_000, 4, "WebPageTest FIOS"),
 ];
 
+/// The bottleneck queue of a `profile` topology when the scenario gives none: twice the
+/// bandwidth-delay product in 1500-byte packets, at least 100.
+pub fn profile_queue_packets(down_bps: u64, rtt_ms: u64) -> u64 {
+    let bdp_packets = down_bps * rtt_ms / 8 / 1000 / 1500;
+    100.max(2 * bdp_packets)
+}
+
 /// Transport settings; every field is optional and falls back to the scenario's
 /// `[transport]`, then to the built-in default.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -657,6 +664,10 @@ pub struct FlowToml {
     /// Which page of a file with several (a HAR page id such as "page_1").
     #[serde(default)]
     pub page_id: Option<String>,
+    /// Keep the recording's cache hits as objects fetched over the network (a cold load;
+    /// default false: they are skipped and counted, as `triage page analyze` shows).
+    #[serde(default)]
+    pub keep_cache_hits: Option<bool>,
     /// Bytes of one request (default 300).
     #[serde(default)]
     pub request_size: Option<Size>,
@@ -936,16 +947,14 @@ impl Scenario {
                         format!("no profile \"{name}\" (profiles: {})", names.join(", ")),
                     ));
                 };
-                let bdp_packets = down * rtt_ms / 8 / 1000 / 1500;
                 let bottleneck = LinkToml {
                     between: None,
                     rate: Some(Rate(down)),
                     delay: Duration(rtt_ms * 1_000_000 / 2),
-                    queue: Some(
-                        queue
-                            .clone()
-                            .unwrap_or(QueueToml { packets: Some(100.max(2 * bdp_packets)), ..Default::default() }),
-                    ),
+                    queue: Some(queue.clone().unwrap_or(QueueToml {
+                        packets: Some(profile_queue_packets(down, rtt_ms)),
+                        ..Default::default()
+                    })),
                     loss: loss.clone(),
                     trace: None,
                     reverse_trace: None,
@@ -1077,6 +1086,22 @@ impl Scenario {
             if f.rules.is_some() && f.page.is_none() {
                 return Err(invalid(format!("{field}.rules"), "rules reclassify a `page`'s objects".into()));
             }
+            if f.page.is_none() {
+                // Fields of a page load, given without one, would be silently ignored.
+                let page_only = [
+                    ("page_id", f.page_id.is_some()),
+                    ("keep_cache_hits", f.keep_cache_hits.is_some()),
+                    ("request_size", f.request_size.is_some()),
+                    ("discovery", f.discovery.is_some()),
+                    ("rules", f.rules.is_some()),
+                ];
+                if let Some((name, _)) = page_only.iter().find(|(_, set)| *set) {
+                    return Err(invalid(
+                        format!("{field}.{name}"),
+                        "only applies to a flow that loads a `page`".into(),
+                    ));
+                }
+            }
             if f.sequential.is_some() && f.page.is_none() {
                 return Err(invalid(format!("{field}.sequential"), "the sequential client loads a `page`".into()));
             }
@@ -1156,8 +1181,9 @@ impl Scenario {
                             "a page load replaces client_app and server_app; remove them".into(),
                         ));
                     }
-                    let (mut page, adjusted) = load_page_reporting(src, f.page_id.as_deref(), base_dir)
-                        .map_err(|m| invalid(format!("{field}.page"), m))?;
+                    let (mut page, adjusted) =
+                        load_page_reporting(src, f.page_id.as_deref(), f.keep_cache_hits.unwrap_or(false), base_dir)
+                            .map_err(|m| invalid(format!("{field}.page"), m))?;
                     if let Some(line) = adjusted {
                         warnings.push(format!("{field}.page: {src}: {line}"));
                     }
@@ -1368,13 +1394,14 @@ fn full_packet_bytes(cfg: &ConnectionConfig) -> u64 {
 /// A page named as a scenario names it: `builtin:NAME`, or a HAR, DevTools log or
 /// `transfer_sequence.json` file (relative paths from `base_dir` when they exist there).
 pub fn load_page(src: &str, page_id: Option<&str>, base_dir: Option<&Path>) -> Result<triage_web::Page, String> {
-    load_page_reporting(src, page_id, base_dir).map(|(p, _)| p)
+    load_page_reporting(src, page_id, false, base_dir).map(|(p, _)| p)
 }
 
 /// [`load_page`], with the import's line on values it clamped or ignored, if any.
 pub fn load_page_reporting(
     src: &str,
     page_id: Option<&str>,
+    keep_cache_hits: bool,
     base_dir: Option<&Path>,
 ) -> Result<(triage_web::Page, Option<String>), String> {
     if let Some(name) = src.strip_prefix("builtin:") {
@@ -1383,7 +1410,7 @@ pub fn load_page_reporting(
             .ok_or_else(|| format!("no built-in page \"{name}\" (cats, bing, youtube, news)"));
     }
     let path = resolve(Path::new(src), base_dir);
-    let opts = triage_web::ImportOptions { page: page_id.map(String::from), ..Default::default() };
+    let opts = triage_web::ImportOptions { page: page_id.map(String::from), keep_cache_hits };
     let imp = triage_web::import_file(&path, &opts).map_err(|e| e.to_string())?;
     let line = imp.adjusted_summary();
     Ok((imp.page, line))

@@ -174,7 +174,9 @@ fn walk_value(v: &Value, path: &str, span: &Range<usize>, best: &mut Option<(usi
 pub fn render_parse_error(text: &str, e: &toml::de::Error) -> String {
     let rendered = e.to_string().trim_end().to_string();
     let msg = e.message().trim_end();
-    let Some(path) = e.span().and_then(|s| path_at(text, s)) else { return rendered };
+    // The parser gives an error of the document itself (a missing top-level field) the empty
+    // span 0..0, which would otherwise read as the error of a table that starts the file.
+    let Some(path) = e.span().filter(|s| s.end > 0).and_then(|s| path_at(text, s)) else { return rendered };
     let new = explain(&path, msg);
     // A check made on a whole table (a field given for another `kind`) names a field inside
     // it: point at that field's value rather than at the table.

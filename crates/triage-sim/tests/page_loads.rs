@@ -131,3 +131,40 @@ page = "no/such/page.har"
         .to_string();
     assert!(e.contains("topology.name") && e.contains("lighthouse-mobile-slow-4g"), "{e}");
 }
+
+/// `keep_cache_hits = true` loads the recording's cache hits over the network as well (a
+/// cold load): github.com's DevTools HAR has 16 network objects and 3 cache hits. Fields of a
+/// page load given to a flow without a page are errors, not silently ignored.
+#[test]
+fn keep_cache_hits_loads_the_cached_objects_too() {
+    let data = repo().join("../shared/data/pages/github.com.devtools.har");
+    assert!(data.is_file(), "the shared data folder is missing: {} must exist", data.display());
+    let objects = |extra: &str| {
+        let text = format!(
+            "name = \"t\"\n[topology]\nkind = \"dumbbell\"\nbottleneck = {{ rate = \"10Mbps\", delay = \"10ms\" }}\naccess = {{ rate = \"1Gbps\", delay = \"0ms\" }}\n\
+             [[flows]]\nname = \"f\"\nclient = \"c0\"\nserver = \"s0\"\npage = {:?}\n{extra}",
+            data.display().to_string()
+        );
+        let b = Scenario::parse(&text, "t.toml").unwrap().build("t.toml", None).unwrap();
+        match &b.sim.flow_spec(0).unwrap().client_app {
+            triage_sim::app::AppSpec::PageClient(p) => p.page.len(),
+            a => panic!("{a:?}"),
+        }
+    };
+    assert_eq!(objects(""), 16);
+    assert_eq!(objects("keep_cache_hits = false"), 16);
+    assert_eq!(objects("keep_cache_hits = true"), 19);
+    let no_page = "name = \"t\"\n[topology]\nkind = \"dumbbell\"\nbottleneck = { rate = \"10Mbps\", delay = \"10ms\" }\naccess = { rate = \"1Gbps\", delay = \"0ms\" }\n\
+                   [[flows]]\nname = \"f\"\nclient = \"c0\"\nserver = \"s0\"\n";
+    for (extra, field) in [
+        ("keep_cache_hits = true", "flows[0].keep_cache_hits"),
+        ("page_id = \"page_1\"", "flows[0].page_id"),
+        ("request_size = \"1KB\"", "flows[0].request_size"),
+    ] {
+        let e = match Scenario::parse(&format!("{no_page}{extra}\n"), "t.toml").and_then(|s| s.build("t.toml", None)) {
+            Ok(_) => panic!("accepted {extra}"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains(&format!("{field}: only applies to a flow that loads a `page`")), "{e}");
+    }
+}

@@ -557,3 +557,15 @@ fn byte_queues_are_checked_per_route() {
         assert!(e.contains(&want), "{link}: expected {want:?} in:\n{e}");
     }
 }
+
+/// A missing top-level field is the document's error, not that of the table the file starts
+/// with.
+#[test]
+fn a_missing_top_level_field_is_not_blamed_on_the_first_table() {
+    let e = err("[transport]\ncc = \"bbr\"\n[[flows]]\nname = \"f\"\nclient = \"c0\"\nserver = \"s0\"\n");
+    assert!(e.contains("missing field `name`"), "{e}");
+    assert!(!e.contains("transport: missing"), "{e}");
+    // A table's own missing field still names the table.
+    let e = err(&GOOD.replace("kind = \"dumbbell\"\n", ""));
+    assert!(e.contains("line 3, column 1") && e.contains("topology: missing `kind`"), "{e}");
+}
