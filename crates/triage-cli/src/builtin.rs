@@ -8,6 +8,7 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     ("bench-dumbbell", include_str!("../../../scenarios/bench-dumbbell.toml")),
     ("eecn-dumbbell", include_str!("../../../scenarios/eecn-dumbbell.toml")),
     ("highrate-newreno", include_str!("../../../scenarios/highrate-newreno.toml")),
+    ("cats-page-slow4g-quic", include_str!("../../../scenarios/cats-page-slow4g-quic.toml")),
 ];
 
 /// A built-in scenario by name (with or without `.toml`).

@@ -302,3 +302,33 @@ fn profiles_lists_every_profile_with_its_numbers() {
     }
     assert!(text.contains("downlink Mbps") && text.contains("RTT ms"), "{text}");
 }
+
+/// Every scenario file that reads nothing from ../shared is built into the binary (the
+/// README says so), and `triage scenarios` lists exactly those.
+#[test]
+fn every_self_contained_scenario_is_built_in() {
+    let out = triage().arg("scenarios").output().unwrap();
+    let listed: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut self_contained = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        // A path into ../shared, or an LTE path preset (its traces are in ../shared/data/traces).
+        let reads_shared = text.lines().any(|l| {
+            let code = l.split('#').next().unwrap();
+            code.contains("shared/") || code.contains("preset = \"lte-")
+        });
+        if !reads_shared {
+            self_contained.push(path.file_stem().unwrap().to_string_lossy().to_string());
+        }
+    }
+    self_contained.sort();
+    let mut listed_sorted = listed.clone();
+    listed_sorted.sort();
+    assert_eq!(listed_sorted, self_contained);
+}
