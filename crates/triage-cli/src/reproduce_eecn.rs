@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use triage_sim::experiments::eecn::{
-    reproduce, EecnReproduction, EecnRun, EecnSettings, FlowRow, Scheme, Topology, PAPER_TABLE_4,
+    reproduce_with_progress, EecnReproduction, EecnRun, EecnSettings, FlowRow, Scheme, Topology, PAPER_TABLE_4,
 };
 use triage_sim::units::{Duration, Size};
 
@@ -43,7 +43,10 @@ pub fn run(a: EecnArgs) -> Result<(), String> {
         sample_ns: if a.out.is_some() { a.interval.0 } else { 0 },
         ..Default::default()
     };
-    let r = reproduce(&s);
+    // Eight runs of a few hundred ms each by default, longer with a larger --elephant-size.
+    let bar = crate::counting_bar(triage_sim::experiments::eecn::RUNS as u64, 0, "run", "eta {eta}");
+    let r = reproduce_with_progress(&s, |done, _| bar.set_position(done as u64));
+    bar.finish_and_clear();
     emit(&r, a.out.as_deref(), a.json, write_out, json, tables)
 }
 

@@ -446,10 +446,19 @@ impl EecnReproduction {
 
 /// Runs both topologies with all four schemes.
 pub fn reproduce(s: &EecnSettings) -> EecnReproduction {
+    reproduce_with_progress(s, |_, _| {})
+}
+
+/// Number of runs of a reproduction: two topologies × every scheme.
+pub const RUNS: usize = 2 * Scheme::ALL.len();
+
+/// [`reproduce`], calling `progress(done, RUNS)` after each run.
+pub fn reproduce_with_progress(s: &EecnSettings, mut progress: impl FnMut(usize, usize)) -> EecnReproduction {
     let mut runs = Vec::new();
     for t in [Topology::Dumbbell, Topology::Multihop] {
         for sc in Scheme::ALL {
             runs.push(run(t, sc, s));
+            progress(runs.len(), RUNS);
         }
     }
     EecnReproduction { settings: s.clone(), runs }
