@@ -67,7 +67,8 @@ static INCOMPLETE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool
 
 #[derive(clap::Args)]
 struct RunArgs {
-    /// Scenario file (TOML), or the name of a built-in scenario (see `triage scenarios`).
+    /// Scenario file (TOML, or JSON with the same fields when it ends in `.json`), `-` to read
+    /// it from standard input, or the name of a built-in scenario (see `triage scenarios`).
     scenario: String,
     /// Print the results as JSON instead of a table.
     #[arg(long)]
@@ -78,6 +79,11 @@ struct RunArgs {
     /// Override the scenario's seed.
     #[arg(long)]
     seed: Option<u64>,
+    /// Set any scenario field by its path, as the file would (repeatable):
+    /// `--set topology.bottleneck.rate=5Mbps --set transport.cc=cubic --set flows[0].start=1s`.
+    /// The value is TOML (`3`, `true`, `{ kind = "none" }`) or else a string.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    set: Vec<String>,
     /// Write one qlog file (qlog 0.3 JSON-SEQ, opens in qvis) per QUIC-mode connection end
     /// into this directory: VARIANT_FLOW_client.sqlog / _server.sqlog.
     #[arg(long, value_name = "DIR")]
@@ -181,24 +187,46 @@ fn write_qlogs(dir: &std::path::Path, variant: Option<&str>, sim: &triage_sim::S
 
 /// Loads a scenario from a file or the built-in set.
 fn load(name: &str) -> Result<(Scenario, String, Option<PathBuf>), String> {
+    load_with(name, &[])
+}
+
+/// Loads a scenario: a TOML file, a JSON file (`.json`, the same fields), `-` for standard
+/// input (TOML, or JSON when it starts with `{`), or a built-in scenario by name; then applies
+/// `--set PATH=VALUE` overrides before parsing, so that they get the file's checks. Errors
+/// name the source and, when there are overrides, list them.
+fn load_with(name: &str, sets: &[String]) -> Result<(Scenario, String, Option<PathBuf>), String> {
+    use triage_sim::scenario_override::{apply, json_to_toml, parse_override};
+    let overrides = sets.iter().map(|s| parse_override(s)).collect::<Result<Vec<_>, _>>()?;
     let path = PathBuf::from(name);
-    if path.exists() {
-        let s = Scenario::from_file(&path).map_err(|e| e.to_string())?;
-        let dir = path.parent().map(|p| p.to_path_buf());
-        return Ok((s, name.to_string(), dir));
+    let (text, mut file, dir) = if name == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|e| format!("standard input: {e}"))?;
+        (text, "standard input".to_string(), None)
+    } else if path.exists() {
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{name}: {e}"))?;
+        (text, name.to_string(), path.parent().map(|p| p.to_path_buf()))
+    } else if let Some((n, text)) = builtin::find(name) {
+        (text.to_string(), format!("built-in scenario {n}"), None)
+    } else {
+        return Err(format!(
+            "{name}: no such file, and no built-in scenario of that name (built-in: {})",
+            builtin::SCENARIOS.iter().map(|s| s.0).collect::<Vec<_>>().join(", ")
+        ));
+    };
+    let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        || (name == "-" && text.trim_start().starts_with('{'));
+    let text = if json { json_to_toml(&text).map_err(|m| format!("{file}: {m}"))? } else { text };
+    let text = apply(&text, &overrides).map_err(|m| format!("{file}: {m}"))?;
+    if !overrides.is_empty() {
+        let shown: Vec<String> = sets.iter().map(|s| format!("--set {s}")).collect();
+        file = format!("{file} (with {})", shown.join(" "));
     }
-    if let Some((n, text)) = builtin::find(name) {
-        let s = Scenario::parse(text, &format!("built-in scenario {n}")).map_err(|e| e.to_string())?;
-        return Ok((s, format!("built-in scenario {n}"), None));
-    }
-    Err(format!(
-        "{name}: no such file, and no built-in scenario of that name (built-in: {})",
-        builtin::SCENARIOS.iter().map(|s| s.0).collect::<Vec<_>>().join(", ")
-    ))
+    let s = Scenario::parse(&text, &file).map_err(|e| e.to_string())?;
+    Ok((s, file, dir))
 }
 
 fn run(a: RunArgs) -> Result<(), String> {
-    let (mut scenario, file, dir) = load(&a.scenario)?;
+    let (mut scenario, file, dir) = load_with(&a.scenario, &a.set)?;
     if let Some(seed) = a.seed {
         scenario.seed = seed;
     }

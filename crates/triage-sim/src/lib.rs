@@ -19,6 +19,7 @@ pub mod rng;
 pub mod scenario;
 pub mod scenario_ecn;
 pub mod scenario_fields;
+pub mod scenario_override;
 pub mod scenario_paths;
 pub mod sim;
 pub mod topology;
