@@ -228,7 +228,13 @@ fn any_frame(u: &mut Unstructured) -> Result<Frame> {
             let n = u.int_in_range(0..=4usize)?;
             let ranges = (0..n).map(|_| Ok((any_u64(u)?, any_u64(u)?))).collect::<Result<Vec<_>>>()?;
             let ecn = if u.arbitrary()? { Some([any_u64(u)?, any_u64(u)?, any_u64(u)?]) } else { None };
-            Frame::Ack(AckFrame { ranges, delay_encoded: any_u64(u)?, ecn })
+            Frame::Ack(AckFrame {
+                ranges,
+                delay_encoded: any_u64(u)?,
+                ecn,
+                // PATH_ACK for paths that may or may not exist.
+                path: if u.arbitrary()? { Some(u.int_in_range(0..=2)?) } else { None },
+            })
         }
         3 => Frame::Crypto { offset: any_u64(u)?, len: u.int_in_range(0..=3000)? },
         4 => Frame::Stream {
@@ -317,7 +323,13 @@ fn quic_packet(u: &mut Unstructured, base: Option<&Packet>, to_server: bool) -> 
     let mut packets = Vec::new();
     for _ in 0..n {
         let frames = (0..u.int_in_range(0..=6usize)?).map(|_| any_frame(u)).collect::<Result<Vec<_>>>()?;
-        packets.push(QuicPacket { space: space(u)?, pn: any_u64(u)?, frames, size_bytes: u.int_in_range(0..=1500)? });
+        packets.push(QuicPacket {
+            space: space(u)?,
+            pn: any_u64(u)?,
+            frames,
+            size_bytes: u.int_in_range(0..=1500)?,
+            path: u.int_in_range(0..=2)?,
+        });
     }
     let payload_bytes = u.int_in_range(0..=1500)?;
     Ok(Packet {
