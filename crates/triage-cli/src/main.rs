@@ -13,6 +13,7 @@ mod reproduce_eecn;
 mod reproduce_partial;
 mod reproduce_pb;
 mod reproduce_quic;
+mod sweep;
 mod table;
 
 use std::io::IsTerminal;
@@ -37,6 +38,9 @@ struct Cli {
 enum Command {
     /// Run a scenario file (or a built-in scenario by name) and report per message and flow.
     Run(RunArgs),
+    /// Run a plan: scenarios x a grid of --set overrides x seeds, on every core, with tidy
+    /// results (one row per run and metric) and a summary per point.
+    Sweep(sweep::SweepArgs),
     /// List the built-in scenarios.
     Scenarios,
     /// List the network profiles of `[topology] kind = "profile"` with their numbers.
@@ -102,6 +106,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Profiles { json } => profiles(json),
+        Command::Sweep(a) => sweep::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Reproduce(a) => reproduce::run(a),
         Command::Page(a) => page::run(a),

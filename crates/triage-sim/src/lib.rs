@@ -22,6 +22,7 @@ pub mod scenario_fields;
 pub mod scenario_override;
 pub mod scenario_paths;
 pub mod sim;
+pub mod sweep;
 pub mod topology;
 pub mod trace;
 pub mod units;

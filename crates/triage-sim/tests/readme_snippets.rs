@@ -1,7 +1,7 @@
 //! Every TOML snippet in the README parses and builds: a reader copies them as they are.
 //! Fragments are completed the way the README presents them (a `[transport]` body, a
 //! `[topology]` table, flows without a topology); a snippet of another shape fails the test,
-//! so a new one gets a rule here.
+//! so a new one gets a rule here. A sweep plan (`scenario = …`) is parsed as a plan.
 
 mod common;
 
@@ -71,6 +71,13 @@ fn every_toml_snippet_in_the_readme_parses_and_builds() {
     // Relative paths in snippets are written from a scenario in `scenarios/`.
     let dir = repo().join("scenarios");
     for (line, body) in blocks {
+        // A sweep plan.
+        if body.lines().any(|l| l.starts_with("scenario =") || l.starts_with("scenarios =")) {
+            let plan = triage_sim::sweep::Plan::parse(&body, "README.md")
+                .unwrap_or_else(|e| panic!("README.md line {line}: {e}\n{body}"));
+            assert!(plan.runs() > 0);
+            continue;
+        }
         let text =
             complete(&body).unwrap_or_else(|| panic!("README.md line {line}: a snippet of unknown shape:\n{body}"));
         let s = Scenario::parse(&text, "README.md").unwrap_or_else(|e| panic!("README.md line {line}: {e}\n{text}"));
