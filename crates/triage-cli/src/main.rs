@@ -4,7 +4,6 @@
 #[macro_use]
 mod stdout;
 mod bench;
-mod builtin;
 mod chart;
 mod output;
 mod page;
@@ -22,6 +21,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use triage_sim::builtin;
 use triage_sim::report::RunReport;
 use triage_sim::scenario::Scenario;
 
@@ -264,15 +264,7 @@ fn run(a: RunArgs) -> Result<(), String> {
         reports.push((name, report));
     }
     if a.json {
-        let text = if has_variants {
-            let v: Vec<serde_json::Value> =
-                reports.iter().map(|(n, r)| serde_json::json!({"name": n, "report": r})).collect();
-            serde_json::to_string_pretty(
-                &serde_json::json!({"scenario": scenario.name, "seed": scenario.seed, "variants": v}),
-            )
-        } else {
-            serde_json::to_string_pretty(&reports[0].1)
-        };
+        let text = serde_json::to_string_pretty(&triage_sim::sweep::run_json(&scenario, &reports));
         outln!("{}", text.map_err(|e| e.to_string())?);
     } else {
         for (name, report) in &reports {

@@ -47,7 +47,7 @@ pub fn run(a: SweepArgs) -> Result<(), String> {
     // Base scenarios are read once, not once per run.
     let mut texts: BTreeMap<String, Result<Base, String>> = BTreeMap::new();
     for s in &plan.scenarios {
-        texts.insert(s.clone(), load_base(s, &plan_dir));
+        texts.insert(s.clone(), sweep::load_base(s, &plan_dir));
     }
     let load = |name: &str| texts.get(name).cloned().unwrap_or_else(|| Err(format!("{name}: not in the plan")));
 
@@ -93,7 +93,7 @@ pub fn run(a: SweepArgs) -> Result<(), String> {
     };
     let summary = sweep::summarize(&all_rows);
     if a.json {
-        let runs: Vec<serde_json::Value> = all_rows.iter().map(|r| json_row(&plan, r)).collect();
+        let runs: Vec<serde_json::Value> = all_rows.iter().map(|r| sweep::row_json(&plan, r)).collect();
         let sums: Vec<serde_json::Value> = summary.iter().map(|s| json_summary(&plan, s)).collect();
         let v = serde_json::json!({ "plan": file, "parameters": plan.parameters, "runs": runs, "summary": sums });
         outln!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
@@ -111,26 +111,6 @@ pub fn run(a: SweepArgs) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// A base scenario named by the plan: a file (relative to the plan's folder, then to the
-/// current directory) or a built-in scenario.
-fn load_base(name: &str, plan_dir: &Path) -> Result<Base, String> {
-    for path in [plan_dir.join(name), PathBuf::from(name)] {
-        if path.is_file() {
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let text = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
-                triage_sim::scenario_override::json_to_toml(&text).map_err(|m| format!("{}: {m}", path.display()))?
-            } else {
-                text
-            };
-            return Ok((text, path.display().to_string(), path.parent().map(Path::to_path_buf)));
-        }
-    }
-    match crate::builtin::find(name) {
-        Some((n, text)) => Ok((text.to_string(), format!("built-in scenario {n}"), None)),
-        None => Err(format!("{name}: no such file (beside the plan or here), and no built-in scenario of that name")),
-    }
 }
 
 fn point_key(scenario: &str, values: &[String]) -> String {
@@ -151,11 +131,6 @@ fn describe(p: &Point) -> String {
     s
 }
 
-/// The value of parameter `path` at point `p` (empty when the point does not set it).
-fn param<'a>(p: &'a Point, path: &str) -> &'a str {
-    p.settings.iter().rev().find(|(k, _)| k == path).map_or("", |(_, v)| v.as_str())
-}
-
 fn header(plan: &Plan) -> Vec<String> {
     let mut h = vec!["scenario".to_string()];
     h.extend(plan.parameters.iter().cloned());
@@ -166,7 +141,7 @@ fn header(plan: &Plan) -> Vec<String> {
 fn record(plan: &Plan, r: &Row) -> csv::StringRecord {
     let p = &plan.points[r.point];
     let mut rec = vec![p.scenario.clone()];
-    rec.extend(plan.parameters.iter().map(|k| param(p, k).to_string()));
+    rec.extend(plan.parameters.iter().map(|k| p.param(k).to_string()));
     rec.extend([
         r.seed.to_string(),
         r.variant.clone(),
@@ -187,7 +162,7 @@ fn rows_of(plan: &Plan, records: &[csv::StringRecord]) -> Vec<Row> {
         .iter()
         .map(|p| {
             (
-                point_key(&p.scenario, &plan.parameters.iter().map(|k| param(p, k).to_string()).collect::<Vec<_>>()),
+                point_key(&p.scenario, &plan.parameters.iter().map(|k| p.param(k).to_string()).collect::<Vec<_>>()),
                 p.index,
             )
         })
@@ -264,27 +239,10 @@ fn write_runs(dir: &Path, plan: &Plan, records: &[csv::StringRecord]) -> Result<
     let path = dir.join("runs.jsonl");
     let mut text = String::new();
     for row in rows_of(plan, records) {
-        text.push_str(&json_row(plan, &row).to_string());
+        text.push_str(&sweep::row_json(plan, &row).to_string());
         text.push('\n');
     }
     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn json_row(plan: &Plan, r: &Row) -> serde_json::Value {
-    let p = &plan.points[r.point];
-    let mut o = serde_json::Map::new();
-    o.insert("scenario".into(), p.scenario.clone().into());
-    for k in &plan.parameters {
-        o.insert(k.clone(), param(p, k).into());
-    }
-    o.insert("seed".into(), r.seed.into());
-    o.insert("variant".into(), r.variant.clone().into());
-    o.insert("version".into(), env!("CARGO_PKG_VERSION").into());
-    o.insert("status".into(), r.status.name().into());
-    o.insert("metric".into(), r.metric.clone().into());
-    o.insert("value".into(), r.value.map_or(serde_json::Value::Null, |v| v.into()));
-    o.insert("error".into(), r.error.clone().into());
-    serde_json::Value::Object(o)
 }
 
 fn json_summary(plan: &Plan, s: &Summary) -> serde_json::Value {
@@ -292,7 +250,7 @@ fn json_summary(plan: &Plan, s: &Summary) -> serde_json::Value {
     let mut o = serde_json::Map::new();
     o.insert("scenario".into(), p.scenario.clone().into());
     for k in &plan.parameters {
-        o.insert(k.clone(), param(p, k).into());
+        o.insert(k.clone(), p.param(k).into());
     }
     o.insert("variant".into(), s.variant.clone().into());
     o.insert("metric".into(), s.metric.clone().into());
@@ -321,7 +279,7 @@ fn write_summary(dir: &Path, plan: &Plan, summary: &[Summary]) -> Result<(), Str
     for s in summary {
         let p = &plan.points[s.point];
         let mut rec = vec![p.scenario.clone()];
-        rec.extend(plan.parameters.iter().map(|k| param(p, k).to_string()));
+        rec.extend(plan.parameters.iter().map(|k| p.param(k).to_string()));
         rec.extend([s.variant.clone(), s.metric.clone(), s.n.to_string()]);
         rec.extend([s.mean, s.mean - s.ci95, s.mean + s.ci95, s.median, s.p10, s.p90].map(|v| v.to_string()));
         w.write_record(&rec).map_err(|e| format!("{shown}: {e}"))?;

@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod app;
+pub mod builtin;
 pub mod event;
 pub mod experiments;
 pub mod link;

@@ -236,6 +236,90 @@ pub type Loader<'a> = dyn Fn(&str) -> Result<Base, String> + Sync + 'a;
 /// A base scenario's TOML text, its name for messages, and the folder of its relative paths.
 pub type Base = (String, String, Option<PathBuf>);
 
+/// A base scenario as a plan names it: a file (relative to the plan's folder, then to the
+/// current directory; `.json` files hold the same fields) or a built-in scenario.
+pub fn load_base(name: &str, plan_dir: &std::path::Path) -> Result<Base, String> {
+    for path in [plan_dir.join(name), PathBuf::from(name)] {
+        if path.is_file() {
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+                crate::scenario_override::json_to_toml(&text).map_err(|m| format!("{}: {m}", path.display()))?
+            } else {
+                text
+            };
+            return Ok((text, path.display().to_string(), path.parent().map(|p| p.to_path_buf())));
+        }
+    }
+    match crate::builtin::find(name) {
+        Some((n, text)) => Ok((text.to_string(), format!("built-in scenario {n}"), None)),
+        None => Err(format!("{name}: no such file (beside the plan or here), and no built-in scenario of that name")),
+    }
+}
+
+/// The `--json` document of a run: the report itself, or with `[[variants]]`
+/// `{"scenario", "seed", "variants": [{"name", "report"}]}`. `triage run --json` and the
+/// Python package print the same.
+pub fn run_json(scenario: &Scenario, reports: &[(String, RunReport)]) -> Json {
+    if scenario.variants.is_empty() {
+        return reports.first().and_then(|(_, r)| serde_json::to_value(r).ok()).unwrap_or(Json::Null);
+    }
+    let v: Vec<Json> = reports.iter().map(|(n, r)| serde_json::json!({"name": n, "report": r})).collect();
+    serde_json::json!({"scenario": scenario.name, "seed": scenario.seed, "variants": v})
+}
+
+/// Runs a scenario's text (after `--set` overrides, with `seed` replacing the scenario's) and
+/// returns its `--json` document and whether every flow completed.
+pub fn run_text(
+    text: &str,
+    file: &str,
+    dir: Option<&std::path::Path>,
+    sets: &[String],
+    seed: Option<u64>,
+) -> Result<(Json, bool), String> {
+    let overrides = sets.iter().map(|s| parse_override(s)).collect::<Result<Vec<_>, _>>()?;
+    let text = apply(text, &overrides).map_err(|m| format!("{file}: {m}"))?;
+    let mut scenario = Scenario::parse(&text, file).map_err(|e| e.to_string())?;
+    if let Some(seed) = seed {
+        scenario.seed = seed;
+    }
+    let mut reports = Vec::new();
+    let mut complete = true;
+    for (name, built) in scenario.build_variants(file, dir).map_err(|e| e.to_string())? {
+        let mut sim = built.sim;
+        sim.run(built.stop_ns, |_| {});
+        let report = RunReport::new(&scenario.name, scenario.seed, &sim).with_path_names(&built.path_names);
+        complete &= report.flows.iter().all(|f| f.completed_ms.is_some());
+        reports.push((name, report));
+    }
+    Ok((run_json(&scenario, &reports), complete))
+}
+
+/// A tidy row as a JSON object (a line of runs.jsonl): `scenario`, the plan's parameters,
+/// `seed`, `variant`, `version`, `status`, `metric`, `value`, `error`.
+pub fn row_json(plan: &Plan, r: &Row) -> Json {
+    let p = &plan.points[r.point];
+    let mut o = serde_json::Map::new();
+    o.insert("scenario".into(), p.scenario.clone().into());
+    for k in &plan.parameters {
+        o.insert(k.clone(), p.param(k).into());
+    }
+    o.insert("seed".into(), r.seed.into());
+    o.insert("variant".into(), r.variant.clone().into());
+    o.insert("version".into(), env!("CARGO_PKG_VERSION").into());
+    o.insert("status".into(), r.status.name().into());
+    o.insert("metric".into(), r.metric.clone().into());
+    o.insert("value".into(), r.value.map_or(Json::Null, |v| v.into()));
+    o.insert("error".into(), r.error.clone().into());
+    Json::Object(o)
+}
+
+impl Point {
+    /// The value this point gives parameter `path` (empty when it does not set it).
+    pub fn param(&self, path: &str) -> &str {
+        self.settings.iter().rev().find(|(k, _)| k == path).map_or("", |(_, v)| v.as_str())
+    }
+}
+
 /// Runs one point with one seed.
 pub fn run_point(point: &Point, seed: u64, metrics: &[Glob], load: &Loader<'_>) -> Vec<Row> {
     let fail = |error: String| {
