@@ -264,8 +264,7 @@ fn run(a: RunArgs) -> Result<(), String> {
         reports.push((name, report));
     }
     if a.json {
-        let text = serde_json::to_string_pretty(&triage_sim::sweep::run_json(&scenario, &reports));
-        outln!("{}", text.map_err(|e| e.to_string())?);
+        outln!("{}", triage_sim::sweep::run_json(&scenario, &reports)?);
     } else {
         for (name, report) in &reports {
             if has_variants {

@@ -256,26 +256,31 @@ pub fn load_base(name: &str, plan_dir: &std::path::Path) -> Result<Base, String>
     }
 }
 
-/// The `--json` document of a run: the report itself, or with `[[variants]]`
-/// `{"scenario", "seed", "variants": [{"name", "report"}]}`. `triage run --json` and the
-/// Python package print the same.
-pub fn run_json(scenario: &Scenario, reports: &[(String, RunReport)]) -> Json {
-    if scenario.variants.is_empty() {
-        return reports.first().and_then(|(_, r)| serde_json::to_value(r).ok()).unwrap_or(Json::Null);
-    }
-    let v: Vec<Json> = reports.iter().map(|(n, r)| serde_json::json!({"name": n, "report": r})).collect();
-    serde_json::json!({"scenario": scenario.name, "seed": scenario.seed, "variants": v})
+/// The `--json` document of a run, pretty-printed: the report itself (fields in their
+/// declared order), or with `[[variants]]` `{"scenario", "seed", "variants": [{"name",
+/// "report"}]}`. `triage run --json` and the Python package print the same.
+pub fn run_json(scenario: &Scenario, reports: &[(String, RunReport)]) -> Result<String, String> {
+    let text = if scenario.variants.is_empty() {
+        let (_, r) = reports.first().ok_or("no report")?;
+        serde_json::to_string_pretty(r)
+    } else {
+        let v: Vec<Json> = reports.iter().map(|(n, r)| serde_json::json!({"name": n, "report": r})).collect();
+        serde_json::to_string_pretty(
+            &serde_json::json!({"scenario": scenario.name, "seed": scenario.seed, "variants": v}),
+        )
+    };
+    text.map_err(|e| e.to_string())
 }
 
 /// Runs a scenario's text (after `--set` overrides, with `seed` replacing the scenario's) and
-/// returns its `--json` document and whether every flow completed.
+/// returns its `--json` document (see [`run_json`]) and whether every flow completed.
 pub fn run_text(
     text: &str,
     file: &str,
     dir: Option<&std::path::Path>,
     sets: &[String],
     seed: Option<u64>,
-) -> Result<(Json, bool), String> {
+) -> Result<(String, bool), String> {
     let overrides = sets.iter().map(|s| parse_override(s)).collect::<Result<Vec<_>, _>>()?;
     let text = apply(text, &overrides).map_err(|m| format!("{file}: {m}"))?;
     let mut scenario = Scenario::parse(&text, file).map_err(|e| e.to_string())?;
@@ -291,7 +296,7 @@ pub fn run_text(
         complete &= report.flows.iter().all(|f| f.completed_ms.is_some());
         reports.push((name, report));
     }
-    Ok((run_json(&scenario, &reports), complete))
+    Ok((run_json(&scenario, &reports)?, complete))
 }
 
 /// A tidy row as a JSON object (a line of runs.jsonl): `scenario`, the plan's parameters,
