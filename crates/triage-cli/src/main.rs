@@ -8,6 +8,7 @@ mod builtin;
 mod chart;
 mod output;
 mod page;
+mod report;
 mod reproduce;
 mod reproduce_eecn;
 mod reproduce_partial;
@@ -45,6 +46,9 @@ enum Command {
     Reproduce(reproduce::ReproduceArgs),
     /// Import and analyze real pages (HAR, DevTools logs)
     Page(page::PageArgs),
+    /// Write the self-contained HTML report (tables, charts, page-load waterfalls) of a
+    /// directory that `triage run --out DIR` wrote.
+    Report(ReportArgs),
     /// Print a shell completion script: `triage completions bash > ~/.local/share/bash-completion/completions/triage`.
     Completions {
         /// The shell.
@@ -56,6 +60,18 @@ enum Command {
 const EXIT_CODES: &str = "Exit status: 0 success; 1 invalid input or a failed run; 2 usage error; 3 the run \
 ended with flows not complete (results are still printed and written).";
 
+/// Version of the JSON shape of `run --json` and `run.json` (schema/run.schema.json).
+pub const SCHEMA_VERSION: u64 = 1;
+
+#[derive(clap::Args)]
+struct ReportArgs {
+    /// A directory written by `triage run --out DIR` (it reads run.json and objects.csv).
+    dir: PathBuf,
+    /// Where to write the report (default DIR/report.html).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
 /// Set when a run stopped with flows not complete: the exit status is then 3.
 static INCOMPLETE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -66,9 +82,14 @@ struct RunArgs {
     /// Print the results as JSON instead of a table.
     #[arg(long)]
     json: bool,
-    /// Write CSV files (messages, flows, links, time series) and plots into this directory.
+    /// Write CSV files (messages, flows, links, pages, objects, time series), run.json and
+    /// SVG charts (cwnd, RTT, pacing rate, queue, page metrics) into this directory.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Write a self-contained HTML report (tables, charts, a waterfall per page load) to
+    /// this file.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Override the scenario's seed.
     #[arg(long)]
     seed: Option<u64>,
@@ -92,6 +113,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(a),
         Command::Reproduce(a) => reproduce::run(a),
         Command::Page(a) => page::run(a),
+        Command::Report(a) => report::from_dir(&a.dir, a.out.as_deref()).map(|p| outln!("wrote {}", p.display())),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut buf = Vec::new();
@@ -129,17 +151,19 @@ fn write_qlogs(dir: &std::path::Path, variant: Option<&str>, sim: &triage_sim::S
     Ok(())
 }
 
-/// Loads a scenario from a file or the built-in set.
-fn load(name: &str) -> Result<(Scenario, String, Option<PathBuf>), String> {
+/// Loads a scenario from a file or the built-in set: the scenario, its name for messages,
+/// its directory and its text.
+fn load(name: &str) -> Result<(Scenario, String, Option<PathBuf>, String), String> {
     let path = PathBuf::from(name);
     if path.exists() {
         let s = Scenario::from_file(&path).map_err(|e| e.to_string())?;
         let dir = path.parent().map(|p| p.to_path_buf());
-        return Ok((s, name.to_string(), dir));
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{name}: {e}"))?;
+        return Ok((s, name.to_string(), dir, text));
     }
     if let Some((n, text)) = builtin::find(name) {
         let s = Scenario::parse(text, &format!("built-in scenario {n}")).map_err(|e| e.to_string())?;
-        return Ok((s, format!("built-in scenario {n}"), None));
+        return Ok((s, format!("built-in scenario {n}"), None, text.to_string()));
     }
     Err(format!(
         "{name}: no such file, and no built-in scenario of that name (built-in: {})",
@@ -148,7 +172,7 @@ fn load(name: &str) -> Result<(Scenario, String, Option<PathBuf>), String> {
 }
 
 fn run(a: RunArgs) -> Result<(), String> {
-    let (mut scenario, file, dir) = load(&a.scenario)?;
+    let (mut scenario, file, dir, text) = load(&a.scenario)?;
     if let Some(seed) = a.seed {
         scenario.seed = seed;
     }
@@ -161,36 +185,48 @@ fn run(a: RunArgs) -> Result<(), String> {
             eprintln!("warning: {file}: {w}");
         }
     }
+    let mut out = match &a.out {
+        Some(d) => Some(output::OutDir::create(d)?),
+        None => None,
+    };
     let mut reports = Vec::new();
+    let mut objects = Vec::new();
+    let mut stop_ns = 0;
     for (name, built) in variants {
         let mut sim = built.sim;
         let stop = built.stop_ns;
+        stop_ns = stop;
         let path_names = built.path_names;
         sim.set_qlog(a.qlog.is_some());
         let bar = progress_bar(stop);
         sim.run(stop, |t| bar.set_position(t / 1_000_000));
         bar.finish_and_clear();
         let report = RunReport::new(&scenario.name, scenario.seed, &sim).with_path_names(&path_names);
-        if let Some(dir) = &a.out {
-            let d = if has_variants { dir.join(&name) } else { dir.clone() };
-            output::write_out(&d, &report, &sim).map_err(|e| format!("{}: {e}", d.display()))?;
+        let variant = if has_variants { name.clone() } else { String::new() };
+        let rows = output::object_rows(&variant, &report, &sim);
+        if let Some(o) = out.as_mut() {
+            let params = table::RunParams {
+                scenario: scenario.name.clone(),
+                variant: variant.clone(),
+                seed: Some(scenario.seed),
+            };
+            o.add(&params, &report, &sim, &rows)?;
         }
         if let Some(dir) = &a.qlog {
             write_qlogs(dir, if has_variants { Some(&name) } else { None }, &sim)?;
         }
-        reports.push((name, report));
+        objects.extend(rows);
+        reports.push((variant, report));
+    }
+    let doc = run_json(&scenario, &file, &text, stop_ns, &reports)?;
+    if let Some(o) = out {
+        o.finish(&doc)?;
+    }
+    if let Some(path) = &a.html {
+        report::write(path, &report::of_run(&doc, &objects))?;
     }
     if a.json {
-        let text = if has_variants {
-            let v: Vec<serde_json::Value> =
-                reports.iter().map(|(n, r)| serde_json::json!({"name": n, "report": r})).collect();
-            serde_json::to_string_pretty(
-                &serde_json::json!({"scenario": scenario.name, "seed": scenario.seed, "variants": v}),
-            )
-        } else {
-            serde_json::to_string_pretty(&reports[0].1)
-        };
-        outln!("{}", text.map_err(|e| e.to_string())?);
+        outln!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
     } else {
         for (name, report) in &reports {
             if has_variants {
@@ -215,6 +251,33 @@ fn run(a: RunArgs) -> Result<(), String> {
         INCOMPLETE.store(true, std::sync::atomic::Ordering::Relaxed);
     }
     Ok(())
+}
+
+/// The JSON of a run (`--json`, `run.json`; schema/run.schema.json): one shape with or
+/// without variants. `input` is the scenario as read (its TOML as JSON) with the seed in
+/// force and the resolved stop time; `variants` always a list (one entry named "" when the
+/// scenario has none).
+fn run_json(
+    scenario: &Scenario,
+    file: &str,
+    text: &str,
+    stop_ns: u64,
+    reports: &[(String, RunReport)],
+) -> Result<serde_json::Value, String> {
+    let mut toml: serde_json::Value = toml::from_str::<toml::Value>(text)
+        .map_err(|e| format!("{file}: {e}"))
+        .and_then(|v| serde_json::to_value(v).map_err(|e| format!("{file}: {e}")))?;
+    toml["seed"] = serde_json::json!(scenario.seed);
+    let variants: Vec<serde_json::Value> =
+        reports.iter().map(|(n, r)| serde_json::json!({"name": n, "report": r})).collect();
+    Ok(serde_json::json!({
+        "schema_version": SCHEMA_VERSION,
+        "triage_version": env!("CARGO_PKG_VERSION"),
+        "scenario": scenario.name,
+        "seed": scenario.seed,
+        "input": {"source": file, "stop_ms": triage_sim::report::ms(stop_ns), "scenario": toml},
+        "variants": variants,
+    }))
 }
 
 /// A progress bar over simulated milliseconds, drawn only on a terminal.

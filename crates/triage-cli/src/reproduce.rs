@@ -240,39 +240,67 @@ fn tables(r: &CatsReproduction) -> String {
 
 fn write_out(dir: &Path, r: &CatsReproduction) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let mut t1 = String::from("group,priority,bytes,written_ms,fifo_ms,cats_ms,oracle_ms,paper_fifo_ms,paper_cats_ms,fifo_throughput_mbps,cats_throughput_mbps\n");
+    let mut t1: Vec<Vec<String>> = Vec::new();
+    let t1_header = [
+        "group",
+        "priority",
+        "bytes",
+        "written_ms",
+        "fifo_ms",
+        "cats_ms",
+        "oracle_ms",
+        "paper_fifo_ms",
+        "paper_cats_ms",
+        "fifo_throughput_mbps",
+        "cats_throughput_mbps",
+    ];
     for g in r.groups.iter().rev() {
-        let _ = writeln!(
-            t1,
-            "{},{},{},{},{},{},{},{},{},{:.4},{:.4}",
-            g.name,
-            g.priority,
-            g.bytes,
-            g.written_ms,
-            g.fifo_ms,
-            g.cats_ms,
-            g.oracle_ms,
+        t1.push(vec![
+            g.name.to_string(),
+            g.priority.to_string(),
+            g.bytes.to_string(),
+            g.written_ms.to_string(),
+            g.fifo_ms.to_string(),
+            g.cats_ms.to_string(),
+            g.oracle_ms.to_string(),
             or_empty(g.paper_fifo_ms),
             or_empty(g.paper_cats_ms),
-            throughput(g.bytes, g.fifo_ms - g.written_ms),
-            throughput(g.bytes, g.cats_ms - g.written_ms)
-        );
+            format!("{:.4}", throughput(g.bytes, g.fifo_ms - g.written_ms)),
+            format!("{:.4}", throughput(g.bytes, g.cats_ms - g.written_ms)),
+        ]);
     }
-    std::fs::write(dir.join("table1.csv"), t1).map_err(|e| e.to_string())?;
-    let mut t2 = String::from("metric,fifo_ms,cats_ms,paper_fifo_ms,paper_cats_ms\n");
+    crate::table::write_csv(
+        &dir.join("table1.csv"),
+        &crate::table::RunParams::command("reproduce cats"),
+        &t1_header,
+        &t1,
+    )
+    .map_err(|e| e.to_string())?;
+    let mut t2: Vec<Vec<String>> = Vec::new();
+    let t2_header = ["metric", "fifo_ms", "cats_ms", "paper_fifo_ms", "paper_cats_ms"];
     for (n, m) in [("fcp", &r.metrics.fcp), ("tti", &r.metrics.tti), ("lcp", &r.metrics.lcp)] {
-        let _ =
-            writeln!(t2, "{n},{},{},{},{}", m.fifo_ms, m.cats_ms, or_empty(m.paper_fifo_ms), or_empty(m.paper_cats_ms));
+        t2.push(vec![
+            n.to_string(),
+            m.fifo_ms.to_string(),
+            m.cats_ms.to_string(),
+            or_empty(m.paper_fifo_ms),
+            or_empty(m.paper_cats_ms),
+        ]);
     }
-    let _ = writeln!(
-        t2,
-        "plt,{},{},{},{}",
-        r.plt.fifo_ms,
-        r.plt.cats_ms,
-        fixed(r.plt.paper_ms, 0),
-        fixed(r.plt.paper_ms, 0)
-    );
-    std::fs::write(dir.join("table2.csv"), t2).map_err(|e| e.to_string())?;
+    t2.push(vec![
+        "plt".to_string(),
+        r.plt.fifo_ms.to_string(),
+        r.plt.cats_ms.to_string(),
+        crate::table::fixed_csv(r.plt.paper_ms, 0),
+        crate::table::fixed_csv(r.plt.paper_ms, 0),
+    ]);
+    crate::table::write_csv(
+        &dir.join("table2.csv"),
+        &crate::table::RunParams::command("reproduce cats"),
+        &t2_header,
+        &t2,
+    )
+    .map_err(|e| e.to_string())?;
     fig2(&dir.join("fig2_completion.svg"), r).map_err(|e| format!("fig2: {e}"))?;
     fig3(&dir.join("fig3_throughput.svg"), r).map_err(|e| format!("fig3: {e}"))?;
     Ok(())

@@ -17,7 +17,8 @@ fn json(args: &[&str]) -> serde_json::Value {
 
 #[test]
 fn run_json_reports_every_message_and_flow() {
-    let v = json(&["run", "scenarios/cats-fifo.toml", "--json"]);
+    let doc = json(&["run", "scenarios/cats-fifo.toml", "--json"]);
+    let v = &doc["variants"][0]["report"];
     let msgs = v["messages"].as_array().unwrap();
     let names: Vec<&str> = msgs.iter().map(|m| m["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["P4", "P3", "P2", "P1", "P0"]);
@@ -40,7 +41,7 @@ fn built_in_scenarios_run_by_name_and_json_is_deterministic() {
     assert_eq!(a.stdout, b.stdout);
     let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
     // The Conductor's priority option lets the client see every priority.
-    for m in v["messages"].as_array().unwrap() {
+    for m in v["variants"][0]["report"]["messages"].as_array().unwrap() {
         assert_eq!(m["received_priority"], m["priority"]);
     }
 }
@@ -180,7 +181,7 @@ fn a_run_that_stops_before_its_flows_complete_exits_3_with_its_results() {
     let out = triage().args(["run", path.to_str().unwrap(), "--json"]).output().unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("results still printed");
-    assert!(v["flows"][0]["completed_ms"].is_null());
+    assert!(v["variants"][0]["report"]["flows"][0]["completed_ms"].is_null());
     assert!(String::from_utf8_lossy(&out.stderr).contains("flows not complete when the run stopped: page"));
     let help = triage().arg("--help").output().unwrap();
     assert!(String::from_utf8_lossy(&help.stdout).contains("3 the run ended with flows not complete"));
@@ -223,7 +224,8 @@ fn ecn_marks_appear_in_the_link_table_and_links_csv() {
     let path = dir.join("ecn.toml");
     std::fs::write(&path, text).unwrap();
     let v = json(&["run", path.to_str().unwrap(), "--json"]);
-    let link = v["links"].as_array().unwrap().iter().find(|l| l["name"] == "r1->r2").unwrap().clone();
+    let link =
+        v["variants"][0]["report"]["links"].as_array().unwrap().iter().find(|l| l["name"] == "r1->r2").unwrap().clone();
     let marked = link["queue"]["marked_packets"].as_u64().unwrap();
     assert!(marked > 0, "{link}");
     let out =
@@ -236,7 +238,7 @@ fn ecn_marks_appear_in_the_link_table_and_links_csv() {
     let csv = std::fs::read_to_string(dir.join("o/links.csv")).unwrap();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let col = header.iter().position(|h| *h == "ecn_marked_packets").unwrap();
-    let r: Vec<&str> = csv.lines().find(|l| l.starts_with("r1->r2")).unwrap().split(',').collect();
+    let r: Vec<&str> = csv.lines().find(|l| l.contains(",r1->r2,")).unwrap().split(',').collect();
     assert_eq!(r[col], marked.to_string());
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -250,8 +252,8 @@ fn multipath_run_prints_paths_and_writes_paths_csv() {
     let out = triage().args(["run", file]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let table = String::from_utf8(out.stdout).unwrap();
-    assert!(table.contains("flow         path         end"), "{table}");
-    assert!(table.contains("1 lte-tmobil server"), "{table}");
+    assert!(table.contains("flow         path             end"), "{table}");
+    assert!(table.contains("1 lte-tmobile    server"), "{table}");
     let a = triage().args(["run", file, "--json"]).output().unwrap();
     let b = triage().args(["run", file, "--json"]).output().unwrap();
     assert!(a.status.success());
@@ -263,10 +265,16 @@ fn multipath_run_prints_paths_and_writes_paths_csv() {
     let dir = std::env::temp_dir().join(format!("triage-mp-out-{}", std::process::id()));
     let out = triage().args(["run", file, "--out"]).arg(&dir).output().unwrap();
     assert!(out.status.success());
-    let csv = std::fs::read_to_string(dir.join("lrf/paths.csv")).unwrap();
+    // One paths.csv for every variant, told apart by the variant column.
+    let csv = std::fs::read_to_string(dir.join("paths.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
-    assert!(lines[0].starts_with("flow,path_id,path,end,packets_sent,bytes_sent,data_bytes_sent"), "{csv}");
-    assert_eq!(lines.len(), 1 + 2 * 2, "a line per path and end: {csv}");
-    assert!(lines[3].starts_with("page,1,lte-tmobile,server,"), "{csv}");
+    assert!(
+        lines[0].starts_with("scenario,variant,seed,triage_version,flow,path_id,path,end,packets_sent,bytes_sent"),
+        "{csv}"
+    );
+    let lrf: Vec<&str> = lines.iter().copied().filter(|l| l.contains(",lrf,")).collect();
+    assert_eq!(lrf.len(), 2 * 2, "a line per path and end: {csv}");
+    let v = env!("CARGO_PKG_VERSION");
+    assert!(lrf[2].starts_with(&format!("multipath-wifi-lte,lrf,1,{v},page,1,lte-tmobile,server,")), "{csv}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
