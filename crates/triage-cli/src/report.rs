@@ -262,7 +262,8 @@ fn waterfall_svg(wf: &Waterfall, tmax: f64) -> String {
     let (w, label_w, row, top) = (620.0, 200.0, 14.0, 22.0);
     let h = top + row * wf.objects.len() as f64 + 8.0;
     let x = |t: f64| label_w + (w - label_w - 8.0) * (t / tmax).clamp(0.0, 1.0);
-    let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h:.0}\" role=\"img\">");
+    let mut s =
+        format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100%\" viewBox=\"0 0 {w} {h:.0}\" role=\"img\">");
     let st = step(tmax);
     let mut t = 0.0;
     while t <= tmax {
@@ -322,13 +323,15 @@ fn waterfall_svg(wf: &Waterfall, tmax: f64) -> String {
         let _ = write!(
             s,
             "<line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"{1}\" y2=\"{h:.0}\" stroke=\"{colour}\" stroke-width=\"1.5\" stroke-dasharray=\"4 2\"/>\
-<text x=\"{2:.1}\" y=\"{3}\" font-size=\"10\" fill=\"{colour}\">{4} {5:.0} ms</text>",
+<text x=\"{2:.1}\" y=\"{3}\" font-size=\"10\" fill=\"{colour}\" text-anchor=\"{6}\">{4} {5:.0} ms</text>",
             x(*t),
             top - 2.0,
-            x(*t) + 2.0,
+            // Labels of lines in the right part of the chart go to the line's left.
+            if x(*t) > w * 0.75 { x(*t) - 3.0 } else { x(*t) + 3.0 },
             top + 8.0 + 10.0 * j as f64,
             esc(name),
-            t
+            t,
+            if x(*t) > w * 0.75 { "end" } else { "start" }
         );
     }
     s.push_str("</svg>");

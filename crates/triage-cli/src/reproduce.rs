@@ -53,6 +53,10 @@ struct CatsArgs {
     /// Write CSV tables and SVG charts (Fig. 2 and Fig. 3) into this directory.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Write a self-contained HTML report (Tables I and II, Fig. 2, the priority groups'
+    /// waterfall under FIFO and CATS side by side) to this file.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -97,7 +101,125 @@ fn cats(a: CatsArgs) -> Result<(), String> {
             triage_sim::experiments::cats::PAGE.iter().map(|p| p.2).sum::<u64>(),
         ));
     }
+    if let Some(path) = &a.html {
+        crate::report::write(path, &html_report(&r))?;
+    }
     emit(&r, a.out.as_deref(), a.json, write_out, json, tables)
+}
+
+/// The HTML report of the CATS reproduction: its tables, Fig. 2 as bars, and a waterfall
+/// per scheme in which each priority group is one row (written, then downloading until it
+/// completed), coloured by priority, with the FCP and LCP lines.
+fn html_report(r: &CatsReproduction) -> crate::report::Report {
+    use crate::report::{Bars, Report, Table, Waterfall};
+    let f = |v: f64| format!("{v:.1}");
+    let o = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x:.0}"));
+    let groups: Vec<_> = r.groups.iter().rev().collect();
+    let table1 = Table {
+        caption: "Table I: priority group completion time".into(),
+        header: ["group", "priority", "bytes", "fifo_ms", "cats_ms", "oracle_ms", "paper_fifo_ms", "paper_cats_ms"]
+            .map(String::from)
+            .to_vec(),
+        rows: groups
+            .iter()
+            .map(|g| {
+                vec![
+                    g.name.clone(),
+                    g.priority.to_string(),
+                    g.bytes.to_string(),
+                    f(g.fifo_ms),
+                    f(g.cats_ms),
+                    f(g.oracle_ms),
+                    o(g.paper_fifo_ms),
+                    o(g.paper_cats_ms),
+                ]
+            })
+            .collect(),
+    };
+    let metric = |n: &str, m: &triage_sim::experiments::cats::Metric| {
+        vec![
+            n.to_string(),
+            f(m.fifo_ms),
+            f(m.cats_ms),
+            format!("{:.1}", m.improvement_pct()),
+            o(m.paper_fifo_ms),
+            o(m.paper_cats_ms),
+        ]
+    };
+    let table2 = Table {
+        caption: "Table II: page metrics".into(),
+        header: ["metric", "fifo_ms", "cats_ms", "improvement_pct", "paper_fifo_ms", "paper_cats_ms"]
+            .map(String::from)
+            .to_vec(),
+        rows: vec![
+            metric("FCP", &r.metrics.fcp),
+            metric("TTI", &r.metrics.tti),
+            metric("LCP", &r.metrics.lcp),
+            vec![
+                "page load".into(),
+                f(r.plt.fifo_ms),
+                f(r.plt.cats_ms),
+                String::new(),
+                o(r.plt.paper_ms),
+                o(r.plt.paper_ms),
+            ],
+        ],
+    };
+    let fig2 = Bars {
+        title: "Fig. 2: priority group completion time".into(),
+        y_desc: "completion (ms)".into(),
+        categories: groups.iter().map(|g| g.name.clone()).collect(),
+        series: vec![
+            ("FIFO (baseline TCP)".into(), groups.iter().map(|g| Some(g.fifo_ms)).collect()),
+            ("CATS".into(), groups.iter().map(|g| Some(g.cats_ms)).collect()),
+            ("paper FIFO".into(), groups.iter().map(|g| g.paper_fifo_ms).collect()),
+            ("paper CATS".into(), groups.iter().map(|g| g.paper_cats_ms).collect()),
+        ],
+    };
+    let waterfall = |scheme: &str, done: fn(&triage_sim::experiments::cats::GroupResult) -> f64, m: [f64; 2]| {
+        let objects = groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| crate::output::ObjectRow {
+                variant: scheme.to_string(),
+                flow: "page".into(),
+                object_id: i as u32,
+                url: g.name.clone(),
+                kind: "group".into(),
+                bytes: g.bytes,
+                cats_level: g.priority,
+                parent_id: Some(0),
+                connection: "page connection 0".into(),
+                request_ms: Some(g.written_ms),
+                response_start_ms: Some(g.written_ms),
+                complete_ms: Some(done(g)),
+                ..Default::default()
+            })
+            .collect();
+        Waterfall {
+            title: format!("{scheme}: priority groups"),
+            objects,
+            marks: vec![("FCP".into(), m[0]), ("LCP".into(), m[1])],
+        }
+    };
+    Report {
+        title: "triage reproduce cats".into(),
+        subtitle: vec![format!(
+            "{:.3} Mbps bottleneck, {:.1} ms RTT, {}; retransmissions FIFO {}, CATS {}",
+            r.network.rate_bps as f64 / 1e6,
+            r.network.rtt_ns as f64 / 1e6,
+            r.cc,
+            r.retransmissions[0],
+            r.retransmissions[1]
+        )],
+        summary: vec![table1, table2],
+        tables: Vec::new(),
+        charts: vec![fig2],
+        waterfalls: vec![
+            waterfall("FIFO", |g| g.fifo_ms, [r.metrics.fcp.fifo_ms, r.metrics.lcp.fifo_ms]),
+            waterfall("CATS", |g| g.cats_ms, [r.metrics.fcp.cats_ms, r.metrics.lcp.cats_ms]),
+        ],
+    }
 }
 
 /// Finishes every reproduction the same way: writes its files into `out` when given, then
