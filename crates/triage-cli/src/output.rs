@@ -695,6 +695,10 @@ impl OutDir {
         let suffix = if variant.is_empty() { String::new() } else { format!("_{}", sanitize(variant)) };
         let senders: Vec<_> =
             rec.conn_series.iter().filter(|c| c.samples.iter().any(|x| x.delivered_bytes > 0)).take(8).collect();
+        if rec.conn_series.iter().all(|c| c.samples.is_empty()) {
+            // No time series (`[measure] interval = "0ms"`): nothing to draw.
+            return Ok(());
+        }
         let label = |c: &triage_sim::recorder::ConnSeries| {
             format!("{} {}", r.flows[c.flow as usize].name, if c.is_server { "server" } else { "client" })
         };

@@ -278,3 +278,47 @@ fn multipath_run_prints_paths_and_writes_paths_csv() {
     assert!(lrf[2].starts_with(&format!("multipath-wifi-lte,lrf,1,{v},page,1,lte-tmobile,server,")), "{csv}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `run --out` writes the charts `run --help` promises: congestion window, RTT, pacing rate
+/// and queue backlog over time when the scenario records time series, the page metrics per
+/// variant for page loads; each carries its title, axis names and series labels, and
+/// renders to PNG (with `rsvg-convert`, when it is installed).
+#[test]
+fn out_writes_time_series_and_page_metric_charts() {
+    let dir = std::env::temp_dir().join(format!("triage-charts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let bulk = dir.join("bulk");
+    let out = triage().args(["run", "scenarios/cats.toml", "--out"]).arg(&bulk).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let read = |p: PathBuf| std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    for (file, labels) in [
+        ("cwnd.svg", &["congestion window", "cwnd (KB)", "time (s)", "page server"][..]),
+        ("rtt.svg", &["smoothed RTT", "SRTT (ms)", "page server"][..]),
+        ("pacing_rate.svg", &["pacing rate", "pacing rate (Mbps)", "page server"][..]),
+        ("queue.svg", &["queue backlog", "queue (packets)", "r1-&gt;r2"][..]),
+    ] {
+        let svg = read(bulk.join(file));
+        for l in labels {
+            assert!(svg.contains(l), "{file} lacks {l}");
+        }
+    }
+    assert!(!bulk.join("pages.svg").exists(), "no page load, no page chart");
+    let page = dir.join("page");
+    let out = triage().args(["run", "scenarios/paulirish-slow4g.toml", "--out"]).arg(&page).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let svg = read(page.join("pages.svg"));
+    for l in ["page metrics", "FCP", "LCP", "TTI", "Speed Index", "page load", "fifo page", "cats page"] {
+        assert!(svg.contains(l), "pages.svg lacks {l}");
+    }
+    // `[measure] interval = "0ms"`: no time series, so no time-series charts.
+    assert!(!page.join("cwnd_fifo.svg").exists());
+    if Command::new("rsvg-convert").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        for svg in [bulk.join("cwnd.svg"), bulk.join("queue.svg"), page.join("pages.svg")] {
+            let png = svg.with_extension("png");
+            let st = Command::new("rsvg-convert").args(["-b", "white"]).arg(&svg).arg("-o").arg(&png).status().unwrap();
+            assert!(st.success(), "{}", svg.display());
+            assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
