@@ -191,6 +191,7 @@ fn run(a: RunArgs) -> Result<(), String> {
     };
     let mut reports = Vec::new();
     let mut objects = Vec::new();
+    let mut resolved = Vec::new();
     let mut stop_ns = 0;
     for (name, built) in variants {
         let mut sim = built.sim;
@@ -216,9 +217,10 @@ fn run(a: RunArgs) -> Result<(), String> {
             write_qlogs(dir, if has_variants { Some(&name) } else { None }, &sim)?;
         }
         objects.extend(rows);
+        resolved.push(output::resolved_json(&sim, stop));
         reports.push((variant, report));
     }
-    let doc = run_json(&scenario, &file, &text, stop_ns, &reports)?;
+    let doc = run_json(&scenario, &file, &text, stop_ns, &reports, resolved)?;
     if let Some(o) = out {
         o.finish(&doc)?;
     }
@@ -256,20 +258,25 @@ fn run(a: RunArgs) -> Result<(), String> {
 /// The JSON of a run (`--json`, `run.json`; schema/run.schema.json): one shape with or
 /// without variants. `input` is the scenario as read (its TOML as JSON) with the seed in
 /// force and the resolved stop time; `variants` always a list (one entry named "" when the
-/// scenario has none).
+/// scenario has none), each with what it ran (`resolved`: every transport end and link after
+/// defaults and overrides) and its report.
 fn run_json(
     scenario: &Scenario,
     file: &str,
     text: &str,
     stop_ns: u64,
     reports: &[(String, RunReport)],
+    resolved: Vec<serde_json::Value>,
 ) -> Result<serde_json::Value, String> {
     let mut toml: serde_json::Value = toml::from_str::<toml::Value>(text)
         .map_err(|e| format!("{file}: {e}"))
         .and_then(|v| serde_json::to_value(v).map_err(|e| format!("{file}: {e}")))?;
     toml["seed"] = serde_json::json!(scenario.seed);
-    let variants: Vec<serde_json::Value> =
-        reports.iter().map(|(n, r)| serde_json::json!({"name": n, "report": r})).collect();
+    let variants: Vec<serde_json::Value> = reports
+        .iter()
+        .zip(resolved)
+        .map(|((n, r), x)| serde_json::json!({"name": n, "resolved": x, "report": r}))
+        .collect();
     Ok(serde_json::json!({
         "schema_version": SCHEMA_VERSION,
         "triage_version": env!("CARGO_PKG_VERSION"),

@@ -197,12 +197,30 @@ fn the_file_written_by_out_is_the_json_printed() {
     assert_eq!(printed["input"]["source"], "scenarios/cats.toml");
     assert_eq!(printed["input"]["stop_ms"], 60_000.0);
     assert_eq!(printed["input"]["scenario"]["topology"]["bottleneck"]["rate"], "2Mbps");
+    // `resolved`: the transport as the connections ran it, defaults filled in (the file sets
+    // cc, the scheduler and the priority option; the rest are the built-in defaults).
+    let server = &printed["variants"][0]["resolved"]["flows"][0]["server_transport"];
+    assert_eq!(server["cc"], "bbr");
+    assert_eq!(server["scheduler"], "cats");
+    assert_eq!(server["cats"]["payback_multiplier"], serde_json::json!([1, 1, 2, 2, 3]));
+    assert_eq!(server["mss_bytes"], 1448);
+    assert_eq!(server["initial_window_segments"], 10);
+    assert_eq!(server["max_rto_ms"], 60_000.0);
+    assert_eq!(server["ecn"], "off");
+    let links = printed["variants"][0]["resolved"]["links"].as_array().unwrap();
+    let bottleneck = links.iter().find(|l| l["name"] == "r1->r2").unwrap();
+    assert_eq!(bottleneck["rate_bps"], 2_000_000);
+    assert_eq!(bottleneck["delay_ms"], 25.0);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn the_validator_rejects_what_the_schema_forbids() {
     let good = run_json(&["run", "scenarios/cats-fifo.toml", "--json", "--seed", "9"]);
+    // Variant overrides reach `resolved`: ferguson's fifo and cats variants.
+    let v = run_json(&["run", "scenarios/ferguson-slow4g.toml", "--json"]);
+    let sched = |i: usize| v["variants"][i]["resolved"]["flows"][0]["server_transport"]["scheduler"].clone();
+    assert_eq!((sched(0), sched(1)), ("fifo".into(), "cats".into()));
     assert!(errors_of(&good).is_empty());
     assert_eq!(good["seed"], 9);
     assert_eq!(good["input"]["scenario"]["seed"], 9, "the seed in force");
