@@ -443,55 +443,65 @@ const CATS_COLOR: RGBColor = PALETTE[1];
 /// One group of the bar charts: label, FIFO value, CATS value, the paper's (FIFO, CATS).
 type Bar = (String, f64, f64, Option<(f64, f64)>);
 
-/// Grouped bars, one pair per group in priority order, like the paper's Fig. 2.
+/// Grouped bars, one pair per group in priority order, like the paper's Fig. 2: group `i`
+/// spans x = i..i+1, FIFO's bar i+0.1..i+0.5 and CATS's i+0.5..i+0.9; the paper's values
+/// are dots on the centre of the bar they belong to.
 fn grouped_bars(path: &Path, title: &str, y_desc: &str, values: &[Bar]) -> ChartResult {
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
     let root = chart::canvas(path, (900, 520))?;
     let ymax = values.iter().flat_map(|v| [v.1, v.2, v.3.map_or(0.0, |p| p.0.max(p.1))]).fold(0.0, f64::max) * 1.35;
-    let n = values.len() as u32;
+    let n = values.len().max(1) as f64;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
         .margin(15)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d((0..n.saturating_sub(1)).into_segmented(), 0f64..ymax.max(1.0))?;
+        .build_cartesian_2d(0f64..n, 0f64..ymax.max(1.0))?;
+    chart.configure_mesh().disable_x_mesh().x_labels(0).y_desc(y_desc).draw()?;
+    // Group names under the centre of each pair of bars.
+    let style = TextStyle::from(("sans-serif", 15)).pos(Pos::new(HPos::Center, VPos::Top));
+    chart.draw_series(
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| EmptyElement::at((i as f64 + 0.5, 0.0)) + Text::new(v.0.clone(), (0, 8), style.clone())),
+    )?;
+    let fifo_x = |i: usize| i as f64 + 0.3;
+    let cats_x = |i: usize| i as f64 + 0.7;
     chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .y_desc(y_desc)
-        .x_label_formatter(&|x| match x {
-            SegmentValue::CenterOf(i) => values.get(*i as usize).map_or(String::new(), |v| v.0.clone()),
-            _ => String::new(),
-        })
-        .draw()?;
-    // Two bars per group: FIFO on the left half of its segment, CATS on the right half.
-    chart
-        .draw_series(values.iter().enumerate().map(|(i, v)| {
-            Rectangle::new(
-                [(SegmentValue::Exact(i as u32), 0.0), (SegmentValue::CenterOf(i as u32), v.1)],
-                FIFO_COLOR.filled(),
-            )
-        }))?
+        .draw_series(
+            values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Rectangle::new([(i as f64 + 0.1, 0.0), (i as f64 + 0.5, v.1)], FIFO_COLOR.filled())),
+        )?
         .label("FIFO (baseline TCP)")
         .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], FIFO_COLOR.filled()));
     chart
-        .draw_series(values.iter().enumerate().map(|(i, v)| {
-            Rectangle::new(
-                [(SegmentValue::CenterOf(i as u32), 0.0), (SegmentValue::Exact(i as u32 + 1), v.2)],
-                CATS_COLOR.filled(),
-            )
-        }))?
+        .draw_series(
+            values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Rectangle::new([(i as f64 + 0.5, 0.0), (i as f64 + 0.9, v.2)], CATS_COLOR.filled())),
+        )?
         .label("CATS")
         .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], CATS_COLOR.filled()));
     if values.iter().any(|v| v.3.is_some()) {
         chart
-            .draw_series(values.iter().enumerate().filter_map(|(i, v)| {
-                v.3.map(|(pf, _)| Circle::new((SegmentValue::Exact(i as u32), pf), 4, BLACK.filled()))
-            }))?
-            .label("paper (FIFO at left edge, CATS at right edge)")
+            .draw_series(
+                values
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, v)| v.3.map(|(pf, _)| Circle::new((fifo_x(i), pf), 4, BLACK.filled()))),
+            )?
+            .label("paper (on the bar it belongs to)")
             .legend(|(x, y)| Circle::new((x + 7, y), 4, BLACK.filled()));
-        chart.draw_series(values.iter().enumerate().filter_map(|(i, v)| {
-            v.3.map(|(_, pc)| Circle::new((SegmentValue::Exact(i as u32 + 1), pc), 4, BLACK.filled()))
-        }))?;
+        chart.draw_series(
+            values
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| v.3.map(|(_, pc)| Circle::new((cats_x(i), pc), 4, BLACK.filled()))),
+        )?;
     }
     chart::legend(&mut chart, SeriesLabelPosition::UpperMiddle)?;
     root.present()?;

@@ -85,6 +85,10 @@ fn reproduce_cats_writes_figures_and_tables() {
     }
     let svg = std::fs::read_to_string(dir.join("fig2_completion.svg")).unwrap();
     assert!(svg.contains("<svg") && svg.contains("CATS"));
+    // Group names under the bars; the paper's values as dots on the bars they belong to.
+    for label in ["P0", "P1", "P2", "P3", "P4", "paper (on the bar it belongs to)", "completion (ms)"] {
+        assert!(svg.contains(label), "fig2 lacks {label}");
+    }
     std::fs::remove_dir_all(dir).ok();
 }
 
