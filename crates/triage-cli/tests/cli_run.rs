@@ -326,3 +326,33 @@ fn out_writes_time_series_and_page_metric_charts() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// objects.csv's `object_id` is the `id` of `triage page analyze --json` on the same page:
+/// joined on it, URL, type, bytes and CATS level agree for every object of every variant.
+#[test]
+fn objects_csv_joins_page_analyze_on_the_object_id() {
+    let dir = std::env::temp_dir().join(format!("triage-join-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = triage().args(["run", "scenarios/paulirish-slow4g.toml", "--out"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = "../shared/data/pages/paulirish.com.devtoolslog.json";
+    let analyzed = json(&["page", "analyze", page, "--json"]);
+    let objects = analyzed["objects"].as_array().unwrap();
+    let mut r = csv::Reader::from_path(dir.join("objects.csv")).unwrap();
+    let header = r.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let mut rows = 0;
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        let id: usize = rec[col("object_id")].parse().unwrap();
+        let o = &objects[id];
+        assert_eq!(o["id"], id as u64);
+        assert_eq!(o["url"].as_str().unwrap(), &rec[col("url")]);
+        assert_eq!(o["type"].as_str().unwrap(), &rec[col("type")]);
+        assert_eq!(o["bytes"].as_u64().unwrap().to_string(), &rec[col("bytes")]);
+        assert_eq!(o["cats_level"].as_u64().unwrap().to_string(), &rec[col("cats_level")]);
+        rows += 1;
+    }
+    assert_eq!(rows, 2 * objects.len(), "every object of both variants");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
