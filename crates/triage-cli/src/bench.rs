@@ -45,7 +45,7 @@ struct ReferenceTiming {
 /// time is what it measures.
 #[allow(clippy::disallowed_methods)]
 pub fn run(a: BenchArgs) -> Result<(), String> {
-    let (scenario, file, dir) = crate::load(&a.scenario)?;
+    let (scenario, file, dir, _) = crate::load(&a.scenario)?;
     let mut best = f64::INFINITY;
     let mut last = None;
     for _ in 0..a.repeat {

@@ -7,6 +7,7 @@ mod bench;
 mod chart;
 mod output;
 mod page;
+mod report;
 mod reproduce;
 mod reproduce_eecn;
 mod reproduce_partial;
@@ -55,6 +56,9 @@ enum Command {
     Reproduce(reproduce::ReproduceArgs),
     /// Import and analyze real pages (HAR, DevTools logs)
     Page(page::PageArgs),
+    /// Write the self-contained HTML report (tables, charts, page-load waterfalls) of a
+    /// directory that `triage run --out DIR` wrote.
+    Report(ReportArgs),
     /// Print a shell completion script: `triage completions bash > ~/.local/share/bash-completion/completions/triage`.
     Completions {
         /// The shell.
@@ -65,6 +69,17 @@ enum Command {
 
 const EXIT_CODES: &str = "Exit status: 0 success; 1 invalid input or a failed run; 2 usage error; 3 the run \
 ended with flows not complete (results are still printed and written).";
+
+pub use triage_sim::document::SCHEMA_VERSION;
+
+#[derive(clap::Args)]
+struct ReportArgs {
+    /// A directory written by `triage run --out DIR` (it reads run.json and objects.csv).
+    dir: PathBuf,
+    /// Where to write the report (default DIR/report.html).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
 
 /// Set when a run stopped with flows not complete: the exit status is then 3.
 static INCOMPLETE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -77,9 +92,14 @@ struct RunArgs {
     /// Print the results as JSON instead of a table.
     #[arg(long)]
     json: bool,
-    /// Write CSV files (messages, flows, links, time series) and plots into this directory.
+    /// Write CSV files (messages, flows, links, pages, objects, time series), run.json and
+    /// SVG charts (cwnd, RTT, pacing rate, queue, page metrics) into this directory.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Write a self-contained HTML report (tables, charts, a waterfall per page load) to
+    /// this file.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Override the scenario's seed.
     #[arg(long)]
     seed: Option<u64>,
@@ -110,6 +130,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(a),
         Command::Reproduce(a) => reproduce::run(a),
         Command::Page(a) => page::run(a),
+        Command::Report(a) => report::from_dir(&a.dir, a.out.as_deref()).map(|p| outln!("wrote {}", p.display())),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut buf = Vec::new();
@@ -190,8 +211,9 @@ fn write_qlogs(dir: &std::path::Path, variant: Option<&str>, sim: &triage_sim::S
     Ok(())
 }
 
-/// Loads a scenario from a file or the built-in set.
-fn load(name: &str) -> Result<(Scenario, String, Option<PathBuf>), String> {
+/// Loads a scenario from a file or the built-in set: the scenario, its name for messages,
+/// its directory and its text.
+fn load(name: &str) -> Result<(Scenario, String, Option<PathBuf>, String), String> {
     load_with(name, &[])
 }
 
@@ -199,7 +221,8 @@ fn load(name: &str) -> Result<(Scenario, String, Option<PathBuf>), String> {
 /// input (TOML, or JSON when it starts with `{`), or a built-in scenario by name; then applies
 /// `--set PATH=VALUE` overrides before parsing, so that they get the file's checks. Errors
 /// name the source and, when there are overrides, list them.
-fn load_with(name: &str, sets: &[String]) -> Result<(Scenario, String, Option<PathBuf>), String> {
+/// Returns what [`load`] does, the text being the one after the overrides.
+fn load_with(name: &str, sets: &[String]) -> Result<(Scenario, String, Option<PathBuf>, String), String> {
     use triage_sim::scenario_override::{apply, json_to_toml, parse_override};
     let overrides = sets.iter().map(|s| parse_override(s)).collect::<Result<Vec<_>, _>>()?;
     let path = PathBuf::from(name);
@@ -227,11 +250,11 @@ fn load_with(name: &str, sets: &[String]) -> Result<(Scenario, String, Option<Pa
         file = format!("{file} (with {})", shown.join(" "));
     }
     let s = Scenario::parse(&text, &file).map_err(|e| e.to_string())?;
-    Ok((s, file, dir))
+    Ok((s, file, dir, text))
 }
 
 fn run(a: RunArgs) -> Result<(), String> {
-    let (mut scenario, file, dir) = load_with(&a.scenario, &a.set)?;
+    let (mut scenario, file, dir, text) = load_with(&a.scenario, &a.set)?;
     if let Some(seed) = a.seed {
         scenario.seed = seed;
     }
@@ -244,27 +267,50 @@ fn run(a: RunArgs) -> Result<(), String> {
             eprintln!("warning: {file}: {w}");
         }
     }
+    let mut out = match &a.out {
+        Some(d) => Some(output::OutDir::create(d)?),
+        None => None,
+    };
     let mut reports = Vec::new();
+    let mut objects = Vec::new();
+    let mut resolved = Vec::new();
+    let mut stop_ns = 0;
     for (name, built) in variants {
         let mut sim = built.sim;
         let stop = built.stop_ns;
+        stop_ns = stop;
         let path_names = built.path_names;
         sim.set_qlog(a.qlog.is_some());
         let bar = progress_bar(stop);
         sim.run(stop, |t| bar.set_position(t / 1_000_000));
         bar.finish_and_clear();
         let report = RunReport::new(&scenario.name, scenario.seed, &sim).with_path_names(&path_names);
-        if let Some(dir) = &a.out {
-            let d = if has_variants { dir.join(&name) } else { dir.clone() };
-            output::write_out(&d, &report, &sim).map_err(|e| format!("{}: {e}", d.display()))?;
+        let variant = if has_variants { name.clone() } else { String::new() };
+        let rows = output::object_rows(&variant, &report, &sim);
+        if let Some(o) = out.as_mut() {
+            let params = table::RunParams {
+                scenario: scenario.name.clone(),
+                variant: variant.clone(),
+                seed: Some(scenario.seed),
+            };
+            o.add(&params, &report, &sim, &rows)?;
         }
         if let Some(dir) = &a.qlog {
             write_qlogs(dir, if has_variants { Some(&name) } else { None }, &sim)?;
         }
-        reports.push((name, report));
+        objects.extend(rows);
+        resolved.push(triage_sim::document::resolved_json(&sim, stop));
+        reports.push((variant, report));
+    }
+    let doc = triage_sim::document::run_document(&scenario, &file, &text, stop_ns, &reports, resolved)?;
+    if let Some(o) = out {
+        o.finish(&doc)?;
+    }
+    if let Some(path) = &a.html {
+        report::write(path, &report::of_run(&doc, &objects))?;
     }
     if a.json {
-        outln!("{}", triage_sim::sweep::run_json(&scenario, &reports)?);
+        outln!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
     } else {
         for (name, report) in &reports {
             if has_variants {

@@ -267,16 +267,6 @@ fn analyze(a: AnalyzeArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn short(url: &str, n: usize) -> String {
-    if url.chars().count() <= n {
-        url.to_string()
-    } else {
-        let mut s: String = url.chars().take(n - 1).collect();
-        s.push('…');
-        s
-    }
-}
-
 fn print_table(l: &Loaded) {
     let p = &l.page;
     outln!(
@@ -314,7 +304,7 @@ fn print_table(l: &Loaded) {
             o.essential.name(),
             o.parent.map(|x| x.0.to_string()).unwrap_or_else(|| "-".into()),
             if o.blocks_first_paint() { "[blocking] " } else { "" },
-            short(&o.url, 90)
+            crate::table::middle(&o.url, 90)
         );
     }
     outln!();

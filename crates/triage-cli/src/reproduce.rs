@@ -53,6 +53,10 @@ struct CatsArgs {
     /// Write CSV tables and SVG charts (Fig. 2 and Fig. 3) into this directory.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Write a self-contained HTML report (Tables I and II, Fig. 2, the priority groups'
+    /// waterfall under FIFO and CATS side by side) to this file.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -97,7 +101,125 @@ fn cats(a: CatsArgs) -> Result<(), String> {
             triage_sim::experiments::cats::PAGE.iter().map(|p| p.2).sum::<u64>(),
         ));
     }
+    if let Some(path) = &a.html {
+        crate::report::write(path, &html_report(&r))?;
+    }
     emit(&r, a.out.as_deref(), a.json, write_out, json, tables)
+}
+
+/// The HTML report of the CATS reproduction: its tables, Fig. 2 as bars, and a waterfall
+/// per scheme in which each priority group is one row (written, then downloading until it
+/// completed), coloured by priority, with the FCP and LCP lines.
+fn html_report(r: &CatsReproduction) -> crate::report::Report {
+    use crate::report::{Bars, Report, Table, Waterfall};
+    let f = |v: f64| format!("{v:.1}");
+    let o = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x:.0}"));
+    let groups: Vec<_> = r.groups.iter().rev().collect();
+    let table1 = Table {
+        caption: "Table I: priority group completion time".into(),
+        header: ["group", "priority", "bytes", "fifo_ms", "cats_ms", "oracle_ms", "paper_fifo_ms", "paper_cats_ms"]
+            .map(String::from)
+            .to_vec(),
+        rows: groups
+            .iter()
+            .map(|g| {
+                vec![
+                    g.name.clone(),
+                    g.priority.to_string(),
+                    g.bytes.to_string(),
+                    f(g.fifo_ms),
+                    f(g.cats_ms),
+                    f(g.oracle_ms),
+                    o(g.paper_fifo_ms),
+                    o(g.paper_cats_ms),
+                ]
+            })
+            .collect(),
+    };
+    let metric = |n: &str, m: &triage_sim::experiments::cats::Metric| {
+        vec![
+            n.to_string(),
+            f(m.fifo_ms),
+            f(m.cats_ms),
+            format!("{:.1}", m.improvement_pct()),
+            o(m.paper_fifo_ms),
+            o(m.paper_cats_ms),
+        ]
+    };
+    let table2 = Table {
+        caption: "Table II: page metrics".into(),
+        header: ["metric", "fifo_ms", "cats_ms", "improvement_pct", "paper_fifo_ms", "paper_cats_ms"]
+            .map(String::from)
+            .to_vec(),
+        rows: vec![
+            metric("FCP", &r.metrics.fcp),
+            metric("TTI", &r.metrics.tti),
+            metric("LCP", &r.metrics.lcp),
+            vec![
+                "page load".into(),
+                f(r.plt.fifo_ms),
+                f(r.plt.cats_ms),
+                String::new(),
+                o(r.plt.paper_ms),
+                o(r.plt.paper_ms),
+            ],
+        ],
+    };
+    let fig2 = Bars {
+        title: "Fig. 2: priority group completion time".into(),
+        y_desc: "completion (ms)".into(),
+        categories: groups.iter().map(|g| g.name.clone()).collect(),
+        series: vec![
+            ("FIFO (baseline TCP)".into(), groups.iter().map(|g| Some(g.fifo_ms)).collect()),
+            ("CATS".into(), groups.iter().map(|g| Some(g.cats_ms)).collect()),
+            ("paper FIFO".into(), groups.iter().map(|g| g.paper_fifo_ms).collect()),
+            ("paper CATS".into(), groups.iter().map(|g| g.paper_cats_ms).collect()),
+        ],
+    };
+    let waterfall = |scheme: &str, done: fn(&triage_sim::experiments::cats::GroupResult) -> f64, m: [f64; 2]| {
+        let objects = groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| crate::output::ObjectRow {
+                variant: scheme.to_string(),
+                flow: "page".into(),
+                object_id: i as u32,
+                url: g.name.clone(),
+                kind: "group".into(),
+                bytes: g.bytes,
+                cats_level: g.priority,
+                parent_id: Some(0),
+                connection: "page connection 0".into(),
+                request_ms: Some(g.written_ms),
+                response_start_ms: Some(g.written_ms),
+                complete_ms: Some(done(g)),
+                ..Default::default()
+            })
+            .collect();
+        Waterfall {
+            title: format!("{scheme}: priority groups"),
+            objects,
+            marks: vec![("FCP".into(), m[0]), ("LCP".into(), m[1])],
+        }
+    };
+    Report {
+        title: "triage reproduce cats".into(),
+        subtitle: vec![format!(
+            "{:.3} Mbps bottleneck, {:.1} ms RTT, {}; retransmissions FIFO {}, CATS {}",
+            r.network.rate_bps as f64 / 1e6,
+            r.network.rtt_ns as f64 / 1e6,
+            r.cc,
+            r.retransmissions[0],
+            r.retransmissions[1]
+        )],
+        summary: vec![table1, table2],
+        tables: Vec::new(),
+        charts: vec![fig2],
+        waterfalls: vec![
+            waterfall("FIFO", |g| g.fifo_ms, [r.metrics.fcp.fifo_ms, r.metrics.lcp.fifo_ms]),
+            waterfall("CATS", |g| g.cats_ms, [r.metrics.fcp.cats_ms, r.metrics.lcp.cats_ms]),
+        ],
+    }
 }
 
 /// Finishes every reproduction the same way: writes its files into `out` when given, then
@@ -240,39 +362,67 @@ fn tables(r: &CatsReproduction) -> String {
 
 fn write_out(dir: &Path, r: &CatsReproduction) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let mut t1 = String::from("group,priority,bytes,written_ms,fifo_ms,cats_ms,oracle_ms,paper_fifo_ms,paper_cats_ms,fifo_throughput_mbps,cats_throughput_mbps\n");
+    let mut t1: Vec<Vec<String>> = Vec::new();
+    let t1_header = [
+        "group",
+        "priority",
+        "bytes",
+        "written_ms",
+        "fifo_ms",
+        "cats_ms",
+        "oracle_ms",
+        "paper_fifo_ms",
+        "paper_cats_ms",
+        "fifo_throughput_mbps",
+        "cats_throughput_mbps",
+    ];
     for g in r.groups.iter().rev() {
-        let _ = writeln!(
-            t1,
-            "{},{},{},{},{},{},{},{},{},{:.4},{:.4}",
-            g.name,
-            g.priority,
-            g.bytes,
-            g.written_ms,
-            g.fifo_ms,
-            g.cats_ms,
-            g.oracle_ms,
+        t1.push(vec![
+            g.name.to_string(),
+            g.priority.to_string(),
+            g.bytes.to_string(),
+            g.written_ms.to_string(),
+            g.fifo_ms.to_string(),
+            g.cats_ms.to_string(),
+            g.oracle_ms.to_string(),
             or_empty(g.paper_fifo_ms),
             or_empty(g.paper_cats_ms),
-            throughput(g.bytes, g.fifo_ms - g.written_ms),
-            throughput(g.bytes, g.cats_ms - g.written_ms)
-        );
+            format!("{:.4}", throughput(g.bytes, g.fifo_ms - g.written_ms)),
+            format!("{:.4}", throughput(g.bytes, g.cats_ms - g.written_ms)),
+        ]);
     }
-    std::fs::write(dir.join("table1.csv"), t1).map_err(|e| e.to_string())?;
-    let mut t2 = String::from("metric,fifo_ms,cats_ms,paper_fifo_ms,paper_cats_ms\n");
+    crate::table::write_csv(
+        &dir.join("table1.csv"),
+        &crate::table::RunParams::command("reproduce cats"),
+        &t1_header,
+        &t1,
+    )
+    .map_err(|e| e.to_string())?;
+    let mut t2: Vec<Vec<String>> = Vec::new();
+    let t2_header = ["metric", "fifo_ms", "cats_ms", "paper_fifo_ms", "paper_cats_ms"];
     for (n, m) in [("fcp", &r.metrics.fcp), ("tti", &r.metrics.tti), ("lcp", &r.metrics.lcp)] {
-        let _ =
-            writeln!(t2, "{n},{},{},{},{}", m.fifo_ms, m.cats_ms, or_empty(m.paper_fifo_ms), or_empty(m.paper_cats_ms));
+        t2.push(vec![
+            n.to_string(),
+            m.fifo_ms.to_string(),
+            m.cats_ms.to_string(),
+            or_empty(m.paper_fifo_ms),
+            or_empty(m.paper_cats_ms),
+        ]);
     }
-    let _ = writeln!(
-        t2,
-        "plt,{},{},{},{}",
-        r.plt.fifo_ms,
-        r.plt.cats_ms,
-        fixed(r.plt.paper_ms, 0),
-        fixed(r.plt.paper_ms, 0)
-    );
-    std::fs::write(dir.join("table2.csv"), t2).map_err(|e| e.to_string())?;
+    t2.push(vec![
+        "plt".to_string(),
+        r.plt.fifo_ms.to_string(),
+        r.plt.cats_ms.to_string(),
+        crate::table::fixed_csv(r.plt.paper_ms, 0),
+        crate::table::fixed_csv(r.plt.paper_ms, 0),
+    ]);
+    crate::table::write_csv(
+        &dir.join("table2.csv"),
+        &crate::table::RunParams::command("reproduce cats"),
+        &t2_header,
+        &t2,
+    )
+    .map_err(|e| e.to_string())?;
     fig2(&dir.join("fig2_completion.svg"), r).map_err(|e| format!("fig2: {e}"))?;
     fig3(&dir.join("fig3_throughput.svg"), r).map_err(|e| format!("fig3: {e}"))?;
     Ok(())
@@ -293,55 +443,65 @@ const CATS_COLOR: RGBColor = PALETTE[1];
 /// One group of the bar charts: label, FIFO value, CATS value, the paper's (FIFO, CATS).
 type Bar = (String, f64, f64, Option<(f64, f64)>);
 
-/// Grouped bars, one pair per group in priority order, like the paper's Fig. 2.
+/// Grouped bars, one pair per group in priority order, like the paper's Fig. 2: group `i`
+/// spans x = i..i+1, FIFO's bar i+0.1..i+0.5 and CATS's i+0.5..i+0.9; the paper's values
+/// are dots on the centre of the bar they belong to.
 fn grouped_bars(path: &Path, title: &str, y_desc: &str, values: &[Bar]) -> ChartResult {
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
     let root = chart::canvas(path, (900, 520))?;
     let ymax = values.iter().flat_map(|v| [v.1, v.2, v.3.map_or(0.0, |p| p.0.max(p.1))]).fold(0.0, f64::max) * 1.35;
-    let n = values.len() as u32;
+    let n = values.len().max(1) as f64;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
         .margin(15)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d((0..n.saturating_sub(1)).into_segmented(), 0f64..ymax.max(1.0))?;
+        .build_cartesian_2d(0f64..n, 0f64..ymax.max(1.0))?;
+    chart.configure_mesh().disable_x_mesh().x_labels(0).y_desc(y_desc).draw()?;
+    // Group names under the centre of each pair of bars.
+    let style = TextStyle::from(("sans-serif", 15)).pos(Pos::new(HPos::Center, VPos::Top));
+    chart.draw_series(
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| EmptyElement::at((i as f64 + 0.5, 0.0)) + Text::new(v.0.clone(), (0, 8), style.clone())),
+    )?;
+    let fifo_x = |i: usize| i as f64 + 0.3;
+    let cats_x = |i: usize| i as f64 + 0.7;
     chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .y_desc(y_desc)
-        .x_label_formatter(&|x| match x {
-            SegmentValue::CenterOf(i) => values.get(*i as usize).map_or(String::new(), |v| v.0.clone()),
-            _ => String::new(),
-        })
-        .draw()?;
-    // Two bars per group: FIFO on the left half of its segment, CATS on the right half.
-    chart
-        .draw_series(values.iter().enumerate().map(|(i, v)| {
-            Rectangle::new(
-                [(SegmentValue::Exact(i as u32), 0.0), (SegmentValue::CenterOf(i as u32), v.1)],
-                FIFO_COLOR.filled(),
-            )
-        }))?
+        .draw_series(
+            values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Rectangle::new([(i as f64 + 0.1, 0.0), (i as f64 + 0.5, v.1)], FIFO_COLOR.filled())),
+        )?
         .label("FIFO (baseline TCP)")
         .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], FIFO_COLOR.filled()));
     chart
-        .draw_series(values.iter().enumerate().map(|(i, v)| {
-            Rectangle::new(
-                [(SegmentValue::CenterOf(i as u32), 0.0), (SegmentValue::Exact(i as u32 + 1), v.2)],
-                CATS_COLOR.filled(),
-            )
-        }))?
+        .draw_series(
+            values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| Rectangle::new([(i as f64 + 0.5, 0.0), (i as f64 + 0.9, v.2)], CATS_COLOR.filled())),
+        )?
         .label("CATS")
         .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], CATS_COLOR.filled()));
     if values.iter().any(|v| v.3.is_some()) {
         chart
-            .draw_series(values.iter().enumerate().filter_map(|(i, v)| {
-                v.3.map(|(pf, _)| Circle::new((SegmentValue::Exact(i as u32), pf), 4, BLACK.filled()))
-            }))?
-            .label("paper (FIFO at left edge, CATS at right edge)")
+            .draw_series(
+                values
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, v)| v.3.map(|(pf, _)| Circle::new((fifo_x(i), pf), 4, BLACK.filled()))),
+            )?
+            .label("paper (on the bar it belongs to)")
             .legend(|(x, y)| Circle::new((x + 7, y), 4, BLACK.filled()));
-        chart.draw_series(values.iter().enumerate().filter_map(|(i, v)| {
-            v.3.map(|(_, pc)| Circle::new((SegmentValue::Exact(i as u32 + 1), pc), 4, BLACK.filled()))
-        }))?;
+        chart.draw_series(
+            values
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| v.3.map(|(_, pc)| Circle::new((cats_x(i), pc), 4, BLACK.filled()))),
+        )?;
     }
     chart::legend(&mut chart, SeriesLabelPosition::UpperMiddle)?;
     root.present()?;

@@ -195,43 +195,67 @@ fn tag(t: Topology) -> &'static str {
 
 fn write_out(dir: &Path, r: &EecnReproduction) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let mut t4 = String::from("topology,scheme,drops,drop_bytes,marks,mark_bytes,drop_pct,jain,paper_drops,paper_drop_bytes,paper_marks,paper_mark_bytes,paper_drop_pct\n");
-    let mut fl = String::from("topology,scheme,flow,kind,fct_ms,throughput_mbps,mean_delay_ms\n");
+    let mut t4: Vec<Vec<String>> = Vec::new();
+    let t4_header = [
+        "topology",
+        "scheme",
+        "drops",
+        "drop_bytes",
+        "marks",
+        "mark_bytes",
+        "drop_pct",
+        "jain",
+        "paper_drops",
+        "paper_drop_bytes",
+        "paper_marks",
+        "paper_mark_bytes",
+        "paper_drop_pct",
+    ];
+    let mut fl: Vec<Vec<String>> = Vec::new();
+    let fl_header = ["topology", "scheme", "flow", "kind", "fct_ms", "throughput_mbps", "mean_delay_ms"];
     for run in &r.runs {
         let p = PAPER_TABLE_4[Scheme::ALL.iter().position(|s| *s == run.scheme).unwrap_or(0)];
-        let _ = writeln!(
-            t4,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            tag(run.topology),
-            run.scheme.name(),
-            run.drops,
-            run.drop_bytes,
-            run.marks,
-            run.mark_bytes,
-            run.drop_pct,
-            run.jain,
-            p.0,
-            p.1,
+        t4.push(vec![
+            (tag(run.topology)).to_string(),
+            run.scheme.name().to_string(),
+            run.drops.to_string(),
+            run.drop_bytes.to_string(),
+            run.marks.to_string(),
+            run.mark_bytes.to_string(),
+            run.drop_pct.to_string(),
+            run.jain.to_string(),
+            (p.0).to_string(),
+            (p.1).to_string(),
             or_empty(p.2),
             or_empty(p.3),
-            p.4
-        );
+            (p.4).to_string(),
+        ]);
         for f in &run.flows {
-            let _ = writeln!(
-                fl,
-                "{},{},{},{},{},{},{}",
-                tag(run.topology),
-                run.scheme.name(),
-                f.name,
-                f.kind,
-                fixed(f.fct_ms, 3),
-                fixed(f.throughput_mbps, 4),
-                fixed(f.mean_delay_ms, 4)
-            );
+            fl.push(vec![
+                (tag(run.topology)).to_string(),
+                run.scheme.name().to_string(),
+                f.name.to_string(),
+                f.kind.to_string(),
+                crate::table::fixed_csv(f.fct_ms, 3),
+                crate::table::fixed_csv(f.throughput_mbps, 4),
+                crate::table::fixed_csv(f.mean_delay_ms, 4),
+            ]);
         }
     }
-    std::fs::write(dir.join("table4.csv"), t4).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("flows.csv"), fl).map_err(|e| e.to_string())?;
+    crate::table::write_csv(
+        &dir.join("table4.csv"),
+        &crate::table::RunParams::command("reproduce eecn"),
+        &t4_header,
+        &t4,
+    )
+    .map_err(|e| e.to_string())?;
+    crate::table::write_csv(
+        &dir.join("flows.csv"),
+        &crate::table::RunParams::command("reproduce eecn"),
+        &fl_header,
+        &fl,
+    )
+    .map_err(|e| e.to_string())?;
     let fig = |e: Box<dyn std::error::Error>| e.to_string();
     let d = Topology::Dumbbell;
     let pick = |f: fn(&EecnRun) -> &Vec<(f64, f64)>, schemes: &[Scheme]| -> Vec<(String, Vec<(f64, f64)>)> {

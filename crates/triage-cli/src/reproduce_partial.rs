@@ -201,81 +201,129 @@ fn table(rows: &[PartialRow], runs: u32, seed: u64) -> String {
 
 fn write_out(dir: &Path, runs: &[PartialRun], rows: &[PartialRow]) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(dir)?;
-    let mut csv = String::from(
-        "network,policy,page,version,seed,fetch_ms,load_ms,objects,objects_done,unreliable_objects,\
-         partial_objects,unreliable_bytes,lost_bytes,page_bytes\n",
-    );
+    let mut csv: Vec<Vec<String>> = Vec::new();
+    let csv_header = [
+        "network",
+        "policy",
+        "page",
+        "version",
+        "seed",
+        "fetch_ms",
+        "load_ms",
+        "objects",
+        "objects_done",
+        "unreliable_objects",
+        "partial_objects",
+        "unreliable_bytes",
+        "lost_bytes",
+        "page_bytes",
+    ];
     for r in runs {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{},{:.3},{:.3},{},{},{},{},{},{},{}",
-            r.network,
-            r.policy,
-            r.page,
-            r.version,
-            r.seed,
-            r.fetch_ms,
-            r.load_ms,
-            r.objects,
-            r.objects_done,
-            r.unreliable_objects,
-            r.partial_objects,
-            r.unreliable_bytes,
-            r.lost_bytes,
-            r.page_bytes
-        );
+        csv.push(vec![
+            r.network.to_string(),
+            r.policy.to_string(),
+            r.page.to_string(),
+            r.version.to_string(),
+            r.seed.to_string(),
+            format!("{:.3}", r.fetch_ms),
+            format!("{:.3}", r.load_ms),
+            r.objects.to_string(),
+            r.objects_done.to_string(),
+            r.unreliable_objects.to_string(),
+            r.partial_objects.to_string(),
+            r.unreliable_bytes.to_string(),
+            r.lost_bytes.to_string(),
+            r.page_bytes.to_string(),
+        ]);
     }
-    std::fs::write(dir.join("runs.csv"), csv)?;
-    let mut csv =
-        String::from("network,policy,page,version,seed,object,type,bytes,unreliable,fetch_ms,complete,lost_bytes\n");
+    crate::table::write_csv(
+        &dir.join("runs.csv"),
+        &crate::table::RunParams::command("reproduce partial"),
+        &csv_header,
+        &csv,
+    )?;
+    let mut csv: Vec<Vec<String>> = Vec::new();
+    let csv_header = [
+        "network",
+        "policy",
+        "page",
+        "version",
+        "seed",
+        "object",
+        "type",
+        "bytes",
+        "unreliable",
+        "fetch_ms",
+        "complete",
+        "lost_bytes",
+    ];
     for r in runs {
         for o in &r.object_fetches {
-            let _ = writeln!(
-                csv,
-                "{},{},{},{},{},{},{},{},{},{:.3},{},{}",
-                r.network,
-                r.policy,
-                r.page,
-                r.version,
-                r.seed,
-                o.id,
-                o.kind.name(),
-                o.bytes,
-                o.unreliable,
-                o.fetch_ms,
-                o.complete,
-                o.lost_bytes
-            );
+            csv.push(vec![
+                r.network.to_string(),
+                r.policy.to_string(),
+                r.page.to_string(),
+                r.version.to_string(),
+                r.seed.to_string(),
+                o.id.to_string(),
+                o.kind.name().to_string(),
+                o.bytes.to_string(),
+                o.unreliable.to_string(),
+                format!("{:.3}", o.fetch_ms),
+                o.complete.to_string(),
+                o.lost_bytes.to_string(),
+            ]);
         }
     }
-    std::fs::write(dir.join("objects.csv"), csv)?;
-    let mut csv = String::from(
-        "network,page,policy,runs,mean_fetch_ms,p90_fetch_ms,reduction_mean_ms,reduction_mean_ci95_low_ms,\
-         reduction_mean_ci95_high_ms,reduction_p90_ms,reduction_p90_ci95_low_ms,reduction_p90_ci95_high_ms,\
-         data_loss_pct,unreliable_bytes,partial_objects\n",
-    );
+    crate::table::write_csv(
+        &dir.join("objects.csv"),
+        &crate::table::RunParams::command("reproduce partial"),
+        &csv_header,
+        &csv,
+    )?;
+    let mut csv: Vec<Vec<String>> = Vec::new();
+    let csv_header = [
+        "network",
+        "page",
+        "policy",
+        "runs",
+        "mean_fetch_ms",
+        "p90_fetch_ms",
+        "reduction_mean_ms",
+        "reduction_mean_ci95_low_ms",
+        "reduction_mean_ci95_high_ms",
+        "reduction_p90_ms",
+        "reduction_p90_ci95_low_ms",
+        "reduction_p90_ci95_high_ms",
+        "data_loss_pct",
+        "unreliable_bytes",
+        "partial_objects",
+    ];
     for r in rows {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.0},{:.2}",
-            r.network,
-            r.page,
-            r.policy,
-            r.runs,
-            r.mean_fetch_ms,
-            r.p90_fetch_ms,
-            r.reduction_mean_ms,
-            r.reduction_mean_ci95_ms[0],
-            r.reduction_mean_ci95_ms[1],
-            r.reduction_p90_ms,
-            r.reduction_p90_ci95_ms[0],
-            r.reduction_p90_ci95_ms[1],
-            r.data_loss_pct,
-            r.unreliable_bytes,
-            r.partial_objects
-        );
+        csv.push(vec![
+            r.network.to_string(),
+            r.page.to_string(),
+            r.policy.to_string(),
+            r.runs.to_string(),
+            format!("{:.3}", r.mean_fetch_ms),
+            format!("{:.3}", r.p90_fetch_ms),
+            format!("{:.3}", r.reduction_mean_ms),
+            format!("{:.3}", r.reduction_mean_ci95_ms[0]),
+            format!("{:.3}", r.reduction_mean_ci95_ms[1]),
+            format!("{:.3}", r.reduction_p90_ms),
+            format!("{:.3}", r.reduction_p90_ci95_ms[0]),
+            format!("{:.3}", r.reduction_p90_ci95_ms[1]),
+            format!("{:.3}", r.data_loss_pct),
+            format!("{:.0}", r.unreliable_bytes),
+            format!("{:.2}", r.partial_objects),
+        ]);
     }
-    std::fs::write(dir.join("results.csv"), csv)?;
+    crate::table::write_csv(
+        &dir.join("results.csv"),
+        &crate::table::RunParams::command("reproduce partial"),
+        &csv_header,
+        &csv,
+    )?;
     // Figs. 16-18: reductions per policy, ours beside the thesis's, per network and page.
     let mut keys: Vec<(&str, &str)> = Vec::new();
     for r in rows {

@@ -287,55 +287,96 @@ fn write_out(
     reference: &[RefRun],
 ) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(dir)?;
-    let mut csv = String::from(
-        "setting,page,scheduler,seed,first_render_ms,plt_ms,first_image_ms,complete,bytes_path0,bytes_path1,ptos_path0,ptos_path1\n",
-    );
+    let mut csv: Vec<Vec<String>> = Vec::new();
+    let csv_header = [
+        "setting",
+        "page",
+        "scheduler",
+        "seed",
+        "first_render_ms",
+        "plt_ms",
+        "first_image_ms",
+        "complete",
+        "bytes_path0",
+        "bytes_path1",
+        "ptos_path0",
+        "ptos_path1",
+    ];
     for r in runs {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{:.3},{:.3},{},{},{},{},{},{}",
-            r.setting.name(),
-            r.page,
-            r.scheduler.name(),
-            r.seed,
-            r.first_render_ms,
-            r.plt_ms,
-            r.first_image_ms.map_or(String::new(), |t| format!("{t:.3}")),
-            r.complete,
-            cell(&r.server_bytes_per_path, 0),
-            cell(&r.server_bytes_per_path, 1),
-            cell(&r.server_ptos, 0),
-            cell(&r.server_ptos, 1),
-        );
+        csv.push(vec![
+            r.setting.name().to_string(),
+            r.page.to_string(),
+            r.scheduler.name().to_string(),
+            r.seed.to_string(),
+            format!("{:.3}", r.first_render_ms),
+            format!("{:.3}", r.plt_ms),
+            (r.first_image_ms.map_or(String::new(), |t| format!("{t:.3}"))).to_string(),
+            r.complete.to_string(),
+            (cell(&r.server_bytes_per_path, 0)).to_string(),
+            (cell(&r.server_bytes_per_path, 1)).to_string(),
+            (cell(&r.server_ptos, 0)).to_string(),
+            (cell(&r.server_ptos, 1)).to_string(),
+        ]);
     }
-    std::fs::write(dir.join("runs.csv"), csv)?;
-    let mut csv =
-        String::from("setting,page,scheduler,runs,first_render_ms_mean,first_render_ms_std,plt_ms_mean,plt_ms_std\n");
+    crate::table::write_csv(
+        &dir.join("runs.csv"),
+        &crate::table::RunParams::command("reproduce priority-bucket"),
+        &csv_header,
+        &csv,
+    )?;
+    let mut csv: Vec<Vec<String>> = Vec::new();
+    let csv_header = [
+        "setting",
+        "page",
+        "scheduler",
+        "runs",
+        "first_render_ms_mean",
+        "first_render_ms_std",
+        "plt_ms_mean",
+        "plt_ms_std",
+        "first_image_ms_mean",
+    ];
     for r in rows {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3}",
-            r.setting.name(),
-            r.page,
-            r.scheduler.name(),
-            r.runs,
-            r.first_render_ms_mean,
-            r.first_render_ms_std,
-            r.plt_ms_mean,
-            r.plt_ms_std,
-            r.first_image_ms_mean
-        );
+        csv.push(vec![
+            r.setting.name().to_string(),
+            r.page.to_string(),
+            r.scheduler.name().to_string(),
+            r.runs.to_string(),
+            format!("{:.3}", r.first_render_ms_mean),
+            format!("{:.3}", r.first_render_ms_std),
+            format!("{:.3}", r.plt_ms_mean),
+            format!("{:.3}", r.plt_ms_std),
+            format!("{:.3}", r.first_image_ms_mean),
+        ]);
     }
-    std::fs::write(dir.join("results.csv"), csv)?;
+    crate::table::write_csv(
+        &dir.join("results.csv"),
+        &crate::table::RunParams::command("reproduce priority-bucket"),
+        &csv_header,
+        &csv,
+    )?;
     if !reference.is_empty() {
-        let mut csv = String::from("cc,case,group,completed_ms,bytes_path0,bytes_path1\n");
+        let mut csv: Vec<Vec<String>> = Vec::new();
+        let csv_header = ["cc", "case", "group", "completed_ms", "bytes_path0", "bytes_path1"];
         for r in reference {
             for (g, t) in &r.groups_ms {
                 let bytes = &r.server_bytes_per_path;
-                let _ = writeln!(csv, "{},{},{},{:.3},{},{}", r.cc, r.case, g, t, cell(bytes, 0), cell(bytes, 1));
+                csv.push(vec![
+                    r.cc.to_string(),
+                    r.case.to_string(),
+                    g.to_string(),
+                    format!("{:.3}", t),
+                    (cell(bytes, 0)).to_string(),
+                    (cell(bytes, 1)).to_string(),
+                ]);
             }
         }
-        std::fs::write(dir.join("reference.csv"), csv)?;
+        crate::table::write_csv(
+            &dir.join("reference.csv"),
+            &crate::table::RunParams::command("reproduce priority-bucket"),
+            &csv_header,
+            &csv,
+        )?;
     }
     // Fig. 3: per page, first render and page load; settings on the x axis, one bar per
     // scheduler with its standard deviation.

@@ -621,41 +621,37 @@ fn reference_of(runs: &[QuicRun]) -> Option<&'static RefRow> {
     runs.first().and_then(|x| reference(&x.setting))
 }
 
-/// A CSV field, quoted (RFC 4180 §2) when it holds a comma, a quote or a line break.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 /// Header of runs.csv: one row per run and group.
-const CSV_HEADER: &str = "mode,cc,rate_bps,owd_ms,loss,seed,group,completed_ms,chunks,lost,datagram";
+const CSV_HEADER: [&str; 11] =
+    ["mode", "cc", "rate_bps", "owd_ms", "loss", "seed", "group", "completed_ms", "chunks", "lost", "datagram"];
 
 fn write_out(dir: &Path, r: &Reproduction) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let mut csv = format!("{CSV_HEADER}\n");
+    let mut csv: Vec<Vec<String>> = Vec::new();
     for x in &r.runs {
         let s = &x.setting;
         for (name, g) in &x.groups {
-            let fields = [
-                csv_field(&s.mode),
-                csv_field(&s.cc),
+            csv.push(vec![
+                s.mode.clone(),
+                s.cc.clone(),
                 s.rate_bps.to_string(),
                 s.owd_ms.to_string(),
                 s.loss.to_string(),
                 s.seed.to_string(),
-                csv_field(name),
+                name.to_string(),
                 g.completed_ms.map_or(String::new(), |v| v.to_string()),
                 g.chunks.to_string(),
                 g.lost.to_string(),
                 g.datagram.to_string(),
-            ];
-            let _ = writeln!(csv, "{}", fields.join(","));
+            ]);
         }
     }
-    std::fs::write(dir.join("runs.csv"), csv).map_err(|e| e.to_string())?;
+    crate::table::write_csv(
+        &dir.join("runs.csv"),
+        &crate::table::RunParams::command("reproduce quic"),
+        &CSV_HEADER,
+        &csv,
+    )?;
     for (si, &(rate, owd)) in r.settings.iter().enumerate() {
         for (mi, mode) in r.modes.iter().enumerate() {
             let name = if r.settings.len() == 1 { format!("{mode}.svg") } else { format!("{mode}_{rate}_{owd}.svg") };
@@ -843,13 +839,5 @@ mod tests {
         assert!(parse_setting("5MBps/50ms").is_err());
         assert_eq!(parse_mode("dg01"), Ok("dg01".to_string()));
         assert!(parse_mode("dg02").unwrap_err().contains("dg02"));
-    }
-
-    #[test]
-    fn csv_fields_are_quoted_when_needed() {
-        assert_eq!(csv_field("fifo"), "fifo");
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
     }
 }

@@ -17,7 +17,8 @@ fn json(args: &[&str]) -> serde_json::Value {
 
 #[test]
 fn run_json_reports_every_message_and_flow() {
-    let v = json(&["run", "scenarios/cats-fifo.toml", "--json"]);
+    let doc = json(&["run", "scenarios/cats-fifo.toml", "--json"]);
+    let v = &doc["variants"][0]["report"];
     let msgs = v["messages"].as_array().unwrap();
     let names: Vec<&str> = msgs.iter().map(|m| m["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["P4", "P3", "P2", "P1", "P0"]);
@@ -40,7 +41,7 @@ fn built_in_scenarios_run_by_name_and_json_is_deterministic() {
     assert_eq!(a.stdout, b.stdout);
     let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
     // The Conductor's priority option lets the client see every priority.
-    for m in v["messages"].as_array().unwrap() {
+    for m in v["variants"][0]["report"]["messages"].as_array().unwrap() {
         assert_eq!(m["received_priority"], m["priority"]);
     }
 }
@@ -84,6 +85,10 @@ fn reproduce_cats_writes_figures_and_tables() {
     }
     let svg = std::fs::read_to_string(dir.join("fig2_completion.svg")).unwrap();
     assert!(svg.contains("<svg") && svg.contains("CATS"));
+    // Group names under the bars; the paper's values as dots on the bars they belong to.
+    for label in ["P0", "P1", "P2", "P3", "P4", "paper (on the bar it belongs to)", "completion (ms)"] {
+        assert!(svg.contains(label), "fig2 lacks {label}");
+    }
     std::fs::remove_dir_all(dir).ok();
 }
 
@@ -180,7 +185,7 @@ fn a_run_that_stops_before_its_flows_complete_exits_3_with_its_results() {
     let out = triage().args(["run", path.to_str().unwrap(), "--json"]).output().unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("results still printed");
-    assert!(v["flows"][0]["completed_ms"].is_null());
+    assert!(v["variants"][0]["report"]["flows"][0]["completed_ms"].is_null());
     assert!(String::from_utf8_lossy(&out.stderr).contains("flows not complete when the run stopped: page"));
     let help = triage().arg("--help").output().unwrap();
     assert!(String::from_utf8_lossy(&help.stdout).contains("3 the run ended with flows not complete"));
@@ -223,7 +228,8 @@ fn ecn_marks_appear_in_the_link_table_and_links_csv() {
     let path = dir.join("ecn.toml");
     std::fs::write(&path, text).unwrap();
     let v = json(&["run", path.to_str().unwrap(), "--json"]);
-    let link = v["links"].as_array().unwrap().iter().find(|l| l["name"] == "r1->r2").unwrap().clone();
+    let link =
+        v["variants"][0]["report"]["links"].as_array().unwrap().iter().find(|l| l["name"] == "r1->r2").unwrap().clone();
     let marked = link["queue"]["marked_packets"].as_u64().unwrap();
     assert!(marked > 0, "{link}");
     let out =
@@ -236,7 +242,7 @@ fn ecn_marks_appear_in_the_link_table_and_links_csv() {
     let csv = std::fs::read_to_string(dir.join("o/links.csv")).unwrap();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let col = header.iter().position(|h| *h == "ecn_marked_packets").unwrap();
-    let r: Vec<&str> = csv.lines().find(|l| l.starts_with("r1->r2")).unwrap().split(',').collect();
+    let r: Vec<&str> = csv.lines().find(|l| l.contains(",r1->r2,")).unwrap().split(',').collect();
     assert_eq!(r[col], marked.to_string());
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -250,8 +256,8 @@ fn multipath_run_prints_paths_and_writes_paths_csv() {
     let out = triage().args(["run", file]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let table = String::from_utf8(out.stdout).unwrap();
-    assert!(table.contains("flow         path         end"), "{table}");
-    assert!(table.contains("1 lte-tmobil server"), "{table}");
+    assert!(table.contains("flow         path             end"), "{table}");
+    assert!(table.contains("1 lte-tmobile    server"), "{table}");
     let a = triage().args(["run", file, "--json"]).output().unwrap();
     let b = triage().args(["run", file, "--json"]).output().unwrap();
     assert!(a.status.success());
@@ -263,11 +269,91 @@ fn multipath_run_prints_paths_and_writes_paths_csv() {
     let dir = std::env::temp_dir().join(format!("triage-mp-out-{}", std::process::id()));
     let out = triage().args(["run", file, "--out"]).arg(&dir).output().unwrap();
     assert!(out.status.success());
-    let csv = std::fs::read_to_string(dir.join("lrf/paths.csv")).unwrap();
+    // One paths.csv for every variant, told apart by the variant column.
+    let csv = std::fs::read_to_string(dir.join("paths.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
-    assert!(lines[0].starts_with("flow,path_id,path,end,packets_sent,bytes_sent,data_bytes_sent"), "{csv}");
-    assert_eq!(lines.len(), 1 + 2 * 2, "a line per path and end: {csv}");
-    assert!(lines[3].starts_with("page,1,lte-tmobile,server,"), "{csv}");
+    assert!(
+        lines[0].starts_with("scenario,variant,seed,triage_version,flow,path_id,path,end,packets_sent,bytes_sent"),
+        "{csv}"
+    );
+    let lrf: Vec<&str> = lines.iter().copied().filter(|l| l.contains(",lrf,")).collect();
+    assert_eq!(lrf.len(), 2 * 2, "a line per path and end: {csv}");
+    let v = env!("CARGO_PKG_VERSION");
+    assert!(lrf[2].starts_with(&format!("multipath-wifi-lte,lrf,1,{v},page,1,lte-tmobile,server,")), "{csv}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `run --out` writes the charts `run --help` promises: congestion window, RTT, pacing rate
+/// and queue backlog over time when the scenario records time series, the page metrics per
+/// variant for page loads; each carries its title, axis names and series labels, and
+/// renders to PNG (with `rsvg-convert`, when it is installed).
+#[test]
+fn out_writes_time_series_and_page_metric_charts() {
+    let dir = std::env::temp_dir().join(format!("triage-charts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let bulk = dir.join("bulk");
+    let out = triage().args(["run", "scenarios/cats.toml", "--out"]).arg(&bulk).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let read = |p: PathBuf| std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    for (file, labels) in [
+        ("cwnd.svg", &["congestion window", "cwnd (KB)", "time (s)", "page server"][..]),
+        ("rtt.svg", &["smoothed RTT", "SRTT (ms)", "page server"][..]),
+        ("pacing_rate.svg", &["pacing rate", "pacing rate (Mbps)", "page server"][..]),
+        ("queue.svg", &["queue backlog", "queue (packets)", "r1-&gt;r2"][..]),
+    ] {
+        let svg = read(bulk.join(file));
+        for l in labels {
+            assert!(svg.contains(l), "{file} lacks {l}");
+        }
+    }
+    assert!(!bulk.join("pages.svg").exists(), "no page load, no page chart");
+    let page = dir.join("page");
+    let out = triage().args(["run", "scenarios/paulirish-slow4g.toml", "--out"]).arg(&page).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let svg = read(page.join("pages.svg"));
+    for l in ["page metrics", "FCP", "LCP", "TTI", "Speed Index", "page load", "fifo page", "cats page"] {
+        assert!(svg.contains(l), "pages.svg lacks {l}");
+    }
+    // `[measure] interval = "0ms"`: no time series, so no time-series charts.
+    assert!(!page.join("cwnd_fifo.svg").exists());
+    if Command::new("rsvg-convert").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        for svg in [bulk.join("cwnd.svg"), bulk.join("queue.svg"), page.join("pages.svg")] {
+            let png = svg.with_extension("png");
+            let st = Command::new("rsvg-convert").args(["-b", "white"]).arg(&svg).arg("-o").arg(&png).status().unwrap();
+            assert!(st.success(), "{}", svg.display());
+            assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// objects.csv's `object_id` is the `id` of `triage page analyze --json` on the same page:
+/// joined on it, URL, type, bytes and CATS level agree for every object of every variant.
+#[test]
+fn objects_csv_joins_page_analyze_on_the_object_id() {
+    let dir = std::env::temp_dir().join(format!("triage-join-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = triage().args(["run", "scenarios/paulirish-slow4g.toml", "--out"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = "../shared/data/pages/paulirish.com.devtoolslog.json";
+    let analyzed = json(&["page", "analyze", page, "--json"]);
+    let objects = analyzed["objects"].as_array().unwrap();
+    let mut r = csv::Reader::from_path(dir.join("objects.csv")).unwrap();
+    let header = r.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let mut rows = 0;
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        let id: usize = rec[col("object_id")].parse().unwrap();
+        let o = &objects[id];
+        assert_eq!(o["id"], id as u64);
+        assert_eq!(o["url"].as_str().unwrap(), &rec[col("url")]);
+        assert_eq!(o["type"].as_str().unwrap(), &rec[col("type")]);
+        assert_eq!(o["bytes"].as_u64().unwrap().to_string(), &rec[col("bytes")]);
+        assert_eq!(o["cats_level"].as_u64().unwrap().to_string(), &rec[col("cats_level")]);
+        rows += 1;
+    }
+    assert_eq!(rows, 2 * objects.len(), "every object of both variants");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -353,9 +439,15 @@ fn set_overrides_stdin_and_json_scenarios() {
         .output()
         .unwrap();
     assert!(by_set.status.success(), "{}", String::from_utf8_lossy(&by_set.stderr));
-    assert_eq!(by_file.stdout, by_set.stdout);
+    // The same document but for the source it names.
+    let doc = |bytes: &[u8]| {
+        let mut v: serde_json::Value = serde_json::from_slice(bytes).expect("JSON");
+        v["input"]["source"] = serde_json::Value::Null;
+        v
+    };
+    assert!(doc(&by_file.stdout) == doc(&by_set.stdout), "--set differs from the edited file");
     let unchanged = triage().args(["run", "scenarios/cats-fifo.toml", "--json"]).output().unwrap();
-    assert_ne!(unchanged.stdout, by_set.stdout, "the override changed nothing");
+    assert!(doc(&unchanged.stdout) != doc(&by_set.stdout), "the override changed nothing");
 
     // Errors: the file's own message for a bad value, with the override named; bad paths.
     for (set, want) in [
@@ -387,15 +479,15 @@ fn set_overrides_stdin_and_json_scenarios() {
     };
     let toml_out = stdin_run(&edited);
     assert!(toml_out.status.success(), "{}", String::from_utf8_lossy(&toml_out.stderr));
-    assert_eq!(toml_out.stdout, by_file.stdout);
+    assert!(doc(&toml_out.stdout) == doc(&by_file.stdout));
     let as_json = serde_json::to_string(&toml::from_str::<serde_json::Value>(&edited).unwrap()).unwrap();
     let json_out = stdin_run(&as_json);
     assert!(json_out.status.success(), "{}", String::from_utf8_lossy(&json_out.stderr));
-    assert_eq!(json_out.stdout, by_file.stdout);
+    assert!(doc(&json_out.stdout) == doc(&by_file.stdout));
     let json_file = dir.join("edited.json");
     std::fs::write(&json_file, &as_json).unwrap();
     let out = triage().args(["run", json_file.to_str().unwrap(), "--json"]).output().unwrap();
-    assert_eq!(out.stdout, by_file.stdout);
+    assert!(doc(&out.stdout) == doc(&by_file.stdout));
     let bad = stdin_run("{\"name\": null}");
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("standard input: name: null has no TOML form"));

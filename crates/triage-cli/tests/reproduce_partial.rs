@@ -164,12 +164,13 @@ fn out_writes_loads_objects_results_and_a_chart() {
     assert_eq!(runs.lines().count(), 1 + 4, "{runs}");
     assert_eq!(read("results.csv").lines().count(), 1 + 2);
     for line in runs.lines().skip(1) {
+        let line = unparameterized(line, 4);
         let c: Vec<&str> = line.split(',').collect();
         let (policy, seed, fetch): (&str, &str, f64) = (c[1], c[4], c[5].parse().unwrap());
-        let rows: Vec<Vec<&str>> = objects
+        let rows: Vec<Vec<String>> = objects
             .lines()
             .skip(1)
-            .map(|l| l.split(',').collect::<Vec<_>>())
+            .map(|l| unparameterized(l, 4).split(',').map(String::from).collect::<Vec<_>>())
             .filter(|o| o[1] == policy && o[4] == seed)
             .collect();
         assert_eq!(rows.len(), c[8].parse::<usize>().unwrap(), "one row per object done");
@@ -184,4 +185,13 @@ fn out_writes_loads_objects_results_and_a_chart() {
         assert!(svg.contains(label), "chart lacks {label}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A CSV row as it was before the run's parameters led each row: the columns after the
+/// four parameters, with the seed parameter put back at `seed_at`.
+fn unparameterized(line: &str, seed_at: usize) -> String {
+    let c: Vec<&str> = line.split(',').collect();
+    let mut row: Vec<&str> = c[4..].to_vec();
+    row.insert(seed_at, c[2]);
+    row.join(",")
 }

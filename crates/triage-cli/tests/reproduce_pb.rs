@@ -134,7 +134,7 @@ fn out_writes_csv_and_fig3_charts_with_every_load_complete() {
     let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
     let lines: Vec<&str> = runs.lines().collect();
     assert_eq!(lines.len(), 1 + 4 * 3 * 2 * 2, "header and 48 page loads");
-    assert!(lines[1..].iter().all(|l| l.split(',').nth(7) == Some("true")), "every page load completes");
+    assert!(lines[1..].iter().all(|l| l.split(',').nth(4 + 6) == Some("true")), "every page load completes");
     for page in ["bing", "youtube"] {
         for m in ["first_render", "page_load"] {
             let svg = std::fs::read_to_string(dir.join(format!("{m}_{page}.svg"))).unwrap();

@@ -87,8 +87,13 @@ fn out_writes_the_csv_and_one_svg_per_mode() {
     let out = triage(&["reproduce", "quic", "--modes", "tcp,fifo,dgall", "--runs", "3", "--out", d]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let csv = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
-    let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines[0], "mode,cc,rate_bps,owd_ms,loss,seed,group,completed_ms,chunks,lost,datagram");
+    // Each row starts with the run's parameters (no variant; the run's seed).
+    assert_eq!(
+        csv.lines().next().unwrap(),
+        "scenario,variant,seed,triage_version,mode,cc,rate_bps,owd_ms,loss,group,completed_ms,chunks,lost,datagram"
+    );
+    assert!(csv.lines().nth(1).unwrap().starts_with(&format!("reproduce quic,,1,{},tcp,", env!("CARGO_PKG_VERSION"))));
+    let lines: Vec<String> = csv.lines().map(|l| unparameterized(l, 5)).collect();
     // 3 modes x 3 runs x 5 groups.
     assert_eq!(lines.len(), 1 + 3 * 3 * 5);
     assert!(lines[1..].iter().all(|l| l.split(',').count() == 11), "{csv}");
@@ -321,4 +326,13 @@ fn dg01_chunk_losses_at_5pct_are_within_the_references_spread() {
             assert!(z.abs() < 1.96, "{setting} {g}: ours {lost}/{sent}, reference {ref_lost}/{ref_sent}, z = {z:.2}");
         }
     }
+}
+
+/// A CSV row as it was before the run's parameters led each row: the columns after the
+/// four parameters, with the seed parameter put back at `seed_at`.
+fn unparameterized(line: &str, seed_at: usize) -> String {
+    let c: Vec<&str> = line.split(',').collect();
+    let mut row: Vec<&str> = c[4..].to_vec();
+    row.insert(seed_at, c[2]);
+    row.join(",")
 }

@@ -13,14 +13,22 @@ REPO = Path(__file__).resolve().parents[3]
 GOLDEN = REPO / "crates/triage-cli/tests/golden"
 
 
+def _without_source(doc):
+    doc = json.loads(json.dumps(doc))
+    doc["input"].pop("source")
+    return doc
+
+
 def test_run_prints_what_the_command_line_prints():
-    # The golden snapshot is `triage run scenarios/cats-fifo.toml --json`.
+    # The golden snapshot is `triage run scenarios/cats-fifo.toml --json` (from the repository).
     want = json.loads((GOLDEN / "scenario-cats-fifo.json").read_text())
-    assert triage.run(REPO / "scenarios/cats-fifo.toml") == want
-    assert triage.run(str(REPO / "scenarios/cats-fifo.toml")) == want
-    # The built-in copy and the TOML text give the same document.
-    assert triage.run("cats-fifo") == want
-    assert triage.run((REPO / "scenarios/cats-fifo.toml").read_text()) == want
+    got = triage.run(REPO / "scenarios/cats-fifo.toml")
+    assert got["input"]["source"] == str(REPO / "scenarios/cats-fifo.toml")
+    assert _without_source(got) == _without_source(want)
+    assert triage.run(str(REPO / "scenarios/cats-fifo.toml")) == got
+    # The built-in copy and the TOML text give the same document but for its source.
+    assert _without_source(triage.run("cats-fifo")) == _without_source(want)
+    assert _without_source(triage.run((REPO / "scenarios/cats-fifo.toml").read_text())) == _without_source(want)
 
 
 def test_dicts_overrides_and_seeds():
@@ -28,11 +36,12 @@ def test_dicts_overrides_and_seeds():
 
     as_dict = tomllib.loads((REPO / "scenarios/cats-fifo.toml").read_text())
     base = triage.run(as_dict)
-    assert base == triage.run("cats-fifo")
+    assert base["variants"] == triage.run("cats-fifo")["variants"]
     faster = triage.run("cats-fifo", set={"topology.bottleneck.rate": "4Mbps"})
     as_dict["topology"]["bottleneck"]["rate"] = "4Mbps"
-    assert faster == triage.run(as_dict)
-    assert faster["flows"][0]["fct_ms"] < base["flows"][0]["fct_ms"]
+    assert faster["variants"] == triage.run(as_dict)["variants"]
+    fct = lambda d: d["variants"][0]["report"]["flows"][0]["fct_ms"]  # noqa: E731
+    assert fct(faster) < fct(base)
     assert triage.run("cats-fifo", set=["topology.bottleneck.rate=4Mbps"]) == faster
     lossy = {"topology.bottleneck.loss": {"kind": "bernoulli", "loss_prob": 0.05}}
     a, b = triage.run("cats-fifo", set=lossy, seed=1), triage.run("cats-fifo", set=lossy, seed=2)
@@ -79,8 +88,9 @@ def test_sweep_is_tidy_and_equals_run():
     assert (df["status"] == "ok").all()
     for (rate, loss, seed), g in df.groupby(["topology.bottleneck.rate", "topology.bottleneck.loss", "seed"]):
         r = triage.run(PLAN["scenario"], seed=int(seed), set=[f"topology.bottleneck.rate={rate}", f"topology.bottleneck.loss={loss}"])
-        want = {f"message.{m['name']}.completed_ms": m["completed_ms"] for m in r["messages"]}
-        want["flow.page.fct_ms"] = r["flows"][0]["fct_ms"]
+        rep = r["variants"][0]["report"]
+        want = {f"message.{m['name']}.completed_ms": m["completed_ms"] for m in rep["messages"]}
+        want["flow.page.fct_ms"] = rep["flows"][0]["fct_ms"]
         assert dict(zip(g["metric"], g["value"])) == want
     # The CSV round trip keeps dtypes.
     back = pd.read_csv(pd.io.common.StringIO(df.to_csv(index=False)))

@@ -92,22 +92,14 @@ impl PageLoad {
 }
 
 impl PageLoad {
-    /// A short name for object `i`: its URL's path and query, at most 48 characters.
+    /// The name of object `i`: its URL without the scheme (host, path and query), whole, so
+    /// that objects differing only at their end keep distinct names.
     pub fn object_name(&self, i: usize) -> String {
         let url = &self.page.objects()[i].url;
         let rest = url.split_once("://").map_or(url.as_str(), |x| x.1);
         let path = rest.find('/').map_or("/", |k| &rest[k..]);
         let host = rest.split('/').next().unwrap_or("");
-        let mut n = format!("{host}{path}");
-        if n.len() > 48 {
-            let mut cut = 45;
-            while !n.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            n.truncate(cut);
-            n.push_str("...");
-        }
-        n
+        format!("{host}{path}")
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod builtin;
+pub mod document;
 pub mod event;
 pub mod experiments;
 pub mod link;

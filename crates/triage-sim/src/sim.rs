@@ -957,6 +957,23 @@ impl Simulator {
             .collect()
     }
 
+    /// For a page-load flow: per object, in page order, when the client wrote its request,
+    /// when the server wrote its response and when the client held all of the response
+    /// (`None` where that never happened), and when the client's connection was
+    /// established. The waterfall of `--out` and `--html` draws these.
+    pub fn page_object_times(&self, flow: u32) -> Option<PageTimes> {
+        let f = self.flows.get(flow as usize)?;
+        let page = f.apps[0].page.clone()?;
+        let objects = (0..page.page.len())
+            .map(|k| {
+                let req = &self.recorder.messages[f.apps[0].record_base + k];
+                let resp = &self.recorder.messages[f.apps[1].record_base + k];
+                ObjectTimes { request_ns: req.written_ns, response_ns: resp.written_ns, complete_ns: resp.completed_ns }
+            })
+            .collect();
+        Some(PageTimes { start_ns: f.spec.start_ns, connected_ns: f.apps[0].connected_ns, objects })
+    }
+
     /// For a page-load flow: the page and each object's request and completion time (objects
     /// never completed are left out).
     pub fn page_deliveries(&self, flow: u32) -> Option<(Arc<PageLoad>, triage_web::Deliveries)> {
@@ -1036,4 +1053,26 @@ impl Simulator {
         let c = if server { f.server_conn } else { f.client_conn }?;
         Some(&self.conns[c as usize].conn)
     }
+}
+
+/// Times of one object of a page load ([`Simulator::page_object_times`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ObjectTimes {
+    /// The client wrote the request.
+    pub request_ns: Option<u64>,
+    /// The server wrote the response (the request had arrived and been processed).
+    pub response_ns: Option<u64>,
+    /// The client held all of the response.
+    pub complete_ns: Option<u64>,
+}
+
+/// Times of a page load ([`Simulator::page_object_times`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PageTimes {
+    /// The flow's start (the client opens its connection).
+    pub start_ns: u64,
+    /// The client's connection was established (handshake done).
+    pub connected_ns: Option<u64>,
+    /// Per object, in page order (object id = index).
+    pub objects: Vec<ObjectTimes>,
 }

@@ -256,24 +256,9 @@ pub fn load_base(name: &str, plan_dir: &std::path::Path) -> Result<Base, String>
     }
 }
 
-/// The `--json` document of a run, pretty-printed: the report itself (fields in their
-/// declared order), or with `[[variants]]` `{"scenario", "seed", "variants": [{"name",
-/// "report"}]}`. `triage run --json` and the Python package print the same.
-pub fn run_json(scenario: &Scenario, reports: &[(String, RunReport)]) -> Result<String, String> {
-    let text = if scenario.variants.is_empty() {
-        let (_, r) = reports.first().ok_or("no report")?;
-        serde_json::to_string_pretty(r)
-    } else {
-        let v: Vec<Json> = reports.iter().map(|(n, r)| serde_json::json!({"name": n, "report": r})).collect();
-        serde_json::to_string_pretty(
-            &serde_json::json!({"scenario": scenario.name, "seed": scenario.seed, "variants": v}),
-        )
-    };
-    text.map_err(|e| e.to_string())
-}
-
 /// Runs a scenario's text (after `--set` overrides, with `seed` replacing the scenario's) and
-/// returns its `--json` document (see [`run_json`]) and whether every flow completed.
+/// returns its `--json` document ([`crate::document::run_document`]) and whether every flow
+/// completed.
 pub fn run_text(
     text: &str,
     file: &str,
@@ -287,16 +272,20 @@ pub fn run_text(
     if let Some(seed) = seed {
         scenario.seed = seed;
     }
-    let mut reports = Vec::new();
+    let named = !scenario.variants.is_empty();
+    let (mut reports, mut resolved, mut stop_ns) = (Vec::new(), Vec::new(), 0);
     let mut complete = true;
     for (name, built) in scenario.build_variants(file, dir).map_err(|e| e.to_string())? {
         let mut sim = built.sim;
         sim.run(built.stop_ns, |_| {});
+        stop_ns = built.stop_ns;
         let report = RunReport::new(&scenario.name, scenario.seed, &sim).with_path_names(&built.path_names);
         complete &= report.flows.iter().all(|f| f.completed_ms.is_some());
-        reports.push((name, report));
+        resolved.push(crate::document::resolved_json(&sim, built.stop_ns));
+        reports.push((if named { name } else { String::new() }, report));
     }
-    Ok((run_json(&scenario, &reports)?, complete))
+    let doc = crate::document::run_document(&scenario, file, &text, stop_ns, &reports, resolved)?;
+    Ok((serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?, complete))
 }
 
 /// A tidy row as a JSON object (a line of runs.jsonl): `scenario`, the plan's parameters,
