@@ -61,6 +61,11 @@ pub struct FlowReport {
     pub fast_recoveries: u64,
     /// Packets sent by the server end and by the client end.
     pub packets_sent: [u64; 2],
+    /// TCP segments from the peer that reached beyond the receive window (or the bounded
+    /// out-of-order buffer) and were dropped unread, both ends; left out when 0. A peer that
+    /// keeps the window never causes one.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub out_of_window_segments: u64,
     /// For a page load: what a user would see (see `triage_web::qoe`).
     pub page: Option<PageReport>,
     /// QUIC mode only: the connection's own counters.
@@ -255,6 +260,7 @@ impl RunReport {
                     rtos: f.rto_count,
                     fast_recoveries: f.fast_recoveries,
                     packets_sent: [f.conn_stats[1].packets_sent, f.conn_stats[0].packets_sent],
+                    out_of_window_segments: f.conn_stats.iter().map(|s| s.out_of_window_segments).sum(),
                     page: None,
                     quic: None,
                     paths: None,
