@@ -83,13 +83,15 @@ struct Loaded {
 fn load(src: &SourceArgs) -> Result<Loaded, String> {
     let path = Path::new(&src.file);
     let mut recorded = None;
-    let mut loaded = if !path.exists() && builtin(&src.file).is_some() {
-        let page = builtin(&src.file).unwrap_or_else(|| unreachable!());
+    // `builtin:NAME`, as scenarios write it (a bare NAME too, when no file has that name).
+    let name = src.file.strip_prefix("builtin:").unwrap_or(&src.file);
+    let mut loaded = if (src.file.starts_with("builtin:") || !path.exists()) && builtin(name).is_some() {
+        let page = builtin(name).unwrap_or_else(|| unreachable!());
         Loaded {
-            file: format!("built-in page {}", src.file),
+            file: format!("built-in page {name}"),
             format: "builtin".into(),
-            page_id: src.file.clone(),
-            pages: vec![src.file.clone()],
+            page_id: name.to_string(),
+            pages: vec![name.to_string()],
             entries: page.len(),
             page,
             skipped: BTreeMap::new(),
@@ -101,7 +103,7 @@ fn load(src: &SourceArgs) -> Result<Loaded, String> {
             return Err(format!(
                 "{}: no such file, and no built-in page of that name (built-in: {})",
                 src.file,
-                BUILTIN_PAGES.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
+                BUILTIN_PAGES.iter().map(|p| format!("builtin:{}", p.0)).collect::<Vec<_>>().join(", ")
             ));
         }
         let opts = ImportOptions { page: src.page.clone(), keep_cache_hits: src.keep_cache_hits };

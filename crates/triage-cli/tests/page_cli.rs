@@ -154,3 +154,32 @@ fn help_everywhere() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(["cats", "bing", "youtube", "news"].iter().all(|n| text.contains(n)));
 }
+
+/// Built-in pages are `builtin:NAME` on the command line as in scenarios; a bare NAME works
+/// for `page` when no file has that name, and `--page NAME` of a reproduction says how to
+/// write it.
+#[test]
+fn built_in_pages_are_named_as_in_scenarios() {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_triage"))
+            .current_dir(std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, with_prefix, err) = run(&["page", "analyze", "builtin:cats", "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (_, bare, _) = run(&["page", "analyze", "cats", "--json"]);
+    assert_eq!(with_prefix, bare);
+    let (code, _, err) = run(&["page", "analyze", "builtin:nope"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("built-in: builtin:cats, builtin:bing"), "{err}");
+    let (code, _, err) = run(&["reproduce", "priority-bucket", "--page", "bing", "--runs", "1"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("the built-in page of that name is \"builtin:bing\""), "{err}");
+}

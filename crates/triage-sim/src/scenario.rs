@@ -1410,6 +1410,9 @@ pub fn load_page_reporting(
             .ok_or_else(|| format!("no built-in page \"{name}\" (cats, bing, youtube, news)"));
     }
     let path = resolve(Path::new(src), base_dir);
+    if !path.exists() && triage_web::builtin::builtin(src).is_some() {
+        return Err(format!("{src}: no such file; the built-in page of that name is \"builtin:{src}\""));
+    }
     let opts = triage_web::ImportOptions { page: page_id.map(String::from), keep_cache_hits };
     let imp = triage_web::import_file(&path, &opts).map_err(|e| e.to_string())?;
     let line = imp.adjusted_summary();
