@@ -28,6 +28,52 @@ enum PageCommand {
     Export(ExportArgs),
     /// List the built-in pages (usable wherever a FILE is expected).
     Builtin,
+    /// Simulate one load of a page without writing a scenario: a network profile (or
+    /// --rate/--rtt), a transport, and the page metrics (FCP, LCP, Speed Index, TTI, load).
+    Simulate(SimulateArgs),
+}
+
+#[derive(clap::Args)]
+struct SimulateArgs {
+    /// A HAR file, a DevTools log, or `builtin:NAME`.
+    file: String,
+    /// The page to use when the file holds several (see `page analyze`).
+    #[arg(long, value_name = "ID")]
+    page: Option<String>,
+    /// Load the recording's cache hits over the network too (a cold load).
+    #[arg(long)]
+    keep_cache_hits: bool,
+    /// Rules (TOML) that override CATS levels and essentialness.
+    #[arg(long, value_name = "RULES.toml")]
+    rules: Option<PathBuf>,
+    /// A network profile (`triage profiles`); default lighthouse-mobile-slow-4g unless
+    /// --rate and --rtt are given.
+    #[arg(long, conflicts_with_all = ["rate", "rtt"])]
+    profile: Option<String>,
+    /// Bottleneck rate, both directions (with --rtt): a dumbbell with 1 Gbps access links.
+    #[arg(long, requires = "rtt")]
+    rate: Option<triage_sim::units::Rate>,
+    /// Round-trip time of the path (with --rate), half each way.
+    #[arg(long, requires = "rate")]
+    rtt: Option<triage_sim::units::Duration>,
+    /// Random loss on the bottleneck's downlink: a probability (0.02) or a percentage ("2%").
+    #[arg(long)]
+    loss: Option<String>,
+    /// Congestion controller: newreno, cubic or bbr.
+    #[arg(long, default_value = "bbr")]
+    cc: String,
+    /// Framing: tcp (one connection, HTTP/2-like) or quic (a stream per object).
+    #[arg(long, default_value = "tcp")]
+    mode: String,
+    /// Send scheduler: fifo or cats (TCP); fifo, rr, prio, rfc9218 or cats (QUIC).
+    #[arg(long)]
+    scheduler: Option<String>,
+    /// Seed of the run's random streams (loss).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print {"fcp_ms","lcp_ms","si_ms","tti_ms","tbt_ms","plt_ms","objects","connections"}.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -138,6 +184,7 @@ pub fn run(a: PageArgs) -> Result<(), String> {
     match a.command {
         PageCommand::Analyze(a) => analyze(a),
         PageCommand::Export(a) => export(a),
+        PageCommand::Simulate(a) => simulate(a),
         PageCommand::Builtin => {
             for (name, desc) in BUILTIN_PAGES {
                 outln!("{name:<10} {desc}");
@@ -332,4 +379,124 @@ fn print_table(l: &Loaded) {
             .collect();
         outln!("recorded load (network-level estimates): {}", cells.join(", "));
     }
+}
+
+/// `triage page simulate`: the scenario a user would write for one page load, run.
+fn simulate(a: SimulateArgs) -> Result<(), String> {
+    use toml::Value as V;
+    let abs = |p: &Path| {
+        std::fs::canonicalize(p).map(|p| p.display().to_string()).unwrap_or_else(|_| p.display().to_string())
+    };
+    let page = if a.file.starts_with("builtin:") { a.file.clone() } else { abs(Path::new(&a.file)) };
+    let mut transport = toml::Table::new();
+    transport.insert("cc".into(), V::String(a.cc.clone()));
+    transport.insert("mode".into(), V::String(a.mode.clone()));
+    if let Some(s) = &a.scheduler {
+        transport.insert("scheduler".into(), V::String(s.clone()));
+    }
+    let loss = match &a.loss {
+        None => None,
+        Some(l) => {
+            let p = triage_sim::units::parse_probability(l, 1.0).map_err(|e| format!("--loss {l}: {e}"))?;
+            let mut t = toml::Table::new();
+            t.insert("kind".into(), V::String("bernoulli".into()));
+            t.insert("loss_prob".into(), V::Float(p));
+            Some(V::Table(t))
+        }
+    };
+    let mut topology = toml::Table::new();
+    let network = match (a.rate, a.rtt) {
+        (Some(rate), Some(rtt)) => {
+            topology.insert("kind".into(), V::String("dumbbell".into()));
+            let mut b = toml::Table::new();
+            b.insert("rate".into(), V::String(rate.to_string()));
+            b.insert("delay".into(), V::String(format!("{}ns", rtt.0 / 2)));
+            if let Some(l) = loss {
+                b.insert("loss".into(), l);
+            }
+            topology.insert("bottleneck".into(), V::Table(b));
+            let mut acc = toml::Table::new();
+            acc.insert("rate".into(), V::String("1Gbps".into()));
+            acc.insert("delay".into(), V::String("0ms".into()));
+            topology.insert("access".into(), V::Table(acc));
+            format!("{rate}, RTT {rtt}")
+        }
+        _ => {
+            let name = a.profile.clone().unwrap_or_else(|| "lighthouse-mobile-slow-4g".into());
+            if !triage_sim::scenario::PROFILES.iter().any(|p| p.0 == name) {
+                return Err(format!("--profile {name}: no such profile (`triage profiles` lists them)"));
+            }
+            topology.insert("kind".into(), V::String("profile".into()));
+            topology.insert("name".into(), V::String(name.clone()));
+            if let Some(l) = loss {
+                topology.insert("loss".into(), l);
+            }
+            name
+        }
+    };
+    let mut flow = toml::Table::new();
+    for (k, v) in [("name", "page"), ("client", "c0"), ("server", "s0")] {
+        flow.insert(k.into(), V::String(v.into()));
+    }
+    flow.insert("page".into(), V::String(page));
+    if let Some(id) = &a.page {
+        flow.insert("page_id".into(), V::String(id.clone()));
+    }
+    if a.keep_cache_hits {
+        flow.insert("keep_cache_hits".into(), V::Boolean(true));
+    }
+    if let Some(r) = &a.rules {
+        flow.insert("rules".into(), V::String(abs(r)));
+    }
+    let mut measure = toml::Table::new();
+    measure.insert("interval".into(), V::String("0ms".into()));
+    let mut doc = toml::Table::new();
+    doc.insert("name".into(), V::String("page-simulate".into()));
+    doc.insert("seed".into(), V::Integer(i64::try_from(a.seed).map_err(|_| "--seed: at most 2^63 - 1".to_string())?));
+    doc.insert("stop".into(), V::String("600s".into()));
+    doc.insert("transport".into(), V::Table(transport));
+    doc.insert("measure".into(), V::Table(measure));
+    doc.insert("topology".into(), V::Table(topology));
+    doc.insert("flows".into(), V::Array(vec![V::Table(flow)]));
+    let text = toml::to_string(&doc).map_err(|e| e.to_string())?;
+    let what = format!("page simulate {}", a.file);
+    let (json, complete) = triage_sim::sweep::run_text(&text, &what, None, &[], None)?;
+    let v: serde_json::Value = serde_json::from_str(&json).map_err(|e| e.to_string())?;
+    let p = &v["variants"][0]["report"]["flows"][0]["page"];
+    let num = |k: &str| p[k].as_f64();
+    if a.json {
+        let out = serde_json::json!({
+            "page": p["name"],
+            "network": network,
+            "fcp_ms": num("fcp_ms"),
+            "lcp_ms": num("lcp_ms"),
+            "si_ms": num("speed_index_ms"),
+            "tti_ms": num("tti_ms"),
+            // Total Blocking Time needs main-thread tasks: no CPU model yet.
+            "tbt_ms": serde_json::Value::Null,
+            "plt_ms": num("plt_ms"),
+            "objects": p["objects"],
+            "connections": 1,
+            "complete": complete,
+        });
+        outln!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
+    } else {
+        outln!("{} over {network} ({} {}, {} objects, one connection)", a.file, a.mode, a.cc, p["objects"]);
+        let cell = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.0}"));
+        outln!("{:>8} {:>8} {:>8} {:>8} {:>8}", "FCP ms", "LCP ms", "SI ms", "TTI ms", "load ms");
+        outln!(
+            "{:>8} {:>8} {:>8} {:>8} {:>8}",
+            cell(num("fcp_ms")),
+            cell(num("lcp_ms")),
+            cell(num("speed_index_ms")),
+            cell(num("tti_ms")),
+            cell(num("plt_ms"))
+        );
+        outln!("(network-level: no CPU time, so no Total Blocking Time; see the README's page model)");
+    }
+    if !complete {
+        eprintln!("error: the page load did not complete within 600 s of simulated time");
+        crate::INCOMPLETE.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    Ok(())
 }

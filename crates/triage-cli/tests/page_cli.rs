@@ -183,3 +183,54 @@ fn built_in_pages_are_named_as_in_scenarios() {
     assert_eq!(code, Some(1));
     assert!(err.contains("the built-in page of that name is \"builtin:bing\""), "{err}");
 }
+
+/// `page simulate` runs the scenario a user would write for one page load: its metrics equal
+/// `triage run` on that scenario; bad flags are errors.
+#[test]
+fn page_simulate_equals_the_scenario_it_stands_for() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_triage"))
+            .current_dir(std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out =
+        run(&["page", "simulate", "builtin:cats", "--rate", "2Mbps", "--rtt", "50ms", "--scheduler", "cats", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let sim: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let scenario = "name = \"s\"\nseed = 1\nstop = \"600s\"\n[transport]\ncc = \"bbr\"\nmode = \"tcp\"\nscheduler = \"cats\"\n\
+                    [measure]\ninterval = \"0ms\"\n[topology]\nkind = \"dumbbell\"\n\
+                    bottleneck = { rate = \"2Mbps\", delay = \"25ms\" }\naccess = { rate = \"1Gbps\", delay = \"0ms\" }\n\
+                    [[flows]]\nname = \"page\"\nclient = \"c0\"\nserver = \"s0\"\npage = \"builtin:cats\"\n";
+    let dir = std::env::temp_dir().join(format!("triage-simulate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("s.toml");
+    std::fs::write(&file, scenario).unwrap();
+    let out = run(&["run", file.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let page = &doc["variants"][0]["report"]["flows"][0]["page"];
+    for (ours, theirs) in [
+        ("fcp_ms", "fcp_ms"),
+        ("lcp_ms", "lcp_ms"),
+        ("si_ms", "speed_index_ms"),
+        ("tti_ms", "tti_ms"),
+        ("plt_ms", "plt_ms"),
+    ] {
+        assert!(sim[ours].as_f64().is_some(), "{ours} missing: {sim}");
+        assert_eq!(sim[ours], page[theirs], "{ours}");
+    }
+    assert_eq!((sim["objects"].as_u64(), sim["connections"].as_u64()), (Some(5), Some(1)));
+    assert!(sim["tbt_ms"].is_null());
+    std::fs::remove_dir_all(&dir).ok();
+    // Errors.
+    let out = run(&["page", "simulate", "builtin:cats", "--profile", "nope"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--profile nope: no such profile"));
+    let out = run(&["page", "simulate", "builtin:cats", "--rate", "2Mbps"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["page", "simulate", "builtin:cats", "--loss", "two"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--loss two"));
+}
