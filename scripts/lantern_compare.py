@@ -51,6 +51,8 @@ def main() -> int:
     ap.add_argument("dirs", nargs="+", type=Path, help="folders with devtoolslog.json and trace.json")
     ap.add_argument("--profile", default="lighthouse-mobile-slow-4g", help="triage's network profile")
     ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    ap.add_argument("--recorded-gaps", action="store_true", help="triage waits each object's recorded gap")
+    ap.add_argument("--cpu-slowdown", type=float, help="scale the recorded gaps (Lantern's CPU: 4)")
     a = ap.parse_args()
     env = lantern_env(Path(os.environ.get("LANTERN_DIR", "/tmp/lantern")))
     run_lantern = REFERENCE / "run-lantern.mjs"
@@ -66,7 +68,9 @@ def main() -> int:
             return 1
         lantern = json.loads(ln.stdout.strip().splitlines()[-1])
         ours = subprocess.run(
-            [str(triage_bin()), "page", "simulate", str(log), "--profile", a.profile, "--json"],
+            [str(triage_bin()), "page", "simulate", str(log), "--profile", a.profile, "--json"]
+            + (["--recorded-gaps"] if a.recorded_gaps else [])
+            + (["--cpu-slowdown", str(a.cpu_slowdown)] if a.cpu_slowdown is not None else []),
             capture_output=True, text=True,
         )
         if ours.returncode not in (0, 3):

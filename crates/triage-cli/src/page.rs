@@ -68,6 +68,13 @@ struct SimulateArgs {
     /// Send scheduler: fifo or cats (TCP); fifo, rr, prio, rfc9218 or cats (QUIC).
     #[arg(long)]
     scheduler: Option<String>,
+    /// Wait each object's recorded gap after its parent arrived before requesting it
+    /// (parsing, script execution, timers), as the recording shows it.
+    #[arg(long)]
+    recorded_gaps: bool,
+    /// Scale the recorded gaps (Lighthouse's mobile CPU slowdown is 4); needs --recorded-gaps.
+    #[arg(long, requires = "recorded_gaps")]
+    cpu_slowdown: Option<f64>,
     /// Seed of the run's random streams (loss).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -447,6 +454,14 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
     }
     if let Some(r) = &a.rules {
         flow.insert("rules".into(), V::String(abs(r)));
+    }
+    if a.recorded_gaps {
+        let mut d = toml::Table::new();
+        d.insert("recorded_gaps".into(), V::Boolean(true));
+        if let Some(x) = a.cpu_slowdown {
+            d.insert("cpu_slowdown".into(), V::Float(x));
+        }
+        flow.insert("discovery".into(), V::Table(d));
     }
     let mut measure = toml::Table::new();
     measure.insert("interval".into(), V::String("0ms".into()));

@@ -703,6 +703,14 @@ pub struct DiscoveryToml {
     /// After anything else.
     #[serde(default)]
     pub other: Duration,
+    /// Add each object's recorded gap after its parent completed (see
+    /// `triage_web::DiscoveryConfig::recorded_gaps`).
+    #[serde(default)]
+    pub recorded_gaps: bool,
+    /// Multiplier of the recorded gaps (default 1; Lighthouse's mobile CPU slowdown is 4),
+    /// 0 to 100.
+    #[serde(default)]
+    pub cpu_slowdown: Option<f64>,
 }
 
 /// An application.
@@ -1214,6 +1222,19 @@ impl Scenario {
                         }
                     };
                     let d = f.discovery.clone().unwrap_or_default();
+                    let slowdown = d.cpu_slowdown.unwrap_or(1.0);
+                    if !(0.0..=100.0).contains(&slowdown) {
+                        return Err(invalid(
+                            format!("{field}.discovery.cpu_slowdown"),
+                            format!("expected 0 to 100, got {slowdown}"),
+                        ));
+                    }
+                    if d.cpu_slowdown.is_some() && !d.recorded_gaps {
+                        return Err(invalid(
+                            format!("{field}.discovery.cpu_slowdown"),
+                            "scales the recorded gaps: set recorded_gaps = true too".into(),
+                        ));
+                    }
                     let mut load = PageLoad::new(
                         page,
                         request_bytes,
@@ -1222,6 +1243,8 @@ impl Scenario {
                             css_ns: d.css.0,
                             js_ns: d.js.0,
                             other_ns: d.other.0,
+                            recorded_gaps: d.recorded_gaps,
+                            gap_scale_permille: (slowdown * 1000.0).round() as u32,
                         },
                     );
                     load.sequential = f.sequential.unwrap_or(false);

@@ -827,8 +827,8 @@ impl Simulator {
             }
         } else {
             let parent = &page.page.objects()[k];
-            let delay = page.discovery.discovery_delay_ns(parent.kind);
             for &child in page.page.children(parent.id) {
+                let delay = page.discovery.child_delay_ns(parent, page.page.get(child));
                 self.events.push(self.now_ns.saturating_add(delay), Ev::PageRequest(f, child.0));
             }
         }

@@ -91,7 +91,7 @@ discovery = { html = "50ms", css = "10ms", js = "30ms" }
     for o in page.page.objects() {
         if let Some(p) = o.parent {
             let parent = page.page.get(p);
-            let delay = page.discovery.discovery_delay_ns(parent.kind);
+            let delay = page.discovery.child_delay_ns(parent, o);
             assert!(
                 d[&o.id].request_ns >= d[&p].complete_ns + delay,
                 "{} requested before {} arrived",
@@ -166,5 +166,55 @@ fn keep_cache_hits_loads_the_cached_objects_too() {
             Err(e) => e.to_string(),
         };
         assert!(e.contains(&format!("{field}: only applies to a flow that loads a `page`")), "{e}");
+    }
+}
+
+/// `discovery = { recorded_gaps = true, cpu_slowdown = 4 }`: each object waits its recorded
+/// gap after its parent arrived, four times over, and first paint still waits for the root's
+/// render-blocking children requested that late (it once fell to the root's arrival).
+#[test]
+fn recorded_gaps_delay_requests_and_first_paint_waits_for_blocking_children() {
+    let data = repo().join("../shared/data/pages/paulirish.com.devtoolslog.json");
+    assert!(data.is_file(), "{} is missing", data.display());
+    let run = |discovery: &str| {
+        let text = format!(
+            "name = \"g\"\n[topology]\nkind = \"profile\"\nname = \"lighthouse-mobile-slow-4g\"\n\
+             [[flows]]\nname = \"page\"\nclient = \"c0\"\nserver = \"s0\"\npage = {:?}\n{discovery}\n",
+            data.display().to_string()
+        );
+        let b = Scenario::parse(&text, "g.toml").unwrap().build("g.toml", None).unwrap();
+        let mut sim = b.sim;
+        sim.run(b.stop_ns, |_| {});
+        let (page, d) = sim.page_deliveries(0).unwrap();
+        let report = RunReport::new("g", 0, &sim);
+        (page, d, report.flows[0].page.clone().unwrap())
+    };
+    let (_, _, plain) = run("");
+    let (page, d, gaps) = run("discovery = { recorded_gaps = true, cpu_slowdown = 4 }");
+    assert_eq!(page.discovery.gap_scale_permille, 4000);
+    let mut gapped = 0;
+    for o in page.page.objects() {
+        if let Some(p) = o.parent {
+            let parent = page.page.get(p);
+            let gap = o.recorded_start_ns.saturating_sub(parent.recorded_start_ns + parent.recorded_duration_ns);
+            assert!(d[&o.id].request_ns >= d[&p].complete_ns + 4 * gap, "{}", o.url);
+            gapped += usize::from(gap > 0);
+        }
+    }
+    assert!(gapped > 0, "no object of the recording has a gap");
+    assert!(gaps.fcp_ms.unwrap() >= plain.fcp_ms.unwrap(), "{:?} vs {:?}", gaps.fcp_ms, plain.fcp_ms);
+    assert!(gaps.plt_ms.unwrap() > plain.plt_ms.unwrap());
+    // cpu_slowdown alone, or out of range, is an error.
+    for (d, want) in [
+        ("discovery = { cpu_slowdown = 4 }", "set recorded_gaps = true too"),
+        ("discovery = { recorded_gaps = true, cpu_slowdown = 1000 }", "expected 0 to 100"),
+    ] {
+        let text = format!(
+            "name = \"g\"\n[topology]\nkind = \"profile\"\nname = \"wpt-3g\"\n[[flows]]\nname = \"p\"\nclient = \"c0\"\n\
+             server = \"s0\"\npage = \"builtin:cats\"\n{d}\n"
+        );
+        let e =
+            Scenario::parse(&text, "g.toml").and_then(|s| s.build("g.toml", None)).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("flows[0].discovery.cpu_slowdown") && e.contains(want), "{e}");
     }
 }

@@ -303,9 +303,30 @@ pub struct DiscoveryConfig {
     pub js_ns: u64,
     /// Delay after any other type arrives.
     pub other_ns: u64,
+    /// Add each object's recorded gap: how long after its discovery parent completed the
+    /// recording requested it (parsing, script execution, timers, lazy loading), which the
+    /// network of the simulated load does not explain. Objects the recording requested
+    /// before their parent completed (the preload scanner) have no gap.
+    pub recorded_gaps: bool,
+    /// Multiplier of recorded gaps, in thousandths (1000: as recorded; 4000: Lighthouse's
+    /// 4× mobile CPU slowdown), applied as if the whole gap were CPU time.
+    pub gap_scale_permille: u32,
 }
 
 impl DiscoveryConfig {
+    /// When `child` is requested after `parent` arrives: the parent type's delay, plus the
+    /// recorded gap when [`DiscoveryConfig::recorded_gaps`] is on.
+    pub fn child_delay_ns(&self, parent: &WebObject, child: &WebObject) -> u64 {
+        let typed = self.discovery_delay_ns(parent.kind);
+        if !self.recorded_gaps {
+            return typed;
+        }
+        let parent_end = parent.recorded_start_ns.saturating_add(parent.recorded_duration_ns);
+        let gap = child.recorded_start_ns.saturating_sub(parent_end);
+        let scaled = (gap as u128 * u128::from(self.gap_scale_permille) / 1000).min(u128::from(u64::MAX)) as u64;
+        typed.saturating_add(scaled)
+    }
+
     /// Time between a parent of type `parent_kind` arriving and its children being requested.
     pub fn discovery_delay_ns(&self, parent_kind: ContentType) -> u64 {
         match parent_kind {

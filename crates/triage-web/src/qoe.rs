@@ -158,11 +158,22 @@ pub fn estimate(page: &Page, deliveries: &Deliveries, cfg: &QoeConfig) -> Qoe {
         };
     };
 
-    // FCP: fixed point over render-blocking objects discovered before first paint.
+    // FCP: fixed point over render-blocking objects discovered before first paint, and every
+    // render-blocking object discovered by the root's render-blocking chain whenever it was
+    // requested (a processing delay or a recorded gap may request it after the root has
+    // arrived; first paint waits for it all the same).
+    let mut chain = vec![false; page.len()];
+    for id in page.topological_order() {
+        let o = page.get(id);
+        chain[id.index()] = match o.parent {
+            None => true,
+            Some(p) => o.blocks_first_paint() && chain[p.index()],
+        };
+    }
     let mut fcp = root.complete_ns;
     loop {
         let next = delivered()
-            .filter(|(o, d)| o.blocks_first_paint() && d.request_ns <= fcp)
+            .filter(|(o, d)| o.blocks_first_paint() && (d.request_ns <= fcp || chain[o.id.index()]))
             .map(|(_, d)| d.complete_ns)
             .fold(fcp, u64::max);
         if next == fcp {
@@ -247,7 +258,7 @@ pub fn ideal_deliveries(page: &Page, discovery: &DiscoveryConfig, fetch_ns: impl
             None => 0,
             Some(p) => {
                 let pd = out[&p];
-                pd.complete_ns.saturating_add(discovery.discovery_delay_ns(page.get(p).kind))
+                pd.complete_ns.saturating_add(discovery.child_delay_ns(page.get(p), o))
             }
         };
         out.insert(o.id, Delivery { request_ns, complete_ns: request_ns.saturating_add(fetch_ns(o)) });
@@ -312,14 +323,14 @@ mod tests {
     #[test]
     fn fcp_only_waits_for_blocking_resources_discovered_before_paint() {
         // Root at 100; blocking CSS requested at 100, done 150; a second blocking CSS
-        // requested at 140 (before paint), done 300; a blocking CSS requested at 400 (after
-        // paint) does not delay FCP.
+        // requested at 140 (before paint), done 300; a non-blocking CSS (inserted by a
+        // script) requested at 400 does not delay FCP.
         use crate::builtin::object;
         use crate::model::RenderBlocking;
         let mut objs = vec![object(0, None, "https://a.com/", ContentType::Html, 1000)];
         for (i, url) in ["https://a.com/1.css", "https://a.com/2.css", "https://a.com/3.css"].iter().enumerate() {
             let mut o = object(i as u32 + 1, Some(0), url, ContentType::Css, 1000);
-            o.render_blocking = Some(RenderBlocking::Blocking);
+            o.render_blocking = Some(if i < 2 { RenderBlocking::Blocking } else { RenderBlocking::NonBlocking });
             objs.push(o);
         }
         let page = Page::new("t", objs).unwrap();
@@ -334,6 +345,35 @@ mod tests {
         // Layout stable at the last stylesheet (500); no images: good.
         assert_eq!(q.cls.unwrap().layout_stable_ns, 500 * MS);
         assert_eq!(q.cls.unwrap().rating, ClsRating::Good);
+    }
+
+    #[test]
+    fn render_blocking_children_of_the_root_delay_fcp_when_requested_late() {
+        // A processing delay (or a recorded gap) requests the root's blocking CSS at 400, after
+        // the root arrived at 100: first paint still waits for it (500), and for its own
+        // blocking child (an @import, requested at 500, done 650). A blocking script that a
+        // non-blocking script inserted, requested at 700, does not (it was not discovered by
+        // the parser of the document being painted).
+        use crate::builtin::object;
+        use crate::model::RenderBlocking;
+        let blocking = |mut o: WebObject| {
+            o.render_blocking = Some(RenderBlocking::Blocking);
+            o
+        };
+        let objs = vec![
+            object(0, None, "https://a.com/", ContentType::Html, 1000),
+            blocking(object(1, Some(0), "https://a.com/1.css", ContentType::Css, 1000)),
+            blocking(object(2, Some(1), "https://a.com/import.css", ContentType::Css, 1000)),
+            object(3, Some(0), "https://a.com/async.js", ContentType::Js, 1000),
+            blocking(object(4, Some(3), "https://a.com/inserted.js", ContentType::Js, 1000)),
+        ];
+        let page = Page::new("t", objs).unwrap();
+        let d: Deliveries = [(0, 0, 100), (1, 400, 500), (2, 500, 650), (3, 100, 200), (4, 700, 800)]
+            .into_iter()
+            .map(|(i, r, c)| (ObjectId(i), Delivery { request_ns: r * MS, complete_ns: c * MS }))
+            .collect();
+        let q = estimate(&page, &d, &QoeConfig::default());
+        assert_eq!(q.first_contentful_paint_ns, Some(650 * MS));
     }
 
     #[test]
