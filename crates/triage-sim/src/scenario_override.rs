@@ -161,44 +161,15 @@ fn set_at(root: &mut Table, steps: &[Step], value: Value, top: bool) -> Result<(
             (Slot::Item(item), Step::Index(n)) => match item {
                 Item::ArrayOfTables(a) => {
                     let len = a.len();
-                    match a.get_mut(*n) {
-                        Some(t) => return set_in_table(t, &steps[i + 1..], value, &shown(&steps[..=i])),
-                        None => {
-                            return Err(format!(
-                                "{here} has {len} {}, so there is no [{n}]",
-                                if len == 1 { "entry" } else { "entries" }
-                            ))
-                        }
-                    }
+                    let t = a.get_mut(*n).ok_or_else(|| no_element(&here, len, *n))?;
+                    return set_in_table(t, &steps[i + 1..], value, &shown(&steps[..=i]));
                 }
-                Item::Value(Value::Array(a)) => {
-                    let len = a.len();
-                    match a.get_mut(*n) {
-                        Some(v) => Slot::Value(v),
-                        None => {
-                            return Err(format!(
-                                "{here} has {len} {}, so there is no [{n}]",
-                                if len == 1 { "entry" } else { "entries" }
-                            ))
-                        }
-                    }
-                }
+                Item::Value(Value::Array(a)) => Slot::Value(element(a, *n, &here)?),
                 Item::None => return Err(format!("the scenario has no {here}")),
                 _ => return Err(format!("{here} is not a list")),
             },
             (Slot::Value(v), Step::Index(n)) => match v {
-                Value::Array(a) => {
-                    let len = a.len();
-                    match a.get_mut(*n) {
-                        Some(v) => Slot::Value(v),
-                        None => {
-                            return Err(format!(
-                                "{here} has {len} {}, so there is no [{n}]",
-                                if len == 1 { "entry" } else { "entries" }
-                            ))
-                        }
-                    }
-                }
+                Value::Array(a) => Slot::Value(element(a, *n, &here)?),
                 _ => return Err(format!("{here} is not a list")),
             },
         };
@@ -208,6 +179,16 @@ fn set_at(root: &mut Table, steps: &[Step], value: Value, top: bool) -> Result<(
         Slot::Value(v) => *v = value,
     }
     Ok(())
+}
+
+/// Element `n` of the list at `here`.
+fn element<'a>(a: &'a mut toml_edit::Array, n: usize, here: &str) -> Result<&'a mut Value, String> {
+    let len = a.len();
+    a.get_mut(n).ok_or_else(|| no_element(here, len, n))
+}
+
+fn no_element(here: &str, len: usize, n: usize) -> String {
+    format!("{here} has {len} {}, so there is no [{n}]", if len == 1 { "entry" } else { "entries" })
 }
 
 /// [`set`] below an element of an array of tables (`flows[1]`); messages name the full path.
