@@ -189,6 +189,11 @@ fn run_writes_a_capture_per_node_pair_and_variant() {
     // pcapng: a Section Header Block first (type 0x0A0D0D0A).
     let bytes = std::fs::read(dir.join("r1-r2.pcapng")).unwrap();
     assert_eq!(&bytes[..4], &[0x0A, 0x0D, 0x0D, 0x0A]);
+    // The same scenario and seed give the same bytes.
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = triage().args(["run", "scenarios/cats-fifo.toml", "--pcap"]).arg(&dir).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(std::fs::read(dir.join("r1-r2.pcapng")).unwrap(), bytes);
     let _ = std::fs::remove_dir_all(&dir);
     // With variants, one directory each.
     let out = triage().args(["run", "scenarios/cats-page-slow4g-quic.toml", "--pcap"]).arg(&dir).output().unwrap();
