@@ -26,7 +26,8 @@
 //!   or SYN-ACK MSS, SACK-permitted, timestamps, NOP and window scale (20 bytes, as Linux
 //!   sends them); on other segments NOP NOP timestamps (RFC 7323 §3), then NOP NOP SACK with
 //!   the blocks (RFC 2018 §3), then NOP and the CATS priority option (kind 254, length 3,
-//!   CATS §II-D-2). The TCP checksum is 0 (the payload is not in the file; Wireshark does
+//!   CATS §II-D-2), with at most two SACK blocks beside it so that the options stay within 40
+//!   bytes. The TCP checksum is 0 (the payload is not in the file; Wireshark does
 //!   not check TCP checksums by default).
 //! - The payload is cut: the captured length is the headers, the original length the wire
 //!   size, so sequence analysis sees every segment's real length.
@@ -376,9 +377,15 @@ impl Capture {
             p.window_bytes.min(u64::from(u16::MAX)) as u16
         } else {
             put(&[1, 1, 8, 10, tsval[0], tsval[1], tsval[2], tsval[3], 0, 0, 0, 0]);
-            if p.sack_len > 0 {
-                put(&[1, 1, 5, 2 + 8 * p.sack_len]);
-                for b in p.sack_blocks() {
+            // TCP options end at 40 bytes (RFC 9293 §3.1). The simulator's size rule lets a
+            // segment carry three SACK blocks and the priority option (44 bytes); a real
+            // sender would send two blocks then, and so does the capture (the oldest block
+            // goes; the packet's wire size stays the simulator's).
+            let room = if p.priority_option.is_some() { 2 } else { 3 };
+            let blocks = &p.sack_blocks()[..usize::from(p.sack_len).min(room)];
+            if !blocks.is_empty() {
+                put(&[1, 1, 5, 2 + 8 * blocks.len() as u8]);
+                for b in blocks {
                     put(&peer_isn.wrapping_add(b.start as u32).to_be_bytes());
                     put(&peer_isn.wrapping_add(b.end as u32).to_be_bytes());
                 }
@@ -443,6 +450,46 @@ impl Capture {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Renders one packet and returns its captured bytes.
+    fn rendered(p: Packet) -> Vec<u8> {
+        let mut c = Capture {
+            files: Vec::new(),
+            links: Vec::new(),
+            link_names: Vec::new(),
+            wscale: HashMap::new(),
+            mss: HashMap::new(),
+            buf: Vec::new(),
+            wire_bytes: 0,
+            error: None,
+        };
+        c.render(&SimPacket::new(p, 0));
+        assert!(c.buf.len() as u32 <= c.wire_bytes);
+        c.buf
+    }
+
+    #[test]
+    fn options_never_pass_40_bytes() {
+        use triage_core::wire::SackBlock;
+        let block = SackBlock { start: 1000, end: 2000 };
+        let p = Packet {
+            flags: TcpFlags(TcpFlags::ACK),
+            sack: [block; 3],
+            sack_len: 3,
+            priority_option: Some(2),
+            payload_bytes: 100,
+            ..Default::default()
+        };
+        // 12 timestamp + 4 + 2 x 8 SACK + 4 priority = 36 bytes of options.
+        let b = rendered(p.clone());
+        assert_eq!(b.len(), 20 + 20 + 36);
+        assert_eq!(&b[40 + 12..40 + 16], &[1, 1, 5, 18]);
+        assert_eq!(&b[40 + 32..], &[1, 254, 3, 2]);
+        // Without the priority option all three blocks fit: 12 + 4 + 24 = 40.
+        let b = rendered(Packet { priority_option: None, ..p });
+        assert_eq!(b.len(), 20 + 20 + 40);
+        assert_eq!(&b[40 + 12..40 + 16], &[1, 1, 5, 26]);
+    }
 
     #[test]
     fn addresses_and_shifts() {
