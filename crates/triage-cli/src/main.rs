@@ -112,6 +112,11 @@ struct RunArgs {
     /// into this directory: VARIANT_FLOW_client.sqlog / _server.sqlog.
     #[arg(long, value_name = "DIR")]
     qlog: Option<PathBuf>,
+    /// Write a packet capture into this directory (DIR/VARIANT with variants): per pair of
+    /// nodes A-B.pcapng with one interface per one-way link, and A-B.drops.pcapng with the
+    /// packets dropped or lost there (see the README's "Packet capture").
+    #[arg(long, value_name = "DIR")]
+    pcap: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -281,9 +286,16 @@ fn run(a: RunArgs) -> Result<(), String> {
         stop_ns = stop;
         let path_names = built.path_names;
         sim.set_qlog(a.qlog.is_some());
+        if let Some(dir) = &a.pcap {
+            let d = if has_variants { dir.join(&name) } else { dir.clone() };
+            sim.set_capture(triage_sim::pcap::Capture::create(&d, sim.network()).map_err(|e| e.to_string())?);
+        }
         let bar = progress_bar(stop);
         sim.run(stop, |t| bar.set_position(t / 1_000_000));
         bar.finish_and_clear();
+        if let Some(capture) = sim.take_capture() {
+            capture.finish().map_err(|e| e.to_string())?;
+        }
         let report = RunReport::new(&scenario.name, scenario.seed, &sim).with_path_names(&path_names);
         let variant = if has_variants { name.clone() } else { String::new() };
         let rows = output::object_rows(&variant, &report, &sim);

@@ -170,6 +170,52 @@ fn run_writes_one_qlog_per_quic_connection_end() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn run_writes_a_capture_per_node_pair_and_variant() {
+    let dir = std::env::temp_dir().join(format!("triage-pcap-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = triage().args(["run", "scenarios/cats-fifo.toml", "--pcap"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    // A dumbbell with one pair: c0-r2, r1-r2 and s0-r1, each with its drops file.
+    assert_eq!(
+        names,
+        [
+            "r1-r2.drops.pcapng",
+            "r1-r2.pcapng",
+            "r2-c0.drops.pcapng",
+            "r2-c0.pcapng",
+            "s0-r1.drops.pcapng",
+            "s0-r1.pcapng"
+        ]
+    );
+    // pcapng: a Section Header Block first (type 0x0A0D0D0A).
+    let bytes = std::fs::read(dir.join("r1-r2.pcapng")).unwrap();
+    assert_eq!(&bytes[..4], &[0x0A, 0x0D, 0x0D, 0x0A]);
+    // The same scenario and seed give the same bytes.
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = triage().args(["run", "scenarios/cats-fifo.toml", "--pcap"]).arg(&dir).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(std::fs::read(dir.join("r1-r2.pcapng")).unwrap(), bytes);
+    let _ = std::fs::remove_dir_all(&dir);
+    // With variants, one directory each.
+    let out = triage().args(["run", "scenarios/cats-page-slow4g-quic.toml", "--pcap"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(dir.join("quic-cats/s0-r1.pcapng").exists() && dir.join("tcp-fifo/s0-r1.pcapng").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+    // A directory that cannot be made is an error naming it, before anything runs.
+    let file = std::env::temp_dir().join(format!("triage-pcap-file-{}", std::process::id()));
+    std::fs::write(&file, "").unwrap();
+    let out = triage().args(["run", "scenarios/cats-fifo.toml", "--json", "--pcap"]).arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: ") && err.contains(&file.display().to_string()), "{err}");
+    assert!(out.stdout.is_empty());
+    let _ = std::fs::remove_file(&file);
+}
+
 /// Exit status 3: the run ended with a flow not complete; the results are still printed, and
 /// stderr names the flow. `--help` documents the statuses.
 #[test]

@@ -9,6 +9,7 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     ("eecn-dumbbell", include_str!("../../../scenarios/eecn-dumbbell.toml")),
     ("highrate-newreno", include_str!("../../../scenarios/highrate-newreno.toml")),
     ("cats-page-slow4g-quic", include_str!("../../../scenarios/cats-page-slow4g-quic.toml")),
+    ("pcap-newreno-lossy", include_str!("../../../scenarios/pcap-newreno-lossy.toml")),
 ];
 
 /// A built-in scenario by name (with or without `.toml`).

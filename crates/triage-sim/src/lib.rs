@@ -13,6 +13,7 @@ pub mod event;
 pub mod experiments;
 pub mod link;
 pub mod loss;
+pub mod pcap;
 pub mod qlog;
 pub mod queue;
 pub mod recorder;

@@ -221,6 +221,11 @@ impl Link {
         &self.stats
     }
 
+    /// The packet being serialized, if any (for a capture).
+    pub fn serializing(&self) -> Option<&SimPacket> {
+        self.tx.as_ref()
+    }
+
     /// Random-loss counters.
     pub fn loss(&self) -> &LossProcess {
         &self.loss

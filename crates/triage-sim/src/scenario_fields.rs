@@ -104,7 +104,7 @@ fn explain(path: &str, msg: &str) -> String {
 /// whose span holds `span`; a key gives the path of its table (an unknown field is the
 /// table's error).
 pub(crate) fn path_at(text: &str, span: Range<usize>) -> Option<String> {
-    let doc = toml_edit::ImDocument::parse(text).ok()?;
+    let doc = toml_edit::Document::parse(text).ok()?;
     let mut best: Option<(usize, String)> = None;
     walk_table(doc.as_table(), "", &span, &mut best);
     best.map(|b| b.1)
@@ -174,6 +174,14 @@ fn walk_value(v: &Value, path: &str, span: &Range<usize>, best: &mut Option<(usi
 pub fn render_parse_error(text: &str, e: &toml::de::Error) -> String {
     let rendered = e.to_string().trim_end().to_string();
     let msg = e.message().trim_end();
+    if msg == "duplicate key" {
+        if let Some(named) = e.span().and_then(|s| duplicate_key(text, s)) {
+            return match rendered.rfind(msg) {
+                Some(i) => format!("{}{named}{}", &rendered[..i], &rendered[i + msg.len()..]),
+                None => format!("{rendered}\n{named}"),
+            };
+        }
+    }
     // The parser gives an error of the document itself (a missing top-level field) the empty
     // span 0..0, which would otherwise read as the error of a table that starts the file.
     let Some(path) = e.span().filter(|s| s.end > 0).and_then(|s| path_at(text, s)) else { return rendered };
@@ -191,11 +199,34 @@ pub fn render_parse_error(text: &str, e: &toml::de::Error) -> String {
     }
 }
 
+/// "duplicate key `KEY` in table `TABLE`" for the key at `span` (the TOML parser says only
+/// "duplicate key", and the document does not parse, so [`path_at`] cannot help): the
+/// table is the last `[TABLE]` or `[[TABLE]]` header above a key that starts its line.
+fn duplicate_key(text: &str, span: Range<usize>) -> Option<String> {
+    let key = text.get(span.clone())?.trim();
+    if key.is_empty() {
+        return None;
+    }
+    let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+    if !text[line_start..span.start].trim().is_empty() {
+        // Inside an inline table: the header above is not its table.
+        return Some(format!("duplicate key `{key}`"));
+    }
+    let table = text[..line_start].lines().rev().map(str::trim).find(|l| l.starts_with('[')).map(|h| {
+        let h = h.split('#').next().unwrap_or(h).trim();
+        h.trim_start_matches('[').trim_end_matches(']').trim().to_string()
+    });
+    Some(match table {
+        Some(t) => format!("duplicate key `{key}` in table `{t}`"),
+        None => format!("duplicate key `{key}` at the top level"),
+    })
+}
+
 /// The span of the key or table at `path` (`paths[2].rate`, `transport.mode`, `topology`)
 /// in `text`: a value's own span, or a table's (from its header). `None` when the document
 /// does not parse or has no such field (it came from a default or another table).
 pub(crate) fn span_of(text: &str, path: &str) -> Option<Range<usize>> {
-    let doc = toml_edit::ImDocument::parse(text).ok()?;
+    let doc = toml_edit::Document::parse(text).ok()?;
     let mut found = None;
     find_table(doc.as_table(), "", path, &mut found);
     found

@@ -293,6 +293,7 @@ pub struct Simulator {
     packet_trace: bool,
     stats: SimStats,
     pending: Vec<Packet>,
+    capture: Option<Box<crate::pcap::Capture>>,
 }
 
 const SERVER_PORT: u16 = 80;
@@ -327,12 +328,30 @@ impl Simulator {
             packet_trace: false,
             stats: SimStats::default(),
             pending: Vec::new(),
+            capture: None,
         }
     }
 
     /// Record every packet put on or dropped at a link (off by default: it costs memory).
     pub fn set_packet_trace(&mut self, on: bool) {
         self.packet_trace = on;
+    }
+
+    /// Write every packet links carry or drop to `capture` (call after adding the flows, so
+    /// that each SYN announces its end's MSS).
+    pub fn set_capture(&mut self, mut capture: crate::pcap::Capture) {
+        for (f, flow) in self.flows.iter().enumerate() {
+            let (client_port, server_port) = flow_ports(f as u32);
+            let s = &flow.spec;
+            capture.set_mss(Addr { node: s.client, port: client_port }, s.client_transport.mss_bytes);
+            capture.set_mss(Addr { node: s.server, port: server_port }, s.server_transport.mss_bytes);
+        }
+        self.capture = Some(Box::new(capture));
+    }
+
+    /// Takes the capture back (to [`finish`](crate::pcap::Capture::finish) it).
+    pub fn take_capture(&mut self) -> Option<crate::pcap::Capture> {
+        self.capture.take().map(|c| *c)
     }
 
     /// Keep a qlog trace at both ends of every QUIC-mode flow (call before [`run`](Self::run)).
@@ -478,7 +497,11 @@ impl Simulator {
         match ev {
             Ev::LinkTxDone(l) => {
                 self.stats.packet_hops += 1;
-                let (deliver, next) = self.net.links[l as usize].on_tx_done(self.now_ns);
+                let link = &mut self.net.links[l as usize];
+                let (deliver, next) = match self.capture.as_deref_mut() {
+                    None => link.on_tx_done(self.now_ns),
+                    Some(cap) => cap.tx_done(self.now_ns, l, link),
+                };
                 if let Some(t) = deliver {
                     self.events.push(t, Ev::LinkDeliver(l));
                 }
@@ -600,15 +623,24 @@ impl Simulator {
         if self.packet_trace {
             let before = self.net.links[l as usize].queue().stats().dropped_packets;
             let rec = packet_record(self.now_ns, l, &sp.pkt);
-            if let Some(t) = self.net.links[l as usize].enqueue(self.now_ns, sp) {
+            if let Some(t) = self.link_enqueue(l, sp) {
                 self.events.push(t, Ev::LinkTxDone(l));
             }
             let dropped = self.net.links[l as usize].queue().stats().dropped_packets > before;
             self.recorder.packets.push(PacketRecord { event: if dropped { "drop" } else { "enqueue" }, ..rec });
             return;
         }
-        if let Some(t) = self.net.links[l as usize].enqueue(self.now_ns, sp) {
+        if let Some(t) = self.link_enqueue(l, sp) {
             self.events.push(t, Ev::LinkTxDone(l));
+        }
+    }
+
+    /// Puts a packet into link `l`'s queue (through the capture, when there is one).
+    fn link_enqueue(&mut self, l: u32, sp: SimPacket) -> Option<u64> {
+        let link = &mut self.net.links[l as usize];
+        match self.capture.as_deref_mut() {
+            None => link.enqueue(self.now_ns, sp),
+            Some(cap) => cap.enqueue(self.now_ns, l, link, sp),
         }
     }
 

@@ -569,3 +569,14 @@ fn a_missing_top_level_field_is_not_blamed_on_the_first_table() {
     let e = err(&GOOD.replace("kind = \"dumbbell\"\n", ""));
     assert!(e.contains("line 3, column 1") && e.contains("topology: missing `kind`"), "{e}");
 }
+
+#[test]
+fn duplicate_keys_are_named_with_their_table() {
+    // toml 1 says only "duplicate key"; the error names the key and where it is.
+    let e = err(&GOOD.replace("server = \"s0\"", "server = \"s0\"\nclient = \"s0\""));
+    assert!(e.contains("duplicate key `client` in table `flows`"), "{e}");
+    let e = err(&GOOD.replace("name = \"t\"", "name = \"t\"\nname = \"u\""));
+    assert!(e.contains("duplicate key `name` at the top level"), "{e}");
+    let e = err(&GOOD.replace("rate = \"2Mbps\"", "rate = \"2Mbps\", rate = \"3Mbps\""));
+    assert!(e.contains("line 5") && e.trim_end().ends_with("duplicate key `rate`"), "{e}");
+}

@@ -159,15 +159,22 @@ pub fn estimate(page: &Page, deliveries: &Deliveries, cfg: &QoeConfig) -> Qoe {
     };
 
     // FCP: fixed point over render-blocking objects discovered before first paint, and every
-    // render-blocking object discovered by the root's render-blocking chain whenever it was
-    // requested (a processing delay or a recorded gap may request it after the root has
-    // arrived; first paint waits for it all the same).
+    // render-blocking object of the root's parser chain whenever it was requested (a
+    // processing delay may request it after the root has arrived; first paint waits for it
+    // all the same). The parser chain: render-blocking objects whose parent is in it and
+    // which the recording requested while their parent was still arriving (a render-blocking
+    // object the recording requested only after its parent had arrived was inserted later,
+    // by a script or a timer, and does not hold the first paint back).
     let mut chain = vec![false; page.len()];
     for id in page.topological_order() {
         let o = page.get(id);
         chain[id.index()] = match o.parent {
             None => true,
-            Some(p) => o.blocks_first_paint() && chain[p.index()],
+            Some(p) => {
+                let parent = page.get(p);
+                let parent_end = parent.recorded_start_ns.saturating_add(parent.recorded_duration_ns);
+                o.blocks_first_paint() && chain[p.index()] && o.recorded_start_ns <= parent_end
+            }
         };
     }
     let mut fcp = root.complete_ns;

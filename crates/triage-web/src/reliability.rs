@@ -27,8 +27,8 @@
 //! - **First party** ([`FirstParty`]): the registrable domain of the root document, plus the
 //!   registrable domain of every non-tracker host that serves the page a render-blocking
 //!   stylesheet or script. The page cannot paint without those hosts, so it treats them as its
-//!   own: nytimes.com's nyt.com (§5.5 names a1/g1/static01/vp.nyt.com beside nytimes.com),
-//!   etat.lu's cdn.public.lu. Registrable domains come from [`crate::urlparts::site`].
+//!   own: nytimes.com's nyt.com (§5.5 names a1/g1/static01/vp.nyt.com beside nytimes.com).
+//!   Registrable domains come from [`crate::urlparts::site`] (the Public Suffix List).
 //!   Why not the initiator, as §5.5 does ("objects from nytimes.com as initiator were
 //!   crucial")? Every object a first-party script fetches, trackers included, has a
 //!   first-party initiator; the host is what the scenario's "3rd party" names.

@@ -81,47 +81,25 @@ pub fn extension(url: &str) -> Option<String> {
         .then(|| ext.to_ascii_lowercase())
 }
 
-/// Second-level labels under which registrations happen (`example.co.uk`). A short list, not
-/// the Public Suffix List: enough to tell first from third party on common sites.
-const MULTI_LABEL_SUFFIXES: &[&str] = &[
-    "co.uk",
-    "org.uk",
-    "ac.uk",
-    "gov.uk",
-    "co.jp",
-    "ne.jp",
-    "or.jp",
-    "com.au",
-    "net.au",
-    "org.au",
-    "co.nz",
-    "com.br",
-    "com.cn",
-    "com.mx",
-    "co.in",
-    "co.kr",
-    "com.tr",
-    "com.sg",
-    "com.hk",
-    "co.za",
-    "public.lu",
-];
-
-/// Registrable domain ("site") of a host: the last two labels, or three under a known
-/// two-label suffix. IP addresses and single labels are their own site.
+/// Registrable domain ("site") of a host: the public suffix plus one label, by the Public
+/// Suffix List (<https://publicsuffix.org/list/>, ICANN and private sections, as browsers
+/// use it for "site"), compiled into the `psl` crate; the version in use is
+/// [`PUBLIC_SUFFIX_LIST`]. A host that is itself a public suffix, an IP address or a single
+/// label is its own site. Lower case.
 pub fn site(host: &str) -> String {
-    let h = host.trim_end_matches('.');
+    let h = host.trim_end_matches('.').to_ascii_lowercase();
     if h.starts_with('[') || h.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-        return h.to_string();
+        return h;
     }
-    let labels: Vec<&str> = h.split('.').collect();
-    if labels.len() <= 2 {
-        return h.to_string();
+    match psl::domain_str(&h) {
+        Some(d) => d.to_string(),
+        None => h,
     }
-    let last2 = labels[labels.len() - 2..].join(".");
-    let n = if MULTI_LABEL_SUFFIXES.contains(&last2.as_str()) { 3 } else { 2 };
-    labels[labels.len().saturating_sub(n)..].join(".")
 }
+
+/// The Public Suffix List in use: the `psl` crate's version (its patch number counts the
+/// list's updates).
+pub const PUBLIC_SUFFIX_LIST: &str = "psl 2.1.247";
 
 /// True if `host` is `domain` or a subdomain of it.
 pub fn host_matches(host: &str, domain: &str) -> bool {
@@ -155,5 +133,23 @@ mod tests {
         assert!(host_matches("stats.g.doubleclick.net", "doubleclick.net"));
         assert!(!host_matches("notdoubleclick.net", "doubleclick.net"));
         assert!(host_matches("doubleclick.net", "*.doubleclick.net"));
+    }
+
+    #[test]
+    fn sites_follow_the_public_suffix_list() {
+        // com.ar is a public suffix: cdn.example.com.ar is not the site of www.shop.com.ar.
+        assert_eq!(site("www.shop.com.ar"), "shop.com.ar");
+        assert_eq!(site("cdn.example.com.ar"), "example.com.ar");
+        assert_ne!(site("cdn.example.com.ar"), site("www.shop.com.ar"));
+        assert_eq!(site("static.bbc.co.uk"), "bbc.co.uk");
+        assert_eq!(site("a.b.example.com"), "example.com");
+        // Private-section suffixes separate sites too (two github.io users are two sites).
+        assert_eq!(site("alice.github.io"), "alice.github.io");
+        assert_ne!(site("alice.github.io"), site("bob.github.io"));
+        // A public suffix, a single label and an address are their own site.
+        assert_eq!(site("com.ar"), "com.ar");
+        assert_eq!(site("localhost"), "localhost");
+        assert_eq!(site("[::1]"), "[::1]");
+        assert_eq!(site("WWW.Example.COM."), "example.com");
     }
 }
