@@ -240,7 +240,7 @@ impl Link {
 
     fn start_tx(&mut self, now_ns: u64) -> Option<u64> {
         let p = self.queue.dequeue(now_ns)?;
-        let bytes = p.pkt.wire_bytes() as u64;
+        let bytes = p.wire_bytes();
         let done = match &mut self.rate {
             RateModel::Constant { rate_bps } => now_ns.saturating_add((bytes * 8 * 1_000_000_000).div_ceil(*rate_bps)),
             RateModel::Trace { cursor, credit_bytes, credit_at_ns } => {
@@ -275,7 +275,7 @@ impl Link {
         let mut deliver = None;
         if let Some(p) = self.tx.take() {
             self.stats.tx_packets += 1;
-            self.stats.tx_bytes += p.pkt.wire_bytes() as u64;
+            self.stats.tx_bytes += p.wire_bytes();
             let down = self.outage.is_some_and(|(a, b)| a <= now_ns && now_ns < b);
             if down {
                 self.stats.outage_packets += 1;

@@ -27,12 +27,23 @@ pub struct SimPacket {
     pub enqueued_ns: u64,
     /// When the sending host handed it to the network (for one-way delay).
     pub origin_ns: u64,
+    /// [`Packet::wire_bytes`], computed once when the packet leaves its host: queues and
+    /// links ask for it several times per hop, and nothing in the network changes a
+    /// packet's size (queues rewrite only its ECN field).
+    wire_bytes: u32,
 }
 
 impl SimPacket {
     /// A packet leaving its host at `now_ns`.
     pub fn new(pkt: Packet, now_ns: u64) -> Self {
-        Self { pkt: Box::new(pkt), enqueued_ns: now_ns, origin_ns: now_ns }
+        let wire_bytes = pkt.wire_bytes();
+        Self { pkt: Box::new(pkt), enqueued_ns: now_ns, origin_ns: now_ns, wire_bytes }
+    }
+
+    /// Bytes the packet occupies on the wire at the IP layer ([`Packet::wire_bytes`]).
+    #[inline]
+    pub fn wire_bytes(&self) -> u64 {
+        u64::from(self.wire_bytes)
     }
 }
 
@@ -162,7 +173,7 @@ impl DropTail {
 
 impl QueueDiscipline for DropTail {
     fn enqueue(&mut self, now_ns: u64, pkt: SimPacket) -> Verdict {
-        let size = pkt.pkt.wire_bytes() as u64;
+        let size = pkt.wire_bytes();
         let full = match self.limit {
             Limit::Packets(n) => self.backlog.len_packets() >= n,
             Limit::Bytes(b) => self.backlog.len_bytes() + size > b,

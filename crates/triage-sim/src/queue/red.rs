@@ -151,7 +151,7 @@ enum Hit {
 
 impl QueueDiscipline for Red {
     fn enqueue(&mut self, now_ns: u64, mut pkt: SimPacket) -> Verdict {
-        let size = pkt.pkt.wire_bytes() as u64;
+        let size = pkt.wire_bytes();
         let n = self.backlog.len_packets() as f64;
         let mut m = 0u64;
         if self.idle {
