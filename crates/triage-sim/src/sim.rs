@@ -286,13 +286,57 @@ pub struct Simulator {
     net: Network,
     flows: Vec<FlowState>,
     conns: Vec<ConnSlot>,
-    demux: HashMap<(Addr, Addr), u32>,
-    listeners: HashMap<Addr, u32>,
+    demux: HashMap<(Addr, Addr), u32, AddrHash>,
+    listeners: HashMap<Addr, u32, AddrHash>,
     recorder: Recorder,
     sample_interval_ns: u64,
     packet_trace: bool,
     stats: SimStats,
     pending: Vec<Packet>,
+}
+
+/// The hasher of the connection demultiplexer, looked up once per packet a host receives.
+/// Its keys are a handful of small integers, not input an adversary chooses, so SipHash's
+/// flooding resistance buys nothing; this is rustc's Fx hash (a rotate, xor and multiply per
+/// word). Lookups only: nothing iterates these maps, so no output depends on the hash.
+type AddrHash = std::hash::BuildHasherDefault<FxHasher>;
+
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.add(u64::from(*b));
+        }
+    }
+    #[inline]
+    fn write_u16(&mut self, n: u16) {
+        self.add(u64::from(n));
+    }
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 const SERVER_PORT: u16 = 80;
@@ -320,8 +364,8 @@ impl Simulator {
             net,
             flows: Vec::new(),
             conns: Vec::new(),
-            demux: HashMap::new(),
-            listeners: HashMap::new(),
+            demux: HashMap::default(),
+            listeners: HashMap::default(),
             recorder: Recorder { queue_series: vec![Vec::new(); links], ..Default::default() },
             sample_interval_ns,
             packet_trace: false,
