@@ -40,6 +40,15 @@ impl SimPacket {
         Self { pkt: Box::new(pkt), enqueued_ns: now_ns, origin_ns: now_ns, wire_bytes }
     }
 
+    /// A packet leaving its host at `now_ns`, stored in `slot`, a box whose previous packet
+    /// was consumed (the simulator recycles the boxes of delivered packets, so that a
+    /// packet-hop allocates nothing in steady state).
+    pub fn in_box(mut slot: Box<Packet>, pkt: Packet, now_ns: u64) -> Self {
+        let wire_bytes = pkt.wire_bytes();
+        *slot = pkt;
+        Self { pkt: slot, enqueued_ns: now_ns, origin_ns: now_ns, wire_bytes }
+    }
+
     /// Bytes the packet occupies on the wire at the IP layer ([`Packet::wire_bytes`]).
     #[inline]
     pub fn wire_bytes(&self) -> u64 {

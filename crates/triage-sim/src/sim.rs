@@ -295,7 +295,14 @@ pub struct Simulator {
     pending: Vec<Packet>,
     /// The first `Sample` event is scheduled (by the first call of `run`).
     sampling: bool,
+    /// Boxes of packets delivered to their host, reused for the next packets sent (a free
+    /// list, as htsim recycles its packets): in steady state a packet-hop allocates nothing.
+    free_packets: Vec<Box<Packet>>,
 }
+
+/// The most boxes kept for reuse: enough for every packet in flight in large scenarios,
+/// bounded so that a burst does not pin its memory for the rest of the run.
+const MAX_FREE_PACKETS: usize = 1 << 16;
 
 /// The hasher of the connection demultiplexer, looked up once per packet a host receives.
 /// Its keys are a handful of small integers, not input an adversary chooses, so SipHash's
@@ -374,6 +381,7 @@ impl Simulator {
             stats: SimStats::default(),
             pending: Vec::new(),
             sampling: false,
+            free_packets: Vec::new(),
         }
     }
 
@@ -620,6 +628,9 @@ impl Simulator {
                 series.rx_delay_total_ns += self.now_ns - origin_ns;
             }
             self.conns[c as usize].conn.handle_packet(self.now_ns, &pkt);
+            if self.free_packets.len() < MAX_FREE_PACKETS {
+                self.free_packets.push(pkt);
+            }
             self.service(c);
             return;
         }
@@ -678,7 +689,12 @@ impl Simulator {
             let (flow, is_server) = (slot.flow, slot.is_server);
             for p in pending.drain(..) {
                 // A multi-homed host sends from the interface of the packet's path.
-                self.forward(p.src.node, SimPacket::new(p, self.now_ns));
+                let node = p.src.node;
+                let sp = match self.free_packets.pop() {
+                    Some(slot) => SimPacket::in_box(slot, p, self.now_ns),
+                    None => SimPacket::new(p, self.now_ns),
+                };
+                self.forward(node, sp);
             }
             self.pending = pending;
             if events.is_empty() {
