@@ -614,7 +614,7 @@ impl Simulator {
 
     /// A packet reaches `node`: forward it or hand it to the host's connection.
     fn arrive(&mut self, node: u32, sp: SimPacket) {
-        if sp.pkt.dst.node != node {
+        if sp.dst_node() != node {
             self.forward(node, sp);
             return;
         }
@@ -653,7 +653,7 @@ impl Simulator {
     }
 
     fn forward(&mut self, node: u32, mut sp: SimPacket) {
-        let Some(l) = self.net.route(node, sp.pkt.dst.node) else {
+        let Some(l) = self.net.route(node, sp.dst_node()) else {
             self.stats.unroutable_packets += 1;
             return;
         };
