@@ -297,6 +297,7 @@ pub struct Simulator {
     sampling: bool,
     /// Boxes of packets delivered to their host, reused for the next packets sent (a free
     /// list, as htsim recycles its packets): in steady state a packet-hop allocates nothing.
+    #[allow(clippy::vec_box)] // the boxes themselves are what is recycled
     free_packets: Vec<Box<Packet>>,
 }
 
