@@ -295,6 +295,8 @@ pub struct Simulator {
     pending: Vec<Packet>,
     /// The first `Sample` event is scheduled (by the first call of `run`).
     sampling: bool,
+    /// The run ended with every flow done: a later call of `run` does nothing.
+    finished: bool,
     /// Boxes of packets delivered to their host, reused for the next packets sent (a free
     /// list, as htsim recycles its packets): in steady state a packet-hop allocates nothing.
     #[allow(clippy::vec_box)] // the boxes themselves are what is recycled
@@ -382,6 +384,7 @@ impl Simulator {
             stats: SimStats::default(),
             pending: Vec::new(),
             sampling: false,
+            finished: false,
             free_packets: Vec::new(),
         }
     }
@@ -502,8 +505,12 @@ impl Simulator {
     /// Runs until every flow has completed and closed, nothing is pending, or `stop_ns`.
     /// `progress` is called now and then with the simulated time. A run may be continued
     /// by calling `run` again with a later `stop_ns` (the benchmark does, to count what the
-    /// second half costs): the events are the same as those of one call.
+    /// second half costs): the events are the same as those of one call, and once every
+    /// flow is done a further call does nothing.
     pub fn run(&mut self, stop_ns: u64, mut progress: impl FnMut(u64)) {
+        if self.finished {
+            return;
+        }
         if self.sample_interval_ns > 0 && !self.sampling {
             self.sampling = true;
             self.events.push(0, Ev::Sample);
@@ -522,6 +529,7 @@ impl Simulator {
                 progress(self.now_ns);
             }
             if matches!(ev, Ev::Sample) && self.all_done() {
+                self.finished = true;
                 break;
             }
         }
