@@ -281,3 +281,22 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(&[7.0]), 7.0);
+        assert_eq!(min_max(&[2.0, 0.5, 9.0]), (0.5, 9.0));
+    }
+
+    #[test]
+    fn allocations_per_packet_hop() {
+        assert_eq!(per((3, 4)), Some(0.75));
+        assert_eq!(per((5, 0)), None);
+    }
+}
