@@ -1,16 +1,69 @@
-//! `triage bench`: simulator speed on a long bulk transfer.
+//! `triage bench`: simulator speed, per scenario, and against a reference program.
+//!
+//! Every repetition runs each scenario once and then the reference command once, so that
+//! a load change on the machine hits all of them alike (interleaved); the figure reported
+//! for each is the median of its repetitions, and the ratio is median against median.
+//! The binary counts heap allocations (a [`GlobalAlloc`] wrapper around the system
+//! allocator with one relaxed atomic counter), and the benchmark reports them per
+//! packet-hop over the second half of the simulated time (steady state: connections,
+//! queues and pipes have reached their size) and over the whole run. The first repetition
+//! splits at half the scenario's stop time and finds when the run really ends; later ones
+//! split at half of that, which is the steady-state figure reported when there are several.
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use triage_core::TransportMode;
 use triage_sim::report::RunReport;
+
+/// The system allocator, counting allocations (reallocations count as one each).
+struct CountingAlloc;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: every call is forwarded unchanged to the system allocator; the counter does not
+// touch the memory.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract is passed on as is.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
+
+/// Heap allocations made by this process so far.
+fn allocations() -> u64 {
+    ALLOCATIONS.load(Ordering::Relaxed)
+}
 
 /// Arguments of `triage bench`.
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// Scenario to time (default: the built-in `bench-dumbbell`, two long bulk transfers).
-    #[arg(long, default_value = "bench-dumbbell")]
-    scenario: String,
-    /// Repetitions; the best is reported.
+    /// Scenario to time, a file or a built-in name; repeat the option to time several in one
+    /// run (for example a TCP-mode, a QUIC-mode and a multipath scenario, side by side).
+    /// Default: the built-in `bench-dumbbell`, two long bulk transfers.
+    #[arg(long = "scenario", default_value = "bench-dumbbell")]
+    scenarios: Vec<String>,
+    /// Repetitions, interleaved (each scenario, then the reference, then again); the median
+    /// of each is reported.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
     /// A reference command to time in the same run (for example an ns-3 program), so the
@@ -24,83 +77,232 @@ pub struct BenchArgs {
 
 #[derive(serde::Serialize)]
 struct BenchReport {
+    repetitions: u32,
+    scenarios: Vec<ScenarioTiming>,
+    reference: Option<ReferenceTiming>,
+}
+
+#[derive(serde::Serialize)]
+struct ScenarioTiming {
     scenario: String,
+    /// "tcp", "quic" or "quic-multipath" (QUIC mode with more than one path).
+    mode: &'static str,
     packet_hops: u64,
     events: u64,
     simulated_ms: f64,
-    best_wall_s: f64,
+    median_wall_s: f64,
+    min_wall_s: f64,
+    max_wall_s: f64,
     packet_hops_per_s: f64,
     events_per_s: f64,
-    reference: Option<ReferenceTiming>,
+    ns_per_packet_hop: f64,
+    /// Heap allocations per packet-hop over the second half of the simulated time (none
+    /// when no packet moved then).
+    steady_allocations_per_packet_hop: Option<f64>,
+    /// Heap allocations per packet-hop over the whole run (connection setup included).
+    allocations_per_packet_hop: f64,
+    /// The reference's median wall time over ours.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reference_over_ours: Option<f64>,
 }
 
 #[derive(serde::Serialize)]
 struct ReferenceTiming {
     command: String,
-    best_wall_s: f64,
-    ours_over_reference_speed: f64,
+    median_wall_s: f64,
+    min_wall_s: f64,
+    max_wall_s: f64,
+}
+
+/// One timed run of a scenario.
+struct Sample {
+    wall_s: f64,
+    report: RunReport,
+    mode: &'static str,
+    steady: (u64, u64),
+    whole: (u64, u64),
+    end_ns: u64,
+}
+
+/// The median of a non-empty list (the mean of the middle two for an even count).
+fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn min_max(xs: &[f64]) -> (f64, f64) {
+    xs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)))
+}
+
+/// Runs one scenario once: until `split_ns` (half the stop time when `None`), then the
+/// rest, counting allocations and packet-hops in each (the two calls give the same events
+/// as one).
+#[allow(clippy::disallowed_methods)]
+fn run_once(name: &str, split_ns: Option<u64>) -> Result<Sample, String> {
+    let (scenario, file, dir, _) = crate::load(name)?;
+    let built = scenario.build(&file, dir.as_deref()).map_err(|e| e.to_string())?;
+    let mut sim = built.sim;
+    let half_ns = split_ns.unwrap_or(built.stop_ns / 2);
+    let mode = {
+        let mut quic = false;
+        let mut multipath = false;
+        let mut f = 0;
+        while let Some(spec) = sim.flow_spec(f) {
+            quic |= spec.client_transport.mode == TransportMode::Quic;
+            multipath |= !spec.extra_paths.is_empty();
+            f += 1;
+        }
+        match (quic, multipath) {
+            (false, _) => "tcp",
+            (true, false) => "quic",
+            (true, true) => "quic-multipath",
+        }
+    };
+    let a0 = allocations();
+    let t0 = Instant::now();
+    sim.run(half_ns, |_| {});
+    let a1 = allocations();
+    let h1 = sim.stats().packet_hops;
+    sim.run(built.stop_ns, |_| {});
+    let wall_s = t0.elapsed().as_secs_f64();
+    let a2 = allocations();
+    let h2 = sim.stats().packet_hops;
+    let report = RunReport::new(&scenario.name, scenario.seed, &sim);
+    let end_ns = sim.now_ns();
+    Ok(Sample { wall_s, report, mode, steady: (a2 - a1, h2 - h1), whole: (a2 - a0, h2), end_ns })
+}
+
+/// Allocations per packet-hop, from (allocations, packet-hops) sums.
+fn per(n: (u64, u64)) -> Option<f64> {
+    (n.1 > 0).then(|| n.0 as f64 / n.1 as f64)
 }
 
 /// Runs the benchmark. The command line, unlike the sans-IO core, may read the clock: wall
 /// time is what it measures.
 #[allow(clippy::disallowed_methods)]
 pub fn run(a: BenchArgs) -> Result<(), String> {
-    let (scenario, file, dir, _) = crate::load(&a.scenario)?;
-    let mut best = f64::INFINITY;
-    let mut last = None;
+    let mut samples: Vec<Vec<Sample>> = a.scenarios.iter().map(|_| Vec::new()).collect();
+    let mut ref_walls = Vec::new();
+    // One step per run of a scenario or of the reference (a reference run takes seconds).
+    let steps = u64::from(a.repeat) * (a.scenarios.len() as u64 + u64::from(a.reference.is_some()));
+    let bar = crate::counting_bar(steps, 1, "run", "eta {eta}");
     for _ in 0..a.repeat {
-        let built = scenario.build(&file, dir.as_deref()).map_err(|e| e.to_string())?;
-        let mut sim = built.sim;
-        let t0 = Instant::now();
-        sim.run(built.stop_ns, |_| {});
-        best = best.min(t0.elapsed().as_secs_f64());
-        last = Some(RunReport::new(&scenario.name, scenario.seed, &sim));
-    }
-    let r = last.expect("ran at least once");
-    let reference = match &a.reference {
-        None => None,
-        Some(cmd) => {
-            let mut rbest = f64::INFINITY;
-            for _ in 0..a.repeat {
-                let t0 = Instant::now();
-                let st = std::process::Command::new("sh")
-                    .arg("-c")
-                    .arg(cmd)
-                    .stdout(std::process::Stdio::null())
-                    .status()
-                    .map_err(|e| format!("reference command: {e}"))?;
-                if !st.success() {
-                    return Err(format!("reference command failed: {cmd}"));
-                }
-                rbest = rbest.min(t0.elapsed().as_secs_f64());
-            }
-            Some(ReferenceTiming { command: cmd.clone(), best_wall_s: rbest, ours_over_reference_speed: rbest / best })
+        for (i, name) in a.scenarios.iter().enumerate() {
+            let split = samples[i].first().map(|s: &Sample| s.end_ns / 2);
+            samples[i].push(run_once(name, split)?);
+            bar.inc(1);
         }
-    };
-    let out = BenchReport {
-        scenario: r.scenario.clone(),
-        packet_hops: r.packet_hops,
-        events: r.events,
-        simulated_ms: r.end_ms,
-        best_wall_s: best,
-        packet_hops_per_s: r.packet_hops as f64 / best,
-        events_per_s: r.events as f64 / best,
-        reference,
-    };
+        if let Some(cmd) = &a.reference {
+            let t0 = Instant::now();
+            let st = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(cmd)
+                .stdout(std::process::Stdio::null())
+                .status()
+                .map_err(|e| format!("reference command: {e}"))?;
+            if !st.success() {
+                return Err(format!("reference command failed: {cmd}"));
+            }
+            ref_walls.push(t0.elapsed().as_secs_f64());
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    let reference = a.reference.as_ref().map(|cmd| {
+        let (lo, hi) = min_max(&ref_walls);
+        ReferenceTiming { command: cmd.clone(), median_wall_s: median(&ref_walls), min_wall_s: lo, max_wall_s: hi }
+    });
+    let mut out = BenchReport { repetitions: a.repeat, scenarios: Vec::new(), reference };
+    for s in &samples {
+        let walls: Vec<f64> = s.iter().map(|x| x.wall_s).collect();
+        let med = median(&walls);
+        let (lo, hi) = min_max(&walls);
+        let last = s.last().expect("ran at least once");
+        let r = &last.report;
+        // Split at half the run's real length: every repetition but the first, when there are several.
+        let split_at_end = if s.len() > 1 { &s[1..] } else { &s[..] };
+        let steady = split_at_end.iter().fold((0, 0), |acc, x| (acc.0 + x.steady.0, acc.1 + x.steady.1));
+        let whole = s.iter().fold((0, 0), |acc, x| (acc.0 + x.whole.0, acc.1 + x.whole.1));
+        out.scenarios.push(ScenarioTiming {
+            scenario: r.scenario.clone(),
+            mode: last.mode,
+            packet_hops: r.packet_hops,
+            events: r.events,
+            simulated_ms: r.end_ms,
+            median_wall_s: med,
+            min_wall_s: lo,
+            max_wall_s: hi,
+            packet_hops_per_s: r.packet_hops as f64 / med,
+            events_per_s: r.events as f64 / med,
+            ns_per_packet_hop: if r.packet_hops == 0 { 0.0 } else { med * 1e9 / r.packet_hops as f64 },
+            steady_allocations_per_packet_hop: per(steady),
+            allocations_per_packet_hop: per(whole).unwrap_or(0.0),
+            reference_over_ours: out.reference.as_ref().map(|rf| rf.median_wall_s / med),
+        });
+    }
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
-    } else {
-        outln!("scenario         {}", out.scenario);
-        outln!("simulated        {:.1} s", out.simulated_ms / 1000.0);
-        outln!("packet-hops      {}", out.packet_hops);
-        outln!("events           {}", out.events);
-        outln!("best wall time   {:.3} s (of {})", out.best_wall_s, a.repeat);
-        outln!("packet-hops/s    {:.3e}", out.packet_hops_per_s);
-        outln!("events/s         {:.3e}", out.events_per_s);
-        if let Some(rf) = &out.reference {
-            outln!("reference        {} : {:.3} s", rf.command, rf.best_wall_s);
-            outln!("speed ratio      {:.1}x (reference wall time / ours)", rf.ours_over_reference_speed);
+        return Ok(());
+    }
+    for t in &out.scenarios {
+        outln!("scenario         {} ({} mode)", t.scenario, t.mode);
+        outln!("simulated        {:.1} s", t.simulated_ms / 1000.0);
+        outln!("packet-hops      {}", t.packet_hops);
+        outln!("events           {}", t.events);
+        outln!(
+            "wall time        median {:.3} s of {} (min {:.3}, max {:.3})",
+            t.median_wall_s,
+            a.repeat,
+            t.min_wall_s,
+            t.max_wall_s
+        );
+        outln!("packet-hops/s    {:.3e}", t.packet_hops_per_s);
+        outln!("events/s         {:.3e}", t.events_per_s);
+        outln!("ns/packet-hop    {:.1}", t.ns_per_packet_hop);
+        let steady = t.steady_allocations_per_packet_hop.map_or_else(|| "n/a".to_string(), |x| format!("{x:.4}"));
+        outln!(
+            "allocations      {steady} per packet-hop in steady state (second half), {:.4} over the run",
+            t.allocations_per_packet_hop
+        );
+        if let Some(x) = t.reference_over_ours {
+            outln!("speed ratio      {x:.1}x (reference median wall time / ours)");
         }
+        outln!();
+    }
+    if let Some(rf) = &out.reference {
+        outln!(
+            "reference        {} : median {:.3} s of {} (min {:.3}, max {:.3})",
+            rf.command,
+            rf.median_wall_s,
+            a.repeat,
+            rf.min_wall_s,
+            rf.max_wall_s
+        );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(&[7.0]), 7.0);
+        assert_eq!(min_max(&[2.0, 0.5, 9.0]), (0.5, 9.0));
+    }
+
+    #[test]
+    fn allocations_per_packet_hop() {
+        assert_eq!(per((3, 4)), Some(0.75));
+        assert_eq!(per((5, 0)), None);
+    }
 }

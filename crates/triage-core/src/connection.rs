@@ -1528,24 +1528,50 @@ impl Connection {
     /// RFC 2018 §4: the first block holds the most recently received segment, and the others
     /// follow by how recently they changed, so that with more holes than blocks each block is
     /// reported in several ACKs, newest first.
+    ///
+    /// One pass over the out-of-order segments merges them into blocks and keeps the
+    /// `MAX_SACK_BLOCKS` most recent, with no allocation (an ACK is built per data packet
+    /// received). Arrival numbers are unique, so the blocks chosen and their order are those
+    /// of sorting every block by recency.
     fn fill_sack(&self, out: &mut [SackBlock; MAX_SACK_BLOCKS]) -> usize {
-        if self.ooo.is_empty() {
-            return 0;
-        }
-        // (block, most recent arrival in it)
-        let mut blocks: Vec<(SackBlock, u64)> = Vec::new();
+        // The best blocks so far, most recent first: (block, most recent arrival in it).
+        let mut best = [(SackBlock::default(), 0u64); MAX_SACK_BLOCKS];
+        let mut n = 0;
+        let offer = |b: (SackBlock, u64), best: &mut [(SackBlock, u64); MAX_SACK_BLOCKS], n: &mut usize| {
+            let mut i = *n;
+            if i == MAX_SACK_BLOCKS {
+                if b.1 <= best[i - 1].1 {
+                    return;
+                }
+                i -= 1;
+            } else {
+                *n += 1;
+            }
+            while i > 0 && best[i - 1].1 < b.1 {
+                best[i] = best[i - 1];
+                i -= 1;
+            }
+            best[i] = b;
+        };
+        let mut cur: Option<(SackBlock, u64)> = None;
         for (&s, seg) in &self.ooo {
-            match blocks.last_mut() {
+            match cur.as_mut() {
                 Some((b, r)) if s <= b.end => {
                     b.end = b.end.max(seg.end);
                     *r = (*r).max(seg.arrival);
                 }
-                _ => blocks.push((SackBlock { start: s, end: seg.end }, seg.arrival)),
+                _ => {
+                    if let Some(done) = cur.take() {
+                        offer(done, &mut best, &mut n);
+                    }
+                    cur = Some((SackBlock { start: s, end: seg.end }, seg.arrival));
+                }
             }
         }
-        blocks.sort_by_key(|b| std::cmp::Reverse(b.1));
-        let n = blocks.len().min(MAX_SACK_BLOCKS);
-        for (slot, (b, _)) in out.iter_mut().zip(&blocks) {
+        if let Some(done) = cur {
+            offer(done, &mut best, &mut n);
+        }
+        for (slot, (b, _)) in out.iter_mut().zip(&best[..n]) {
             *slot = *b;
         }
         n

@@ -11,7 +11,7 @@
 //! and a packet may be delivered twice. Without it the pipe is a FIFO and the events are
 //! exactly those of a constant-delay link.
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -128,8 +128,11 @@ pub struct Link {
     loss: LossProcess,
     queue: Box<dyn QueueDiscipline>,
     tx: Option<SimPacket>,
-    /// Propagating packets by (arrival time, departure order).
-    pipe: BTreeMap<(u64, u64), SimPacket>,
+    /// Propagating packets sorted by (arrival time, departure order). Without disorder
+    /// every packet arrives after those before it, so the pipe is a FIFO: a packet goes in
+    /// at the back and leaves from the front, in constant time. A jittered packet that
+    /// overtakes others is inserted at its place.
+    pipe: VecDeque<((u64, u64), SimPacket)>,
     /// Departure counter, the pipe's tie-break.
     departures: u64,
     /// The earliest `LinkDeliver` event scheduled and not yet run.
@@ -162,7 +165,7 @@ impl Link {
             loss,
             queue,
             tx: None,
-            pipe: BTreeMap::new(),
+            pipe: VecDeque::new(),
             departures: 0,
             armed: None,
             last_delivered: None,
@@ -189,7 +192,13 @@ impl Link {
     /// Puts a packet in the pipe. Returns the time of a `LinkDeliver` event to schedule when
     /// it arrives before every event already scheduled.
     fn propagate(&mut self, at: u64, p: SimPacket) -> Option<u64> {
-        self.pipe.insert((at, self.departures), p);
+        let key = (at, self.departures);
+        if self.pipe.back().is_none_or(|(k, _)| *k < key) {
+            self.pipe.push_back((key, p));
+        } else {
+            let i = self.pipe.partition_point(|(k, _)| *k < key);
+            self.pipe.insert(i, (key, p));
+        }
         self.departures += 1;
         if self.armed.is_none_or(|t| at < t) {
             self.armed = Some(at);
@@ -245,7 +254,7 @@ impl Link {
 
     fn start_tx(&mut self, now_ns: u64) -> Option<u64> {
         let p = self.queue.dequeue(now_ns)?;
-        let bytes = p.pkt.wire_bytes() as u64;
+        let bytes = p.wire_bytes();
         let done = match &mut self.rate {
             RateModel::Constant { rate_bps } => now_ns.saturating_add((bytes * 8 * 1_000_000_000).div_ceil(*rate_bps)),
             RateModel::Trace { cursor, credit_bytes, credit_at_ns } => {
@@ -280,7 +289,7 @@ impl Link {
         let mut deliver = None;
         if let Some(p) = self.tx.take() {
             self.stats.tx_packets += 1;
-            self.stats.tx_bytes += p.pkt.wire_bytes() as u64;
+            self.stats.tx_bytes += p.wire_bytes();
             let down = self.outage.is_some_and(|(a, b)| a <= now_ns && now_ns < b);
             if down {
                 self.stats.outage_packets += 1;
@@ -317,9 +326,9 @@ impl Link {
         if self.armed.is_some_and(|t| t <= now_ns) {
             self.armed = None;
         }
-        let due = self.pipe.first_key_value().is_some_and(|((t, _), _)| *t <= now_ns);
+        let due = self.pipe.front().is_some_and(|((t, _), _)| *t <= now_ns);
         let p = if due {
-            let ((_, order), p) = self.pipe.pop_first().unwrap_or_else(|| unreachable!("checked"));
+            let ((_, order), p) = self.pipe.pop_front().unwrap_or_else(|| unreachable!("checked"));
             self.stats.delivered_packets += 1;
             if self.last_delivered.is_some_and(|l| order < l) {
                 self.stats.reordered_packets += 1;
@@ -331,7 +340,7 @@ impl Link {
         };
         let mut next = None;
         if self.armed.is_none() {
-            if let Some(((t, _), _)) = self.pipe.first_key_value() {
+            if let Some(((t, _), _)) = self.pipe.front() {
                 self.armed = Some(*t);
                 next = Some(*t);
             }

@@ -27,12 +27,41 @@ pub struct SimPacket {
     pub enqueued_ns: u64,
     /// When the sending host handed it to the network (for one-way delay).
     pub origin_ns: u64,
+    /// [`Packet::wire_bytes`], computed once when the packet leaves its host: queues and
+    /// links ask for it several times per hop, and nothing in the network changes a
+    /// packet's size (queues rewrite only its ECN field).
+    wire_bytes: u32,
+    /// The destination node, beside the box, so that a router routes the packet without
+    /// reading the boxed header (a cache miss per hop when many packets are in flight).
+    dst_node: u32,
 }
 
 impl SimPacket {
     /// A packet leaving its host at `now_ns`.
     pub fn new(pkt: Packet, now_ns: u64) -> Self {
-        Self { pkt: Box::new(pkt), enqueued_ns: now_ns, origin_ns: now_ns }
+        let (wire_bytes, dst_node) = (pkt.wire_bytes(), pkt.dst.node);
+        Self { pkt: Box::new(pkt), enqueued_ns: now_ns, origin_ns: now_ns, wire_bytes, dst_node }
+    }
+
+    /// A packet leaving its host at `now_ns`, stored in `slot`, a box whose previous packet
+    /// was consumed (the simulator recycles the boxes of delivered packets, so that a
+    /// packet-hop allocates nothing in steady state).
+    pub fn in_box(mut slot: Box<Packet>, pkt: Packet, now_ns: u64) -> Self {
+        let (wire_bytes, dst_node) = (pkt.wire_bytes(), pkt.dst.node);
+        *slot = pkt;
+        Self { pkt: slot, enqueued_ns: now_ns, origin_ns: now_ns, wire_bytes, dst_node }
+    }
+
+    /// The node the packet is addressed to (`pkt.dst.node`).
+    #[inline]
+    pub fn dst_node(&self) -> u32 {
+        self.dst_node
+    }
+
+    /// Bytes the packet occupies on the wire at the IP layer ([`Packet::wire_bytes`]).
+    #[inline]
+    pub fn wire_bytes(&self) -> u64 {
+        u64::from(self.wire_bytes)
     }
 }
 
@@ -162,7 +191,7 @@ impl DropTail {
 
 impl QueueDiscipline for DropTail {
     fn enqueue(&mut self, now_ns: u64, pkt: SimPacket) -> Verdict {
-        let size = pkt.pkt.wire_bytes() as u64;
+        let size = pkt.wire_bytes();
         let full = match self.limit {
             Limit::Packets(n) => self.backlog.len_packets() >= n,
             Limit::Bytes(b) => self.backlog.len_bytes() + size > b,

@@ -286,14 +286,70 @@ pub struct Simulator {
     net: Network,
     flows: Vec<FlowState>,
     conns: Vec<ConnSlot>,
-    demux: HashMap<(Addr, Addr), u32>,
-    listeners: HashMap<Addr, u32>,
+    demux: HashMap<(Addr, Addr), u32, AddrHash>,
+    listeners: HashMap<Addr, u32, AddrHash>,
     recorder: Recorder,
     sample_interval_ns: u64,
     packet_trace: bool,
     stats: SimStats,
     pending: Vec<Packet>,
     capture: Option<Box<crate::pcap::Capture>>,
+    /// The first `Sample` event is scheduled (by the first call of `run`).
+    sampling: bool,
+    /// The run ended with every flow done: a later call of `run` does nothing.
+    finished: bool,
+    /// Boxes of packets delivered to their host, reused for the next packets sent (a free
+    /// list, as htsim recycles its packets): in steady state a packet-hop allocates nothing.
+    #[allow(clippy::vec_box)] // the boxes themselves are what is recycled
+    free_packets: Vec<Box<Packet>>,
+}
+
+/// The most boxes kept for reuse: enough for every packet in flight in large scenarios,
+/// bounded so that a burst does not pin its memory for the rest of the run.
+const MAX_FREE_PACKETS: usize = 1 << 16;
+
+/// The hasher of the connection demultiplexer, looked up once per packet a host receives.
+/// Its keys are a handful of small integers, not input an adversary chooses, so SipHash's
+/// flooding resistance buys nothing; this is rustc's Fx hash (a rotate, xor and multiply per
+/// word). Lookups only: nothing iterates these maps, so no output depends on the hash.
+type AddrHash = std::hash::BuildHasherDefault<FxHasher>;
+
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.add(u64::from(*b));
+        }
+    }
+    #[inline]
+    fn write_u16(&mut self, n: u16) {
+        self.add(u64::from(n));
+    }
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 const SERVER_PORT: u16 = 80;
@@ -321,14 +377,17 @@ impl Simulator {
             net,
             flows: Vec::new(),
             conns: Vec::new(),
-            demux: HashMap::new(),
-            listeners: HashMap::new(),
+            demux: HashMap::default(),
+            listeners: HashMap::default(),
             recorder: Recorder { queue_series: vec![Vec::new(); links], ..Default::default() },
             sample_interval_ns,
             packet_trace: false,
             stats: SimStats::default(),
             pending: Vec::new(),
             capture: None,
+            sampling: false,
+            finished: false,
+            free_packets: Vec::new(),
         }
     }
 
@@ -463,9 +522,16 @@ impl Simulator {
     }
 
     /// Runs until every flow has completed and closed, nothing is pending, or `stop_ns`.
-    /// `progress` is called now and then with the simulated time.
+    /// `progress` is called now and then with the simulated time. A run may be continued
+    /// by calling `run` again with a later `stop_ns` (the benchmark does, to count what the
+    /// second half costs): the events are the same as those of one call, and once every
+    /// flow is done a further call does nothing.
     pub fn run(&mut self, stop_ns: u64, mut progress: impl FnMut(u64)) {
-        if self.sample_interval_ns > 0 {
+        if self.finished {
+            return;
+        }
+        if self.sample_interval_ns > 0 && !self.sampling {
+            self.sampling = true;
             self.events.push(0, Ev::Sample);
         }
         let mut ticks = 0u32;
@@ -482,6 +548,7 @@ impl Simulator {
                 progress(self.now_ns);
             }
             if matches!(ev, Ev::Sample) && self.all_done() {
+                self.finished = true;
                 break;
             }
         }
@@ -579,7 +646,7 @@ impl Simulator {
 
     /// A packet reaches `node`: forward it or hand it to the host's connection.
     fn arrive(&mut self, node: u32, sp: SimPacket) {
-        if sp.pkt.dst.node != node {
+        if sp.dst_node() != node {
             self.forward(node, sp);
             return;
         }
@@ -593,6 +660,9 @@ impl Simulator {
                 series.rx_delay_total_ns += self.now_ns - origin_ns;
             }
             self.conns[c as usize].conn.handle_packet(self.now_ns, &pkt);
+            if self.free_packets.len() < MAX_FREE_PACKETS {
+                self.free_packets.push(pkt);
+            }
             self.service(c);
             return;
         }
@@ -615,7 +685,7 @@ impl Simulator {
     }
 
     fn forward(&mut self, node: u32, mut sp: SimPacket) {
-        let Some(l) = self.net.route(node, sp.pkt.dst.node) else {
+        let Some(l) = self.net.route(node, sp.dst_node()) else {
             self.stats.unroutable_packets += 1;
             return;
         };
@@ -660,7 +730,12 @@ impl Simulator {
             let (flow, is_server) = (slot.flow, slot.is_server);
             for p in pending.drain(..) {
                 // A multi-homed host sends from the interface of the packet's path.
-                self.forward(p.src.node, SimPacket::new(p, self.now_ns));
+                let node = p.src.node;
+                let sp = match self.free_packets.pop() {
+                    Some(slot) => SimPacket::in_box(slot, p, self.now_ns),
+                    None => SimPacket::new(p, self.now_ns),
+                };
+                self.forward(node, sp);
             }
             self.pending = pending;
             if events.is_empty() {

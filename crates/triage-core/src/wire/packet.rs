@@ -60,6 +60,7 @@ impl TcpFlags {
     pub const CWR: u8 = 0x80;
 
     /// True when every bit of `mask` is set.
+    #[inline]
     pub fn has(self, mask: u8) -> bool {
         self.0 & mask == mask
     }
@@ -112,11 +113,13 @@ pub struct Packet {
 
 impl Packet {
     /// The SACK blocks carried.
+    #[inline]
     pub fn sack_blocks(&self) -> &[SackBlock] {
         &self.sack[..self.sack_len as usize]
     }
 
     /// TCP options length in bytes, padded to a multiple of 4 (RFC 9293 §3.1).
+    #[inline]
     pub fn tcp_option_bytes(&self) -> u32 {
         if self.flags.has(TcpFlags::SYN) {
             return TCP_SYN_OPTION_BYTES;
@@ -134,11 +137,13 @@ impl Packet {
     }
 
     /// Bytes of IP and TCP header.
+    #[inline]
     pub fn header_bytes(&self) -> u32 {
         IP_HEADER_BYTES + TCP_BASE_HEADER_BYTES + self.tcp_option_bytes()
     }
 
     /// Bytes this packet occupies on the wire at the IP layer.
+    #[inline]
     pub fn wire_bytes(&self) -> u32 {
         if let Some(q) = &self.quic {
             return crate::wire::quic::IP_UDP_HEADER_BYTES + q.payload_bytes;
@@ -147,6 +152,7 @@ impl Packet {
     }
 
     /// Sequence space consumed: payload plus one for SYN and one for FIN.
+    #[inline]
     pub fn seq_len(&self) -> u64 {
         self.payload_bytes as u64 + self.flags.has(TcpFlags::SYN) as u64 + self.flags.has(TcpFlags::FIN) as u64
     }

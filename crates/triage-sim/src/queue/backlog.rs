@@ -26,7 +26,7 @@ impl Backlog {
     /// tracking the largest backlog.
     pub fn push(&mut self, now_ns: u64, mut pkt: SimPacket) {
         pkt.enqueued_ns = now_ns;
-        self.bytes += pkt.pkt.wire_bytes() as u64;
+        self.bytes += pkt.wire_bytes();
         self.q.push_back(pkt);
         self.stats.enqueued_packets += 1;
         self.stats.max_len_packets = self.stats.max_len_packets.max(self.q.len() as u64);
@@ -36,7 +36,7 @@ impl Backlog {
     /// Removes the head at `now_ns`, counting it and its sojourn time.
     pub fn pop(&mut self, now_ns: u64) -> Option<SimPacket> {
         let p = self.q.pop_front()?;
-        self.bytes -= p.pkt.wire_bytes() as u64;
+        self.bytes -= p.wire_bytes();
         self.stats.dequeued_packets += 1;
         self.stats.sojourn_total_ns += now_ns - p.enqueued_ns;
         Some(p)

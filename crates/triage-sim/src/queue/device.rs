@@ -32,7 +32,7 @@ impl DeviceRing {
     fn refill(&mut self, now_ns: u64) {
         while (self.ring.len() as u64) < self.ring_packets {
             let Some(p) = self.inner.dequeue(now_ns) else { break };
-            self.ring_bytes += p.pkt.wire_bytes() as u64;
+            self.ring_bytes += p.wire_bytes();
             self.ring.push_back(p);
         }
     }
@@ -48,7 +48,7 @@ impl QueueDiscipline for DeviceRing {
     fn dequeue(&mut self, now_ns: u64) -> Option<SimPacket> {
         let p = self.ring.pop_front();
         if let Some(p) = &p {
-            self.ring_bytes -= p.pkt.wire_bytes() as u64;
+            self.ring_bytes -= p.wire_bytes();
         }
         self.refill(now_ns);
         p

@@ -185,7 +185,7 @@ impl EecnMarker {
 
 impl QueueDiscipline for EecnMarker {
     fn enqueue(&mut self, now_ns: u64, mut pkt: SimPacket) -> Verdict {
-        let size = pkt.pkt.wire_bytes() as u64;
+        let size = pkt.wire_bytes();
         self.arrivals.add(now_ns);
         if self.backlog.len_packets() >= self.cfg.limit_packets {
             return self.backlog.record_drop(size);

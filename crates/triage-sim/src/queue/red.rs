@@ -151,7 +151,7 @@ enum Hit {
 
 impl QueueDiscipline for Red {
     fn enqueue(&mut self, now_ns: u64, mut pkt: SimPacket) -> Verdict {
-        let size = pkt.pkt.wire_bytes() as u64;
+        let size = pkt.wire_bytes();
         let n = self.backlog.len_packets() as f64;
         let mut m = 0u64;
         if self.idle {
@@ -159,7 +159,10 @@ impl QueueDiscipline for Red {
             m = (ptc * now_ns.saturating_sub(self.idle_since_ns) as f64 / 1e9) as u64;
             self.idle = false;
         }
-        self.avg = self.avg * (1.0 - self.cfg.qw).powf((m + 1) as f64) + self.cfg.qw * n;
+        // (1 − w)^(m+1): a busy queue (m = 0, every arrival but the first after an idle
+        // period) needs no `powf`; x^1 is exactly x, so the result is the same bit for bit.
+        let decay = if m == 0 { 1.0 - self.cfg.qw } else { (1.0 - self.cfg.qw).powf((m + 1) as f64) };
+        self.avg = self.avg * decay + self.cfg.qw * n;
         self.count += 1;
         let mut hit = Hit::None;
         if self.avg >= self.cfg.min_th && self.backlog.len_packets() > 1 {

@@ -156,7 +156,7 @@ impl VcpRouter {
 impl QueueDiscipline for VcpRouter {
     fn enqueue(&mut self, now_ns: u64, mut pkt: SimPacket) -> Verdict {
         self.roll(now_ns);
-        let size = pkt.pkt.wire_bytes() as u64;
+        let size = pkt.wire_bytes();
         self.arrived_bytes += size;
         if self.backlog.len_packets() >= self.cfg.limit_packets {
             return self.backlog.record_drop(size);

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The scaling benchmark of README "Performance": N long NewReno bulk flows over a dumbbell
+# (bottleneck RATE / 1 ms, access links at RATE / 0 ms, every queue 1000 packets DropTail,
+# 2 MiB socket buffers, 5 s simulated) in triage and in ns-3 (benchmarks/ns3_dumbbell.cc,
+# the same network), for every flow count and rate given. Prints a Markdown table: wall time
+# of the whole process, packet-hops, packet-hops per second and peak resident memory.
+#
+#   benchmarks/scaling.sh [--flows "2 8 32 128 512"] [--rates "100Mbps 1Gbps 10Gbps"]
+#                         [--stop 5] [--no-ns3] [--no-triage] [--triage target/release/triage]
+#
+# Needs /usr/bin/time, and for the ns-3 side Debian's libns3-dev (the program is compiled
+# into $TMPDIR, never into the repository). Runs from the repository root.
+set -euo pipefail
+flows="2 8 32 128 512"
+rates="100Mbps 1Gbps 10Gbps"
+stop=5
+ns3=1
+ours=1
+triage=target/release/triage
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --flows) flows=$2; shift 2 ;;
+    --rates) rates=$2; shift 2 ;;
+    --stop) stop=$2; shift 2 ;;
+    --no-ns3) ns3=0; shift ;;
+    --no-triage) ours=0; shift ;;
+    --triage) triage=$2; shift 2 ;;
+    *) echo "scaling.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/triage-scaling.XXXXXX")
+here=$(cd "$(dirname "$0")" && pwd)
+if [ "$ns3" = 1 ]; then
+  libs=$(ls /usr/lib/x86_64-linux-gnu/libns3-*.so | sed 's|.*/lib\(ns3-[^/]*\)\.so$|-l\1|' | tr '\n' ' ')
+  # shellcheck disable=SC2086
+  g++ -O2 -std=c++17 "$here/ns3_dumbbell.cc" -o "$work/ns3_dumbbell" -I/usr/include $libs
+fi
+
+# scenario FLOWS RATE: a triage scenario file for one cell.
+scenario() {
+  local n=$1 rate=$2 f=$work/dumbbell-$1-$2.toml
+  {
+    echo "name = \"dumbbell-$n-$rate\""
+    echo "seed = 1"
+    echo "stop = \"${stop}s\""
+    echo "[transport]"
+    echo "cc = \"newreno\""
+    echo "receive_buffer = \"2MiB\""
+    echo "[measure]"
+    echo "interval = \"0ms\""
+    echo "[topology]"
+    echo "kind = \"dumbbell\""
+    echo "pairs = $n"
+    echo "bottleneck = { rate = \"$rate\", delay = \"1ms\", queue = { packets = 1000 } }"
+    echo "access = { rate = \"$rate\", delay = \"0ms\", queue = { packets = 1000 } }"
+    for ((i = 0; i < n; i++)); do
+      printf '[[flows]]\nname = "f%d"\nclient = "s%d"\nserver = "c%d"\nclient_app = { kind = "bulk", size = "1000GB" }\n' "$i" "$i" "$i"
+    done
+  } > "$f"
+  echo "$f"
+}
+
+# timed OUT CMD...: runs CMD with stdout to OUT; prints "wall_s peak_kib".
+timed() {
+  local out=$1; shift
+  local t0 t1
+  t0=$(date +%s%N)
+  /usr/bin/time -f "%M" -o "$work/mem" "$@" > "$out"
+  t1=$(date +%s%N)
+  echo "$(( (t1 - t0) / 1000000 )) $(tail -1 "$work/mem")" | awk '{printf "%.3f %d\n", $1 / 1000, $2}'
+}
+
+# Wall times are of the whole process (setup included); "sim M hops/s" is triage's
+# packet-hops over the simulation alone (`triage bench`'s median wall time).
+echo "| flows | rate | triage wall s | triage packet-hops | triage M hops/s | triage sim M hops/s | triage peak MiB | ns-3 wall s | ns-3 packet-hops | ns-3 M hops/s | ns-3 peak MiB | wall ratio |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for rate in $rates; do
+  for n in $flows; do
+    row="| $n | $rate"
+    if [ "$ours" = 1 ]; then
+      f=$(scenario "$n" "$rate")
+      read -r tw tm < <(timed "$work/t.json" "$triage" bench --scenario "$f" --repeat 1 --json)
+      th=$(grep -m1 '"packet_hops"' "$work/t.json" | tr -dc 0-9)
+      ts=$(sed -n 's/.*"packet_hops_per_s": *\([0-9.e+]*\).*/\1/p' "$work/t.json" | head -1)
+      row="$row | $tw | $th | $(awk "BEGIN{printf \"%.2f\", $th / $tw / 1e6}") | $(awk "BEGIN{printf \"%.2f\", $ts / 1e6}") | $(( tm / 1024 ))"
+    else
+      row="$row | | | | | "
+      tw=
+    fi
+    if [ "$ns3" = 1 ]; then
+      read -r nw nm < <(timed "$work/n.txt" "$work/ns3_dumbbell" --flows="$n" --rate="$rate" --stop="$stop")
+      nh=$(awk '/^packet_hops/ {print $2}' "$work/n.txt")
+      ratio=
+      [ -n "$tw" ] && ratio=$(awk "BEGIN{printf \"%.1fx\", $nw / $tw}")
+      row="$row | $nw | $nh | $(awk "BEGIN{printf \"%.3f\", $nh / $nw / 1e6}") | $(( nm / 1024 )) | $ratio"
+    else
+      row="$row | | | | | "
+    fi
+    echo "$row |"
+  done
+done
+rm -rf "$work"

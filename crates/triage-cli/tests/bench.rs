@@ -1,0 +1,61 @@
+//! `triage bench`: several scenarios in one run, their transport modes, counts and heap
+//! allocations per packet-hop, and a reference command timed in the same run. Wall times
+//! are only checked to be there: speed is never asserted.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn bench(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_triage"))
+        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .arg("bench")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn times_tcp_and_quic_mode_side_by_side_with_a_reference() {
+    let v = bench(&[
+        "--scenario",
+        "eecn-dumbbell",
+        "--scenario",
+        "benchmarks/eecn-dumbbell-quic.toml",
+        "--repeat",
+        "2",
+        "--reference",
+        "true",
+    ]);
+    assert_eq!(v["repetitions"], 2);
+    let s = v["scenarios"].as_array().unwrap();
+    assert_eq!(s.len(), 2);
+    // The counts are those of `triage run` on the same scenarios (README "Performance").
+    assert_eq!((s[0]["scenario"].as_str(), s[0]["mode"].as_str()), (Some("eecn-dumbbell"), Some("tcp")));
+    assert_eq!((s[0]["packet_hops"].as_u64(), s[0]["events"].as_u64()), (Some(781_690), Some(1_563_646)));
+    assert_eq!((s[1]["scenario"].as_str(), s[1]["mode"].as_str()), (Some("eecn-dumbbell-quic"), Some("quic")));
+    assert_eq!(s[1]["packet_hops"].as_u64(), Some(798_611));
+    for t in s {
+        let med = t["median_wall_s"].as_f64().unwrap();
+        assert!(t["min_wall_s"].as_f64().unwrap() <= med && med <= t["max_wall_s"].as_f64().unwrap());
+        assert!(t["reference_over_ours"].as_f64().is_some());
+    }
+    // TCP mode recycles packet boxes: (almost) no heap allocation per packet-hop once the
+    // connections are up; the few left come from drops (a dropped packet's box is freed).
+    let steady = s[0]["steady_allocations_per_packet_hop"].as_f64().unwrap();
+    assert!(steady < 0.01, "{steady} allocations per packet-hop in steady state");
+    assert_eq!(v["reference"]["command"], "true");
+}
+
+#[test]
+fn a_run_that_ends_before_the_split_still_reports_its_allocations() {
+    // A single repetition splits at half the stop time (60 s); eecn-dumbbell ends at 21 s,
+    // so nothing moves in the second half and there is no steady-state figure.
+    let v = bench(&["--scenario", "eecn-dumbbell", "--repeat", "1"]);
+    let t = &v["scenarios"][0];
+    assert!(t["steady_allocations_per_packet_hop"].is_null());
+    assert!(t["allocations_per_packet_hop"].as_f64().unwrap() > 0.0);
+    assert!(v["reference"].is_null());
+}
