@@ -46,7 +46,10 @@ fn load_base(name: &str, plan_dir: &str) -> PyResult<(String, String, Option<Str
 /// A plan's shape: (parameters, [(point, scenario, [(path, value)])], seeds).
 #[pyfunction]
 #[allow(clippy::type_complexity)]
-fn plan_points(text: &str, file: &str) -> PyResult<(Vec<String>, Vec<(usize, String, Vec<(String, String)>)>, Vec<u64>)> {
+fn plan_points(
+    text: &str,
+    file: &str,
+) -> PyResult<(Vec<String>, Vec<(usize, String, Vec<(String, String)>)>, Vec<u64>)> {
     let plan = Plan::parse(text, file).map_err(err)?;
     let points = plan.points.iter().map(|p| (p.index, p.scenario.clone(), p.settings.clone())).collect();
     Ok((plan.parameters, points, plan.seeds))
@@ -107,7 +110,9 @@ fn pages() -> Vec<String> {
 fn profiles() -> Vec<(String, u64, u64, u64, u64, String)> {
     triage_sim::scenario::PROFILES
         .iter()
-        .map(|&(n, d, u, r, s)| (n.to_string(), d, u, r, triage_sim::scenario::profile_queue_packets(d, r), s.to_string()))
+        .map(|&(n, d, u, r, s)| {
+            (n.to_string(), d, u, r, triage_sim::scenario::profile_queue_packets(d, r), s.to_string())
+        })
         .collect()
 }
 
