@@ -83,6 +83,8 @@ fn explain(path: &str, msg: &str) -> String {
             "u8" | "u16" | "u32" | "u64" | "usize" => Some("a whole number (0 or more)"),
             "i8" | "i16" | "i32" | "i64" => Some("a whole number"),
             "f32" | "f64" => Some("a number"),
+            // serde's name of a Rust struct (`struct TransportToml`): a table in TOML.
+            f if f.starts_with("struct ") => Some("a table ({ field = value, ... })"),
             "a boolean" => Some("true or false"),
             f if FORMS.contains(&f) => Some(f),
             _ => None,

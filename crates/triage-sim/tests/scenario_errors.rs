@@ -580,3 +580,11 @@ fn duplicate_keys_are_named_with_their_table() {
     let e = err(&GOOD.replace("rate = \"2Mbps\"", "rate = \"2Mbps\", rate = \"3Mbps\""));
     assert!(e.contains("line 5") && e.trim_end().ends_with("duplicate key `rate`"), "{e}");
 }
+
+/// serde's Rust names never reach the user: a table given as a string says "a table".
+#[test]
+fn a_table_given_as_a_value_says_table_not_struct() {
+    let e = err(&GOOD.replace("name = \"t\"", "name = \"t\"\n[transport]\neecn = 3"));
+    assert!(e.contains("transport.eecn: expected a table ({ field = value, ... }), got integer `3`"), "{e}");
+    assert!(!e.contains("struct"), "{e}");
+}
