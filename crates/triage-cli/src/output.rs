@@ -251,6 +251,8 @@ pub struct ObjectRow {
     pub request_ms: Option<f64>,
     /// The server wrote the response (the request arrived and was processed).
     pub response_start_ms: Option<f64>,
+    /// The client got the response's first bytes.
+    pub first_byte_ms: Option<f64>,
     /// The client held all of the response.
     pub complete_ms: Option<f64>,
 }
@@ -287,6 +289,7 @@ pub fn object_rows(variant: &str, r: &RunReport, sim: &Simulator) -> Vec<ObjectR
                 discovered_ms: discovered.map(ms),
                 request_ms: t.request_ns.map(ms),
                 response_start_ms: t.response_ns.map(ms),
+                first_byte_ms: t.first_byte_ns.map(ms),
                 complete_ms: t.complete_ns.map(ms),
             });
         }
@@ -295,7 +298,7 @@ pub fn object_rows(variant: &str, r: &RunReport, sim: &Simulator) -> Vec<ObjectR
 }
 
 /// Column names of `objects.csv` after the parameter columns.
-const OBJECT_COLUMNS: [&str; 16] = [
+const OBJECT_COLUMNS: [&str; 17] = [
     "flow",
     "object_id",
     "url",
@@ -311,6 +314,7 @@ const OBJECT_COLUMNS: [&str; 16] = [
     "discovered_ms",
     "request_ms",
     "response_start_ms",
+    "first_byte_ms",
     "complete_ms",
 ];
 
@@ -356,6 +360,7 @@ impl OutDir {
                     "bytes",
                     "priority",
                     "written_ms",
+                    "first_byte_ms",
                     "completed_ms",
                     "received_priority",
                     "discarded_bytes",
@@ -454,6 +459,7 @@ impl OutDir {
                     s(x.bytes),
                     s(x.priority),
                     e(x.written_ms),
+                    e(x.first_byte_ms),
                     e(x.completed_ms),
                     e(x.received_priority),
                     e(x.discarded_bytes),
@@ -523,6 +529,7 @@ impl OutDir {
                     e(o.discovered_ms),
                     e(o.request_ms),
                     e(o.response_start_ms),
+                    e(o.first_byte_ms),
                     e(o.complete_ms),
                 ],
             )?;

@@ -314,8 +314,11 @@ fn waterfall_svg(wf: &Waterfall, tmax: f64) -> String {
             seg(Some(o.connection_start_ms), o.connected_ms, CONNECT);
         }
         seg(o.discovered_ms, o.request_ms, QUEUED);
-        seg(o.request_ms, o.response_start_ms, WAITING);
-        seg(o.response_start_ms, o.complete_ms, level);
+        // Waiting until the first byte arrived, downloading from then (a browser's
+        // responseStart); the server's write time when the first byte is unknown.
+        let first_byte = o.first_byte_ms.or(o.response_start_ms);
+        seg(o.request_ms, first_byte, WAITING);
+        seg(first_byte, o.complete_ms, level);
         s.push_str("</g>");
     }
     for (j, (name, t)) in wf.marks.iter().enumerate() {

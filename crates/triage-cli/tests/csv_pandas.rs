@@ -275,6 +275,7 @@ fn every_csv_loads_in_pandas_with_its_columns_and_dtypes() {
             "discovered_ms",
             "request_ms",
             "response_start_ms",
+            "first_byte_ms",
             "complete_ms"
         ]
     );

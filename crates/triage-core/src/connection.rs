@@ -75,6 +75,13 @@ pub enum State {
 pub enum Event {
     /// The handshake completed.
     Connected,
+    /// The first bytes of a message reached the application (in order; for DATAGRAM chunks,
+    /// the first chunk): the response's first byte, as a browser's `responseStart`. Comes
+    /// before the message's `MessageComplete`.
+    MessageStarted {
+        /// Message identifier, as written by the peer.
+        msg_id: u32,
+    },
     /// Every byte of a message has been delivered in order to the application.
     MessageComplete {
         /// Message identifier, as written by the peer.
@@ -1498,6 +1505,9 @@ impl Connection {
                 continue;
             }
             let new = c_end - c_start.max(skip);
+            if !self.msg_progress.contains_key(&c.msg_id) {
+                self.events.push_back(Event::MessageStarted { msg_id: c.msg_id });
+            }
             let got = self.msg_progress.entry(c.msg_id).or_insert((0, None));
             got.0 = got.0.saturating_add(new);
             // The option labels the segment with its first chunk's priority; a message that

@@ -54,6 +54,9 @@ pub struct MessageRecord {
     pub priority: u8,
     /// When the application wrote it.
     pub written_ns: Option<u64>,
+    /// When the receiver's application got its first bytes (in order; a datagram object's
+    /// first chunk): the response's first byte.
+    pub first_byte_ns: Option<u64>,
     /// When the receiver held all of it in order.
     pub completed_ns: Option<u64>,
     /// The priority the receiver learned from the segments' priority option.

@@ -26,6 +26,8 @@ pub struct MessageReport {
     pub priority: u8,
     /// When the application wrote it.
     pub written_ms: Option<f64>,
+    /// When the receiver's application got its first bytes (the response's first byte).
+    pub first_byte_ms: Option<f64>,
     /// When the receiver held all of it, in order.
     pub completed_ms: Option<f64>,
     /// The priority the receiver read from the segments' priority option, if sent.
@@ -307,6 +309,7 @@ impl RunReport {
                 bytes: m.bytes,
                 priority: m.priority,
                 written_ms: m.written_ns.map(ms),
+                first_byte_ms: m.first_byte_ns.map(ms),
                 completed_ms: m.completed_ns.map(ms),
                 received_priority: m.received_priority,
                 discarded_bytes: m.discarded.map(|d| d.1),

@@ -456,6 +456,7 @@ impl Simulator {
                     bytes: m.bytes,
                     priority: m.priority.unwrap_or(spec_default_priority(&spec, side)),
                     written_ns: None,
+                    first_byte_ns: None,
                     completed_ns: None,
                     received_priority: None,
                     discarded: None,
@@ -797,6 +798,13 @@ impl Simulator {
                 // already (not a repeated delivery).
             }
             Event::MessageComplete { msg_id, priority, .. } => self.message_complete(f, side, c, msg_id, priority),
+            Event::MessageStarted { msg_id } => {
+                // The peer wrote it: the record belongs to the other side.
+                let idx = self.flows[f as usize].apps[1 - side].record_base + msg_id as usize;
+                if let Some(rec) = self.recorder.messages.get_mut(idx) {
+                    rec.first_byte_ns.get_or_insert(self.now_ns);
+                }
+            }
             Event::ResponseEnded { msg_id } => {
                 let app = &mut self.flows[f as usize].apps[side];
                 let k = msg_id as usize;
@@ -1075,7 +1083,12 @@ impl Simulator {
             .map(|k| {
                 let req = &self.recorder.messages[f.apps[0].record_base + k];
                 let resp = &self.recorder.messages[f.apps[1].record_base + k];
-                ObjectTimes { request_ns: req.written_ns, response_ns: resp.written_ns, complete_ns: resp.completed_ns }
+                ObjectTimes {
+                    request_ns: req.written_ns,
+                    response_ns: resp.written_ns,
+                    first_byte_ns: resp.first_byte_ns,
+                    complete_ns: resp.completed_ns,
+                }
             })
             .collect();
         Some(PageTimes { start_ns: f.spec.start_ns, connected_ns: f.apps[0].connected_ns, objects })
@@ -1169,6 +1182,8 @@ pub struct ObjectTimes {
     pub request_ns: Option<u64>,
     /// The server wrote the response (the request had arrived and been processed).
     pub response_ns: Option<u64>,
+    /// The client got the response's first bytes.
+    pub first_byte_ns: Option<u64>,
     /// The client held all of the response.
     pub complete_ns: Option<u64>,
 }

@@ -1573,6 +1573,9 @@ impl QuicConnection {
         self.stats.duplicate_bytes_received += r.duplicate_bytes;
         self.stats.bytes_delivered += r.in_order_bytes;
         self.rx_consumed_bytes += r.in_order_bytes;
+        for &msg_id in r.started.iter().filter(|&&m| m & RESPONSE_END_BIT == 0) {
+            self.events.push_back(Event::MessageStarted { msg_id });
+        }
         for c in &r.completed {
             if c.msg_id & RESPONSE_END_BIT != 0 {
                 self.events.push_back(Event::ResponseEnded { msg_id: c.msg_id & !RESPONSE_END_BIT });
@@ -1655,6 +1658,9 @@ impl QuicConnection {
         let count = r.datagram.map_or(0, |d| d.1);
         if index >= count || !r.datagram_seen.insert(index) {
             return; // beyond the count the first chunk gave, or a duplicate
+        }
+        if r.received_bytes == 0 && len > 0 {
+            self.events.push_back(Event::MessageStarted { msg_id });
         }
         r.received_bytes += len as u64;
         self.stats.bytes_delivered += len as u64;

@@ -359,6 +359,8 @@ struct RecvStream {
     msgs: BTreeMap<u64, (u32, u64)>,
     /// Messages completed.
     completed: u64,
+    /// Messages whose first byte is readable in order.
+    started: u64,
     /// The stream's end, once a FIN arrived.
     fin_at: Option<u64>,
     /// The limit we advertised (MAX_STREAM_DATA).
@@ -374,6 +376,8 @@ pub struct Received {
     pub duplicate_bytes: u64,
     /// Bytes that became readable in order.
     pub in_order_bytes: u64,
+    /// Messages whose first byte became readable in order, in stream order.
+    pub started: SmallVec<[u32; 1]>,
     /// Messages completed, in stream order.
     pub completed: SmallVec<[Completed; 1]>,
     /// A MAX_STREAM_DATA to send.
@@ -437,6 +441,14 @@ impl RecvStreams {
         };
         out.in_order_bytes = contiguous - s.contiguous;
         s.contiguous = contiguous;
+        // Messages start in stream order once their first byte is in order.
+        while let Some((&base, &(msg_id, _))) = s.msgs.iter().nth(s.started as usize) {
+            if base >= contiguous {
+                break;
+            }
+            s.started += 1;
+            out.started.push(msg_id);
+        }
         // Messages complete in stream order once every byte up to their end is in.
         while let Some((&base, &(msg_id, len))) = s.msgs.iter().nth(s.completed as usize) {
             if base.saturating_add(len) > contiguous {
