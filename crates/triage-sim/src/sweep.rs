@@ -256,6 +256,33 @@ pub fn load_base(name: &str, plan_dir: &std::path::Path) -> Result<Base, String>
     }
 }
 
+/// Applies `overrides` to a scenario's text, parses it (with `seed` replacing the scenario's)
+/// and runs every variant, handing `each` the variant's name ("" when the scenario has none),
+/// its finished simulator, stop time and report. Returns the scenario and its text after the
+/// overrides. `run_text` and the sweep's runs share it.
+fn run_scenario(
+    text: &str,
+    file: &str,
+    dir: Option<&std::path::Path>,
+    overrides: &[Override],
+    seed: Option<u64>,
+    mut each: impl FnMut(String, &crate::Simulator, u64, RunReport),
+) -> Result<(Scenario, String), String> {
+    let text = apply(text, overrides).map_err(|m| format!("{file}: {m}"))?;
+    let mut scenario = Scenario::parse(&text, file).map_err(|e| e.to_string())?;
+    if let Some(seed) = seed {
+        scenario.seed = seed;
+    }
+    let named = !scenario.variants.is_empty();
+    for (name, built) in scenario.build_variants(file, dir).map_err(|e| e.to_string())? {
+        let mut sim = built.sim;
+        sim.run(built.stop_ns, |_| {});
+        let report = RunReport::new(&scenario.name, scenario.seed, &sim).with_path_names(&built.path_names);
+        each(if named { name } else { String::new() }, &sim, built.stop_ns, report);
+    }
+    Ok((scenario, text))
+}
+
 /// Runs a scenario's text (after `--set` overrides, with `seed` replacing the scenario's) and
 /// returns its `--json` document ([`crate::document::run_document`]) and whether every flow
 /// completed.
@@ -267,23 +294,14 @@ pub fn run_text(
     seed: Option<u64>,
 ) -> Result<(String, bool), String> {
     let overrides = sets.iter().map(|s| parse_override(s)).collect::<Result<Vec<_>, _>>()?;
-    let text = apply(text, &overrides).map_err(|m| format!("{file}: {m}"))?;
-    let mut scenario = Scenario::parse(&text, file).map_err(|e| e.to_string())?;
-    if let Some(seed) = seed {
-        scenario.seed = seed;
-    }
-    let named = !scenario.variants.is_empty();
     let (mut reports, mut resolved, mut stop_ns) = (Vec::new(), Vec::new(), 0);
     let mut complete = true;
-    for (name, built) in scenario.build_variants(file, dir).map_err(|e| e.to_string())? {
-        let mut sim = built.sim;
-        sim.run(built.stop_ns, |_| {});
-        stop_ns = built.stop_ns;
-        let report = RunReport::new(&scenario.name, scenario.seed, &sim).with_path_names(&built.path_names);
+    let (scenario, text) = run_scenario(text, file, dir, &overrides, seed, |name, sim, stop, report| {
+        stop_ns = stop;
         complete &= report.flows.iter().all(|f| f.completed_ms.is_some());
-        resolved.push(crate::document::resolved_json(&sim, built.stop_ns));
-        reports.push((if named { name } else { String::new() }, report));
-    }
+        resolved.push(crate::document::resolved_json(sim, stop));
+        reports.push((name, report));
+    })?;
     let doc = crate::document::run_document(&scenario, file, &text, stop_ns, &reports, resolved)?;
     Ok((serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?, complete))
 }
@@ -338,25 +356,8 @@ pub fn run_point(point: &Point, seed: u64, metrics: &[Glob], load: &Loader<'_>) 
             Err(e) => return fail(e),
         }
     }
-    let text = match apply(&text, &overrides) {
-        Ok(t) => t,
-        Err(e) => return fail(format!("{file}: {e}")),
-    };
-    let mut scenario = match Scenario::parse(&text, &file) {
-        Ok(s) => s,
-        Err(e) => return fail(e.to_string()),
-    };
-    scenario.seed = seed;
-    let variants = match scenario.build_variants(&file, dir.as_deref()) {
-        Ok(v) => v,
-        Err(e) => return fail(e.to_string()),
-    };
-    let named = !scenario.variants.is_empty();
     let mut rows = Vec::new();
-    for (name, built) in variants {
-        let mut sim = built.sim;
-        sim.run(built.stop_ns, |_| {});
-        let report = RunReport::new(&scenario.name, scenario.seed, &sim).with_path_names(&built.path_names);
+    let ran = run_scenario(&text, &file, dir.as_deref(), &overrides, Some(seed), |variant, _, _, report| {
         let status =
             if report.flows.iter().all(|f| f.completed_ms.is_some()) { Status::Ok } else { Status::Incomplete };
         let value = serde_json::to_value(&report).unwrap_or(Json::Null);
@@ -365,7 +366,7 @@ pub fn run_point(point: &Point, seed: u64, metrics: &[Glob], load: &Loader<'_>) 
                 rows.push(Row {
                     point: point.index,
                     seed,
-                    variant: if named { name.clone() } else { String::new() },
+                    variant: variant.clone(),
                     status,
                     metric,
                     value: v,
@@ -373,6 +374,9 @@ pub fn run_point(point: &Point, seed: u64, metrics: &[Glob], load: &Loader<'_>) 
                 });
             }
         }
+    });
+    if let Err(e) = ran {
+        return fail(e);
     }
     rows
 }
