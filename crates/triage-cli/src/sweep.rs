@@ -51,9 +51,6 @@ pub fn run(a: SweepArgs) -> Result<(), String> {
     }
     let load = |name: &str| texts.get(name).cloned().unwrap_or_else(|| Err(format!("{name}: not in the plan")));
 
-    let key = |p: &Point, seed: u64| {
-        (point_key(&p.scenario, &p.settings.iter().map(|s| s.1.clone()).collect::<Vec<_>>()), seed)
-    };
     let mut kept: Vec<csv::StringRecord> = Vec::new();
     let mut done: BTreeSet<(String, u64)> = BTreeSet::new();
     if a.resume {
@@ -64,8 +61,9 @@ pub fn run(a: SweepArgs) -> Result<(), String> {
     }
     let position =
         |p: &Point, seed: u64| p.index * plan.seeds.len() + plan.seeds.iter().position(|&s| s == seed).unwrap_or(0);
-    let keep =
-        |p: &Point, seed: u64| shard.is_none_or(|(i, n)| position(p, seed) % n == i) && !done.contains(&key(p, seed));
+    let keep = |p: &Point, seed: u64| {
+        shard.is_none_or(|(i, n)| position(p, seed) % n == i) && !done.contains(&(key(&plan, p), seed))
+    };
     let todo =
         plan.points.iter().flat_map(|p| plan.seeds.iter().map(move |&s| (p, s))).filter(|(p, s)| keep(p, *s)).count();
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -76,22 +74,22 @@ pub fn run(a: SweepArgs) -> Result<(), String> {
     let rows = sweep::run(&plan, jobs, &keep, &load, &|d, _| bar.set_position(d as u64));
     bar.finish_and_clear();
 
-    let errors = rows.iter().filter(|r| r.status == Status::Error).count();
     let runs_with_error: BTreeSet<(usize, u64)> =
         rows.iter().filter(|r| r.status == Status::Error).map(|r| (r.point, r.seed)).collect();
-    if let Some(dir) = &a.out {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let records = kept.iter().cloned().chain(rows.iter().map(|r| record(&plan, r))).collect::<Vec<_>>();
-        write_runs(dir, &plan, &records)?;
+    // With --resume, the runs kept from before count in the summary and the output too.
+    let (records, all_rows) = if a.resume {
+        let records: Vec<csv::StringRecord> = kept.into_iter().chain(rows.iter().map(|r| record(&plan, r))).collect();
         let all = rows_of(&plan, &records);
-        write_summary(dir, &plan, &sweep::summarize(&all))?;
-    }
-    let all_rows = if a.resume {
-        rows_of(&plan, &kept.iter().cloned().chain(rows.iter().map(|r| record(&plan, r))).collect::<Vec<_>>())
+        (records, all)
     } else {
-        rows.clone()
+        (rows.iter().map(|r| record(&plan, r)).collect(), rows.clone())
     };
     let summary = sweep::summarize(&all_rows);
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        write_runs(dir, &plan, &records)?;
+        write_summary(dir, &plan, &summary)?;
+    }
     if a.json {
         let runs: Vec<serde_json::Value> = all_rows.iter().map(|r| sweep::row_json(&plan, r)).collect();
         let sums: Vec<serde_json::Value> = summary.iter().map(|s| json_summary(&plan, s)).collect();
@@ -100,7 +98,7 @@ pub fn run(a: SweepArgs) -> Result<(), String> {
     } else {
         print_summary(&plan, &summary);
     }
-    if errors > 0 {
+    if !runs_with_error.is_empty() {
         for r in rows.iter().filter(|r| r.status == Status::Error).take(5) {
             eprintln!("error: point {} seed {}: {}", describe(&plan.points[r.point]), r.seed, r.error);
         }
@@ -113,7 +111,17 @@ pub fn run(a: SweepArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn point_key(scenario: &str, values: &[String]) -> String {
+/// A point's identity in runs.csv: its scenario and its value of every parameter column.
+fn key(plan: &Plan, p: &Point) -> String {
+    key_of(&p.scenario, plan.parameters.iter().map(|k| p.param(k)))
+}
+
+/// The key of a runs.csv record with `np` parameter columns (see [`key`]).
+fn record_key(rec: &csv::StringRecord, np: usize) -> String {
+    key_of(rec.get(0).unwrap_or(""), (1..=np).map(|i| rec.get(i).unwrap_or("")))
+}
+
+fn key_of<'a>(scenario: &str, values: impl Iterator<Item = &'a str>) -> String {
     let mut k = scenario.to_string();
     for v in values {
         k.push('\u{1f}');
@@ -157,22 +165,12 @@ fn record(plan: &Plan, r: &Row) -> csv::StringRecord {
 /// Rows of the plan back from CSV records (records of points the plan does not have are left
 /// out of the summary).
 fn rows_of(plan: &Plan, records: &[csv::StringRecord]) -> Vec<Row> {
-    let by_key: BTreeMap<String, usize> = plan
-        .points
-        .iter()
-        .map(|p| {
-            (
-                point_key(&p.scenario, &plan.parameters.iter().map(|k| p.param(k).to_string()).collect::<Vec<_>>()),
-                p.index,
-            )
-        })
-        .collect();
+    let by_key: BTreeMap<String, usize> = plan.points.iter().map(|p| (key(plan, p), p.index)).collect();
     let np = plan.parameters.len();
     records
         .iter()
         .filter_map(|rec| {
-            let values: Vec<String> = (1..=np).map(|i| rec.get(i).unwrap_or("").to_string()).collect();
-            let point = *by_key.get(&point_key(rec.get(0)?, &values))?;
+            let point = *by_key.get(&record_key(rec, np))?;
             let f = |i: usize| rec.get(1 + np + i).unwrap_or("");
             Some(Row {
                 point,
@@ -191,11 +189,11 @@ fn rows_of(plan: &Plan, records: &[csv::StringRecord]) -> Vec<Row> {
         .collect()
 }
 
-/// The runs of a previous sweep into the same directory: its records (runs that ended in an
-/// error are dropped, to run again) and the (point, seed) keys they cover.
 /// Records of earlier runs, and the (point key, seed) of each.
 type Previous = (Vec<csv::StringRecord>, BTreeSet<(String, u64)>);
 
+/// The runs of a previous sweep into the same directory: its records (runs that ended in an
+/// error are dropped, to run again) and the (point, seed) keys they cover.
 fn read_previous(path: &Path, plan: &Plan) -> Result<Previous, String> {
     let shown = path.display().to_string();
     let mut r = csv::Reader::from_path(path).map_err(|e| format!("{shown}: {e}"))?;
@@ -215,12 +213,11 @@ fn read_previous(path: &Path, plan: &Plan) -> Result<Previous, String> {
         if rec.get(1 + np + 3) == Some("error") {
             continue;
         }
-        let values: Vec<String> = (1..=np).map(|j| rec.get(j).unwrap_or("").to_string()).collect();
         let seed: u64 = rec
             .get(1 + np)
             .and_then(|s| s.parse().ok())
             .ok_or_else(|| format!("{shown}: line {}: seed: expected a whole number", i + 2))?;
-        done.insert((point_key(rec.get(0).unwrap_or(""), &values), seed));
+        done.insert((record_key(&rec, np), seed));
         kept.push(rec);
     }
     Ok((kept, done))

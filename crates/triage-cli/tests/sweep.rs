@@ -157,3 +157,29 @@ fn a_failing_point_is_recorded_and_the_sweep_goes_on() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Points that set different parameters (`[[points]]`): a point's identity is its value of every
+/// parameter column (empty where it sets none), so --resume recognises the runs it already has
+/// and runs none of them twice.
+#[test]
+fn resume_recognises_points_that_set_different_parameters() {
+    let plan = "scenario = \"cats\"\nseeds = [1, 2]\nmetrics = [\"flow.*.fct_ms\"]\n\
+                [[points]]\n\"topology.bottleneck.rate\" = \"3Mbps\"\n\
+                [[points]]\n\"topology.bottleneck.delay\" = \"10ms\"\n";
+    let whole = scratch("points-whole");
+    assert!(sweep(&whole, plan, &[]).status.success());
+    let mut all: Vec<String> =
+        std::fs::read_to_string(whole.join("out/runs.csv")).unwrap().lines().map(String::from).collect();
+    assert_eq!(all.len(), 1 + 4);
+    let parts = scratch("points-parts");
+    assert!(sweep(&parts, plan, &["--shard", "1/2"]).status.success());
+    let out = sweep(&parts, plan, &["--resume"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut resumed: Vec<String> =
+        std::fs::read_to_string(parts.join("out/runs.csv")).unwrap().lines().map(String::from).collect();
+    all.sort();
+    resumed.sort();
+    assert_eq!(resumed, all);
+    std::fs::remove_dir_all(&whole).ok();
+    std::fs::remove_dir_all(&parts).ok();
+}
