@@ -1341,10 +1341,21 @@ impl Scenario {
                 }
             }
         }
+        // Time series live in memory until the run ends: bounded up front (a 1 ns interval
+        // once grew to 22 GB in 30 s).
+        crate::recorder::check_series_budget(
+            self.measure.interval.0,
+            stop_ns,
+            2 * specs.len() as u64,
+            net.links.len() as u64,
+        )
+        .map_err(|m| invalid("measure.interval".into(), m))?;
+        let mut sim = Simulator::new(net, self.measure.interval.0);
+        sim.set_packet_trace(self.measure.packet_trace);
+        // Checked on the simulator's routes (computed once, by `Simulator::new`).
         if !byte_queues.is_empty() {
-            net.compute_routes();
             for &(from, to, packet, flow) in &sized {
-                for link in route_links(&net, from, to) {
+                for link in route_links(sim.network(), from, to) {
                     let small = byte_queues.iter().find(|(_, b, l)| l.contains(&link) && *b < packet);
                     if let Some((field, bytes, _)) = small {
                         return Err(invalid(
@@ -1360,17 +1371,6 @@ impl Scenario {
             }
         }
 
-        // Time series live in memory until the run ends: bounded up front (a 1 ns interval
-        // once grew to 22 GB in 30 s).
-        crate::recorder::check_series_budget(
-            self.measure.interval.0,
-            stop_ns,
-            2 * specs.len() as u64,
-            net.links.len() as u64,
-        )
-        .map_err(|m| invalid("measure.interval".into(), m))?;
-        let mut sim = Simulator::new(net, self.measure.interval.0);
-        sim.set_packet_trace(self.measure.packet_trace);
         for s in specs {
             let (client, server) = (s.client, s.server);
             if sim.network().route(client, server).is_none() || sim.network().route(server, client).is_none() {
