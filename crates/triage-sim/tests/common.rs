@@ -51,3 +51,18 @@ pub fn lossy(mut p: LinkParams, loss: LossModel) -> LinkParams {
     p.loss = loss;
     p
 }
+
+/// Runs every variant of `scenarios/FILE` to its stop: (variant name, report) for each.
+pub fn run_scenario_file(file: &str) -> Vec<(String, triage_sim::report::RunReport)> {
+    let path = repo().join("scenarios").join(file);
+    let s = triage_sim::scenario::Scenario::from_file(&path).unwrap();
+    s.build_variants(file, path.parent())
+        .unwrap()
+        .into_iter()
+        .map(|(name, b)| {
+            let mut sim = b.sim;
+            sim.run(b.stop_ns, |_| {});
+            (name, triage_sim::report::RunReport::new(&s.name, s.seed, &sim))
+        })
+        .collect()
+}

@@ -5,26 +5,10 @@
 mod common;
 
 use common::*;
-use triage_sim::report::RunReport;
-use triage_sim::scenario::Scenario;
-
-fn reports(file: &str) -> Vec<(String, RunReport)> {
-    let path = repo().join("scenarios").join(file);
-    let s = Scenario::from_file(&path).unwrap();
-    s.build_variants(file, path.parent())
-        .unwrap()
-        .into_iter()
-        .map(|(name, b)| {
-            let mut sim = b.sim;
-            sim.run(b.stop_ns, |_| {});
-            (name, RunReport::new(&s.name, s.seed, &sim))
-        })
-        .collect()
-}
 
 #[test]
 fn in_a_fifo_byte_stream_a_message_starts_when_the_one_before_it_ends() {
-    let r = &reports("cats-fifo.toml")[0].1;
+    let r = &run_scenario_file("cats-fifo.toml")[0].1;
     let m = &r.messages;
     assert_eq!(m.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(), ["P4", "P3", "P2", "P1", "P0"]);
     for w in m.windows(2) {
@@ -38,7 +22,7 @@ fn in_a_fifo_byte_stream_a_message_starts_when_the_one_before_it_ends() {
 
 #[test]
 fn over_quic_streams_every_response_starts_between_its_write_and_its_end() {
-    for (name, r) in reports("cats-page-slow4g-quic.toml") {
+    for (name, r) in run_scenario_file("cats-page-slow4g-quic.toml") {
         let mut checked = 0;
         for m in r.messages.iter().filter(|m| m.completed_ms.is_some()) {
             let (w, f, c) = (m.written_ms.unwrap(), m.first_byte_ms.unwrap(), m.completed_ms.unwrap());

@@ -7,22 +7,11 @@ use triage_sim::report::RunReport;
 use triage_sim::scenario::Scenario;
 
 fn run_variants(file: &str) -> Vec<(String, RunReport)> {
-    let path = repo().join("scenarios").join(file);
-    let s = Scenario::from_file(&path).unwrap();
-    let dir = path.parent().unwrap().to_path_buf();
     assert!(
         repo().join("../shared/data/pages").is_dir(),
         "the shared data folder is missing: ../shared/data/pages must sit beside the repository"
     );
-    s.build_variants(file, Some(&dir))
-        .unwrap()
-        .into_iter()
-        .map(|(name, b)| {
-            let mut sim = b.sim;
-            sim.run(b.stop_ns, |_| {});
-            (name, RunReport::new(&s.name, s.seed, &sim))
-        })
-        .collect()
+    run_scenario_file(file)
 }
 
 #[test]
