@@ -174,6 +174,53 @@ pub struct ConnectionStats {
     pub lost_retransmissions: u64,
 }
 
+impl ConnectionStats {
+    /// Adds `other`'s counters to these (the connections of a page load's pool, reported
+    /// as one flow).
+    pub fn accumulate(&mut self, other: &ConnectionStats) {
+        let ConnectionStats {
+            packets_sent,
+            data_segments_sent,
+            data_bytes_sent,
+            retransmitted_segments,
+            retransmitted_bytes,
+            pure_acks_sent,
+            rto_count,
+            fast_recoveries,
+            bytes_delivered,
+            duplicate_bytes_received,
+            packets_received,
+            save_data_discarded_bytes,
+            shed_bytes,
+            ecn_responses,
+            ecn_echoes_received,
+            out_of_window_segments,
+            out_of_window_bytes,
+            lost_retransmissions,
+        } = other;
+        self.packets_sent += packets_sent;
+        self.data_segments_sent += data_segments_sent;
+        self.data_bytes_sent += data_bytes_sent;
+        self.retransmitted_segments += retransmitted_segments;
+        self.retransmitted_bytes += retransmitted_bytes;
+        self.pure_acks_sent += pure_acks_sent;
+        self.rto_count += rto_count;
+        self.fast_recoveries += fast_recoveries;
+        self.bytes_delivered += bytes_delivered;
+        self.duplicate_bytes_received += duplicate_bytes_received;
+        self.packets_received += packets_received;
+        self.save_data_discarded_bytes += save_data_discarded_bytes;
+        self.shed_bytes += shed_bytes;
+        for i in 0..4 {
+            self.ecn_responses[i] += ecn_responses[i];
+            self.ecn_echoes_received[i] += ecn_echoes_received[i];
+        }
+        self.out_of_window_segments += out_of_window_segments;
+        self.out_of_window_bytes += out_of_window_bytes;
+        self.lost_retransmissions += lost_retransmissions;
+    }
+}
+
 /// One sent segment in the scoreboard (RFC 6675 §3) with its rate-sampling state
 /// (draft-cheng-iccrg-delivery-rate-estimation §3.2).
 #[derive(Clone, Debug)]

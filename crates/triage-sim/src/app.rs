@@ -69,6 +69,103 @@ pub struct PageLoad {
     /// PR-3 rule, max(2·SRTT, 10 ms), since its last chunk; `Some(t)`: `t` since its last
     /// chunk (0: at the end of the response).
     pub end_idle_ns: Option<u64>,
+    /// How the browser reaches the page's servers: one connection for everything (the
+    /// default, as the CATS, PriorityBucket and thesis experiments load pages), or a
+    /// connection per origin with DNS, TLS and server time ([`BrowserModel`]).
+    pub browser: BrowserModel,
+}
+
+/// How a page-loading client connects, as a browser does (issue: a page model engineers can
+/// trust). The default is one connection carrying every object, opened at the flow start, no
+/// DNS, no TLS and no server time: a network-only lower bound.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct BrowserModel {
+    /// Connections of the page load; empty: the flow's one connection carries everything.
+    pub groups: Vec<ConnGroup>,
+    /// Per object (page order), the index into `groups` of the connection that carries it
+    /// (empty when `groups` is).
+    pub group_of: Vec<u32>,
+    /// Time of a host's DNS lookup before its first connection opens; `None`: twice the
+    /// path's base round-trip time (Lantern's `DNSCache`, `DNS_RESOLUTION_RTT_MULTIPLIER` = 2).
+    /// A host's later connections wait for the same lookup, never for a second one.
+    pub dns_ns: Option<u64>,
+    /// TCP mode, on connections to https origins: the TLS 1.3 handshake (RFC 8446 §2) as
+    /// two messages after the TCP handshake, the client's ClientHello and the server's flight
+    /// (ServerHello to Finished, with the certificate chain); requests follow the server's
+    /// flight (the client's Finished travels with the first request and is not counted).
+    /// QUIC mode carries TLS in its own handshake and ignores this.
+    pub tls: bool,
+    /// Bytes of the ClientHello.
+    pub tls_client_hello_bytes: u64,
+    /// Bytes of the server's handshake flight.
+    pub tls_server_flight_bytes: u64,
+    /// Per object (page order), how long the server takes before it writes the response
+    /// (its think time); empty: none.
+    pub server_ns: Vec<u64>,
+}
+
+/// One connection of a page load.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConnGroup {
+    /// `scheme://host[:port]` of the objects it carries (the first object's, when a
+    /// recorded connection was coalesced across origins).
+    pub origin: String,
+    /// The host looked up in DNS before it opens.
+    pub host: String,
+    /// An https origin: TLS runs over it (TCP mode, when [`BrowserModel::tls`] is on).
+    pub https: bool,
+    /// HTTP/1.1: one request at a time, the next once the previous response is complete.
+    pub http1: bool,
+}
+
+impl BrowserModel {
+    /// Default TLS 1.3 sizes: a ClientHello with an X25519 key share (512 bytes) and a
+    /// server flight with a two-certificate RSA-2048 chain (4,000 bytes).
+    pub const TLS_CLIENT_HELLO_BYTES: u64 = 512;
+    /// See [`BrowserModel::TLS_CLIENT_HELLO_BYTES`].
+    pub const TLS_SERVER_FLIGHT_BYTES: u64 = 4000;
+
+    /// One connection per origin as HTTP/2 and HTTP/3 browsers use (coalescing none), with
+    /// DNS, TLS on https origins and no server time; [`BrowserModel::server_ns`] and the
+    /// DNS time are the caller's.
+    pub fn per_origin(page: &triage_web::Page) -> BrowserModel {
+        let mut groups: Vec<ConnGroup> = Vec::new();
+        let mut group_of = Vec::with_capacity(page.len());
+        for o in page.objects() {
+            let g = match groups.iter().position(|g| g.origin == o.origin) {
+                Some(g) => g,
+                None => {
+                    groups.push(ConnGroup {
+                        origin: o.origin.clone(),
+                        host: triage_web::urlparts::host(&o.url),
+                        https: o.origin.starts_with("https:"),
+                        http1: false,
+                    });
+                    groups.len() - 1
+                }
+            };
+            group_of.push(g as u32);
+        }
+        BrowserModel {
+            groups,
+            group_of,
+            dns_ns: None,
+            tls: true,
+            tls_client_hello_bytes: Self::TLS_CLIENT_HELLO_BYTES,
+            tls_server_flight_bytes: Self::TLS_SERVER_FLIGHT_BYTES,
+            server_ns: Vec::new(),
+        }
+    }
+
+    /// True when the page load uses a pool of connections rather than the flow's one.
+    pub fn pooled(&self) -> bool {
+        !self.groups.is_empty()
+    }
+
+    /// The server's think time for object `k`.
+    pub fn server_ns(&self, k: usize) -> u64 {
+        self.server_ns.get(k).copied().unwrap_or(0)
+    }
 }
 
 impl PageLoad {
@@ -82,6 +179,7 @@ impl PageLoad {
             partial: triage_web::PartialConfig::default(),
             sequential: false,
             end_idle_ns: None,
+            browser: BrowserModel::default(),
         }
     }
 

@@ -23,6 +23,11 @@ pub enum Ev {
     /// over: its response ended and no chunk came for the idle time, or its deadline passed
     /// (flow, object id).
     PartialCheck(u32, u32),
+    /// A pooled page load's DNS lookup is done: open the connection (flow, group).
+    PoolOpen(u32, u32),
+    /// A web server's think time for a request is over: write the response (flow,
+    /// connection, object id).
+    ServerRespond(u32, u32, u32),
     /// Take a time-series sample.
     Sample,
 }

@@ -20,6 +20,7 @@ pub mod recorder;
 pub mod report;
 pub mod rng;
 pub mod scenario;
+pub mod scenario_browser;
 pub mod scenario_ecn;
 pub mod scenario_fields;
 pub mod scenario_override;

@@ -685,6 +685,10 @@ pub struct FlowToml {
     /// object, which a reliability policy then respects.
     #[serde(default)]
     pub rules: Option<String>,
+    /// How the browser connects: per-origin connections, DNS, TLS, server time
+    /// ([`crate::scenario_browser::BrowserToml`]); without it, the flow's one connection.
+    #[serde(default)]
+    pub browser: Option<crate::scenario_browser::BrowserToml>,
 }
 
 /// Per-type processing delays of a page load.
@@ -1102,6 +1106,7 @@ impl Scenario {
                     ("request_size", f.request_size.is_some()),
                     ("discovery", f.discovery.is_some()),
                     ("rules", f.rules.is_some()),
+                    ("browser", f.browser.is_some()),
                 ];
                 if let Some((name, _)) = page_only.iter().find(|(_, set)| *set) {
                     return Err(invalid(
@@ -1248,6 +1253,16 @@ impl Scenario {
                         },
                     );
                     load.sequential = f.sequential.unwrap_or(false);
+                    if let Some(b) = &f.browser {
+                        load.browser =
+                            b.to_model(&load.page).map_err(|(k, m)| invalid(format!("{field}.browser.{k}"), m))?;
+                        if load.sequential {
+                            return Err(invalid(
+                                format!("{field}.browser"),
+                                "the sequential client (the thesis's) runs over the flow's one connection".into(),
+                            ));
+                        }
+                    }
                     load.partial = t.partial_deadlines.unwrap_or_default().to_config();
                     if let Some(policy) =
                         t.reliability.as_deref().and_then(|r| triage_web::ReliabilityPolicy::parse(r).ok())
@@ -1256,6 +1271,14 @@ impl Scenario {
                         load.unreliable = vec![false; load.page.len()];
                         for id in plan.unreliable {
                             load.unreliable[id.index()] = true;
+                        }
+                        if load.browser.pooled() && load.unreliable.iter().any(|&u| u) {
+                            return Err(invalid(
+                                format!("{field}.browser"),
+                                "partially reliable page loads (transport.reliability) run over the flow's one \
+                                 connection; remove [flows.browser] or the reliability policy"
+                                    .into(),
+                            ));
                         }
                     }
                     let load = Arc::new(load);

@@ -217,9 +217,57 @@ struct AppState {
     connected_ns: Option<u64>,
     /// Multipath: paths (after the first) validated or failed so far.
     paths_settled: std::collections::BTreeSet<u32>,
+    /// A page-loading client with a connection pool ([`crate::app::BrowserModel`]).
+    pool: Option<Pool>,
+    /// A page-loading client: when it asked for each object (discovery), which precedes the
+    /// request's write while its connection is being set up.
+    discovered_ns: Vec<Option<u64>>,
     peer_closed: bool,
     closed: bool,
 }
+
+/// The connections of a page load that uses a pool (one per group of
+/// [`crate::app::BrowserModel`]).
+#[derive(Debug, Default)]
+struct Pool {
+    /// Per group: its connection, once opened.
+    conn: Vec<Option<u32>>,
+    /// Per group: its opening is scheduled (the DNS lookup is under way or done).
+    opening: Vec<bool>,
+    /// Per group: requests may be written (connected, and TLS done where it runs).
+    ready: Vec<bool>,
+    /// Per group: requests waiting for the connection (or, HTTP/1.1, for the response in
+    /// flight).
+    waiting: Vec<std::collections::VecDeque<u32>>,
+    /// Per group, HTTP/1.1: the request whose response is in flight.
+    busy: Vec<Option<u32>>,
+    /// Per host: when its DNS lookup is (or was) done.
+    dns_done_ns: std::collections::BTreeMap<String, u64>,
+}
+
+impl Pool {
+    fn new(groups: usize) -> Pool {
+        Pool {
+            conn: vec![None; groups],
+            opening: vec![false; groups],
+            ready: vec![false; groups],
+            waiting: vec![std::collections::VecDeque::new(); groups],
+            busy: vec![None; groups],
+            dns_done_ns: Default::default(),
+        }
+    }
+}
+
+/// Message ids of the TLS 1.3 handshake on a pooled page-load connection (never ids of page
+/// objects, which count from 0).
+const TLS_CLIENT_HELLO: u32 = u32::MAX - 1;
+const TLS_SERVER_FLIGHT: u32 = u32::MAX - 2;
+
+/// Client port of a pooled page-load connection `g` ≥ 1 (group 0 uses the flow's port): the
+/// server port (80 + flow) already makes the address pair unique among flows.
+const POOL_PORT_BASE: u16 = 1024;
+/// The most connections one page load opens (ports 1025 to 39999).
+pub const MAX_PAGE_CONNECTIONS: usize = (CLIENT_PORT_BASE - POOL_PORT_BASE) as usize - 1;
 
 #[derive(Debug)]
 struct FlowState {
@@ -239,6 +287,8 @@ struct ConnSlot {
     timer_at: u64,
     series: usize,
     last_state: &'static str,
+    /// A pooled page load's client connection: its group (0 otherwise).
+    group: u32,
 }
 
 /// Simulator-wide counters.
@@ -471,6 +521,10 @@ impl Simulator {
             if let AppSpec::PageClient(p) = app {
                 apps[side].done = vec![false; p.page.len()];
                 apps[side].ended = vec![false; p.page.len()];
+                apps[side].discovered_ns = vec![None; p.page.len()];
+                if p.browser.pooled() {
+                    apps[side].pool = Some(Pool::new(p.browser.groups.len()));
+                }
             }
         }
         let server_addr = Addr { node: spec.server, port: server_port };
@@ -601,9 +655,16 @@ impl Simulator {
             Ev::AppWrite(f, side) => self.app_write_due(f, side as usize),
             Ev::PageRequest(f, k) => {
                 self.page_request(f, k);
-                if let Some(c) = self.flows[f as usize].client_conn {
-                    self.service(c);
+                if self.flows[f as usize].apps[0].pool.is_none() {
+                    if let Some(c) = self.flows[f as usize].client_conn {
+                        self.service(c);
+                    }
                 }
+            }
+            Ev::PoolOpen(f, g) => self.pool_open(f, g),
+            Ev::ServerRespond(f, c, k) => {
+                self.server_respond(f, c, k as usize);
+                self.service(c);
             }
             Ev::PartialCheck(f, k) => self.partial_check(f, k),
             Ev::Sample => {
@@ -614,6 +675,11 @@ impl Simulator {
     }
 
     fn start_flow(&mut self, f: u32) {
+        if self.flows[f as usize].apps[0].pool.is_some() {
+            // A browser with a connection pool: the root's request opens its connection.
+            self.page_request(f, 0);
+            return;
+        }
         let flow = &self.flows[f as usize];
         let (client_port, server_port) = flow_ports(f);
         let local = Addr { node: flow.spec.client, port: client_port };
@@ -641,7 +707,7 @@ impl Simulator {
         self.recorder.conn_series.push(ConnSeries { flow, is_server, ..Default::default() });
         let state = conn.cc_state().1;
         self.recorder.state_changes.push((series, self.now_ns, state));
-        self.conns.push(ConnSlot { conn, flow, is_server, timer_at: u64::MAX, series, last_state: state });
+        self.conns.push(ConnSlot { conn, flow, is_server, timer_at: u64::MAX, series, last_state: state, group: 0 });
         id
     }
 
@@ -676,7 +742,8 @@ impl Simulator {
                 let cfg = self.flows[f as usize].spec.server_transport.clone();
                 if let Some(conn) = Endpoint::accept(cfg, self.now_ns, &pkt) {
                     let id = self.add_conn(conn, f, true);
-                    self.flows[f as usize].server_conn = Some(id);
+                    // A pooled page load opens several: the first stands for the flow.
+                    self.flows[f as usize].server_conn.get_or_insert(id);
                     self.service(id);
                     return;
                 }
@@ -764,6 +831,22 @@ impl Simulator {
     fn on_app_event(&mut self, f: u32, is_server: bool, c: u32, e: Event) {
         let side = is_server as usize;
         match e {
+            Event::Connected if side == 0 && self.flows[f as usize].apps[0].pool.is_some() => {
+                self.pool_connected(f, c);
+            }
+            Event::MessageComplete { msg_id: TLS_CLIENT_HELLO | TLS_SERVER_FLIGHT, .. }
+            | Event::MessageStarted { msg_id: TLS_CLIENT_HELLO | TLS_SERVER_FLIGHT }
+                if self.flows[f as usize].apps[side].page.as_ref().is_some_and(|p| p.browser.pooled()) =>
+            {
+                if let Event::MessageComplete { msg_id, .. } = e {
+                    self.tls_message(f, side, c, msg_id);
+                }
+            }
+            Event::PeerClosed if side == 1 && self.flows[f as usize].apps[1].page.as_ref().is_some_and(|p| p.browser.pooled()) => {
+                // A pooled page load's server connection: the browser closes each of its
+                // connections once the page is loaded, with nothing left to answer.
+                self.conns[c as usize].conn.close();
+            }
             Event::Connected => {
                 let start = self.flows[f as usize].spec.start_ns;
                 let app = &mut self.flows[f as usize].apps[side];
@@ -915,16 +998,12 @@ impl Simulator {
             return;
         }
         if side == 1 {
-            let app = &mut self.flows[f as usize].apps[1];
-            let rec = app.record_base + k;
-            app.written += 1;
-            let m = &app.messages[k];
-            let (bytes, prio, unrel) = (m.bytes, m.priority, m.unreliable);
-            self.recorder.messages[rec].written_ns = Some(self.now_ns);
-            // QUIC mode: the response's stream carries the RFC 9218 urgency Chrome would send
-            // for the request's recorded priority (the CATS level when none is).
-            let urgency = page.page.objects()[k].browser_priority.map(|b| b.rfc9218_urgency());
-            write_to(&mut self.conns[c as usize].conn, self.now_ns, k as u32, bytes, prio, unrel, urgency, None);
+            let think_ns = page.browser.server_ns(k);
+            if think_ns > 0 {
+                self.events.push(self.now_ns.saturating_add(think_ns), Ev::ServerRespond(f, c, k as u32));
+            } else {
+                self.server_respond(f, c, k);
+            }
             return;
         }
         let app = &mut self.flows[f as usize].apps[0];
@@ -935,6 +1014,14 @@ impl Simulator {
         app.done[k] = true;
         app.responses += 1;
         let all = app.responses == page.page.len();
+        if let Some(pool) = app.pool.as_mut() {
+            // HTTP/1.1: the connection is free for the next request.
+            let g = page.browser.group_of[k] as usize;
+            if pool.busy[g] == Some(k as u32) {
+                pool.busy[g] = None;
+                self.pool_flush(f, g);
+            }
+        }
         if page.sequential {
             // The thesis's client: the next object in page order, at once.
             if k + 1 < page.page.len() {
@@ -952,9 +1039,157 @@ impl Simulator {
         }
     }
 
-    /// A page-loading client writes the request for object `k`.
+    /// A web server writes its response to request `k` on connection `c`.
+    fn server_respond(&mut self, f: u32, c: u32, k: usize) {
+        let Some(page) = self.flows[f as usize].apps[1].page.clone() else { return };
+        let app = &mut self.flows[f as usize].apps[1];
+        let rec = app.record_base + k;
+        app.written += 1;
+        let m = &app.messages[k];
+        let (bytes, prio, unrel) = (m.bytes, m.priority, m.unreliable);
+        self.recorder.messages[rec].written_ns = Some(self.now_ns);
+        // QUIC mode: the response's stream carries the RFC 9218 urgency Chrome would send
+        // for the request's recorded priority (the CATS level when none is).
+        let urgency = page.page.objects()[k].browser_priority.map(|b| b.rfc9218_urgency());
+        write_to(&mut self.conns[c as usize].conn, self.now_ns, k as u32, bytes, prio, unrel, urgency, None);
+    }
+
+    /// A page-loading client wants object `k`: it writes the request, or, with a connection
+    /// pool, hands it to the connection of the object's group (opened on first use).
     fn page_request(&mut self, f: u32, k: u32) {
+        let app = &mut self.flows[f as usize].apps[0];
+        if let Some(d) = app.discovered_ns.get_mut(k as usize) {
+            d.get_or_insert(self.now_ns);
+        }
+        if let Some(pool) = app.pool.as_mut() {
+            let Some(page) = app.page.clone() else { return };
+            let Some(&g) = page.browser.group_of.get(k as usize) else { return };
+            let g = g as usize;
+            pool.waiting[g].push_back(k);
+            if pool.ready[g] {
+                self.pool_flush(f, g);
+            } else if !pool.opening[g] {
+                pool.opening[g] = true;
+                // DNS: a host's first connection waits for the lookup; later ones for the
+                // same lookup's end.
+                let host = &page.browser.groups[g].host;
+                let at = match pool.dns_done_ns.get(host) {
+                    Some(&t) => t.max(self.now_ns),
+                    None => {
+                        let t = self.now_ns.saturating_add(self.dns_ns(f, &page));
+                        self.flows[f as usize].apps[0].pool.as_mut().expect("pool").dns_done_ns.insert(host.clone(), t);
+                        t
+                    }
+                };
+                self.events.push(at, Ev::PoolOpen(f, g as u32));
+            }
+            return;
+        }
         let Some(c) = self.flows[f as usize].client_conn else { return };
+        self.write_request(f, k, c);
+    }
+
+    /// DNS lookup time of a pooled page load: as configured, or twice the path's base
+    /// round-trip time (Lantern's `DNSCache`).
+    fn dns_ns(&self, f: u32, page: &PageLoad) -> u64 {
+        page.browser.dns_ns.unwrap_or_else(|| {
+            let spec = &self.flows[f as usize].spec;
+            let rtt = self.path_delay_ns(spec.client, spec.server).saturating_add(self.path_delay_ns(spec.server, spec.client));
+            rtt.saturating_mul(2)
+        })
+    }
+
+    /// Sum of the propagation delays of the links from node `a` to node `b`.
+    fn path_delay_ns(&self, a: u32, b: u32) -> u64 {
+        let (mut node, mut total, mut hops) = (a, 0u64, 0usize);
+        while node != b && hops <= self.net.links.len() {
+            let Some(l) = self.net.route(node, b) else { break };
+            let link = &self.net.links[l as usize];
+            total = total.saturating_add(link.delay_ns());
+            node = link.to;
+            hops += 1;
+        }
+        total
+    }
+
+    /// A pooled page load opens the connection of group `g` (its DNS lookup is done).
+    fn pool_open(&mut self, f: u32, g: u32) {
+        let flow = &self.flows[f as usize];
+        let (client_port, server_port) = flow_ports(f);
+        let port = if g == 0 { client_port } else { POOL_PORT_BASE + g as u16 };
+        let local = Addr { node: flow.spec.client, port };
+        let remote = Addr { node: flow.spec.server, port: server_port };
+        let conn = Endpoint::connect(flow.spec.client_transport.clone(), local, remote);
+        let id = self.add_conn(conn, f, false);
+        self.conns[id as usize].group = g;
+        let flow = &mut self.flows[f as usize];
+        flow.apps[0].pool.as_mut().expect("pool").conn[g as usize] = Some(id);
+        if flow.client_conn.is_none() {
+            flow.client_conn = Some(id);
+        }
+        self.service(id);
+    }
+
+    /// A pooled page load's connection `c` is up: TLS starts over it (TCP mode, https), or
+    /// its requests go out.
+    fn pool_connected(&mut self, f: u32, c: u32) {
+        let g = self.conns[c as usize].group as usize;
+        let app = &mut self.flows[f as usize].apps[0];
+        app.connected_ns.get_or_insert(self.now_ns);
+        let Some(page) = app.page.clone() else { return };
+        let tcp = matches!(self.conns[c as usize].conn, Endpoint::Tcp(_));
+        if page.browser.tls && page.browser.groups[g].https && tcp {
+            let bytes = page.browser.tls_client_hello_bytes.max(1);
+            self.conns[c as usize].conn.write(self.now_ns, TLS_CLIENT_HELLO, bytes, Some(0));
+            self.service(c);
+        } else {
+            app.pool.as_mut().expect("pool").ready[g] = true;
+            self.pool_flush(f, g);
+        }
+    }
+
+    /// A TLS handshake message arrived: the server answers the ClientHello with its flight;
+    /// the client, holding the server's flight, may send requests.
+    fn tls_message(&mut self, f: u32, side: usize, c: u32, msg_id: u32) {
+        let Some(page) = self.flows[f as usize].apps[side].page.clone() else { return };
+        if side == 1 && msg_id == TLS_CLIENT_HELLO {
+            let bytes = page.browser.tls_server_flight_bytes.max(1);
+            self.conns[c as usize].conn.write(self.now_ns, TLS_SERVER_FLIGHT, bytes, Some(0));
+        } else if side == 0 && msg_id == TLS_SERVER_FLIGHT {
+            let g = self.conns[c as usize].group as usize;
+            if let Some(pool) = self.flows[f as usize].apps[0].pool.as_mut() {
+                pool.ready[g] = true;
+            }
+            self.pool_flush(f, g);
+        }
+    }
+
+    /// Writes the requests waiting for group `g`'s connection (HTTP/1.1: the first only,
+    /// once no response is in flight).
+    fn pool_flush(&mut self, f: u32, g: usize) {
+        let app = &mut self.flows[f as usize].apps[0];
+        let (Some(pool), Some(page)) = (app.pool.as_mut(), app.page.as_ref()) else { return };
+        let Some(c) = pool.conn[g].filter(|_| pool.ready[g]) else { return };
+        let http1 = page.browser.groups[g].http1;
+        let mut ks = Vec::new();
+        while pool.busy[g].is_none() {
+            let Some(k) = pool.waiting[g].pop_front() else { break };
+            ks.push(k);
+            if http1 {
+                pool.busy[g] = Some(k);
+            }
+        }
+        if ks.is_empty() {
+            return;
+        }
+        for k in ks {
+            self.write_request(f, k, c);
+        }
+        self.service(c);
+    }
+
+    /// A page-loading client writes the request for object `k` on connection `c`.
+    fn write_request(&mut self, f: u32, k: u32, c: u32) {
         let app = &mut self.flows[f as usize].apps[0];
         let Some(m) = app.messages.get(k as usize) else { return };
         let (bytes, prio) = (m.bytes, m.priority);
@@ -1016,7 +1251,16 @@ impl Simulator {
         let all_written = app.written == app.messages.len();
         if all_written && (!app.messages.is_empty() || app.peer_closed) {
             app.closed = true;
-            self.conns[c as usize].conn.close();
+            match app.pool.as_ref() {
+                // The page is loaded: the browser closes every connection of its pool.
+                Some(pool) => {
+                    for c in pool.conn.clone().into_iter().flatten() {
+                        self.conns[c as usize].conn.close();
+                        self.service(c);
+                    }
+                }
+                None => self.conns[c as usize].conn.close(),
+            }
         }
     }
 
@@ -1049,12 +1293,12 @@ impl Simulator {
     pub fn flow_results(&self) -> Vec<FlowResult> {
         self.flows
             .iter()
-            .map(|f| {
+            .enumerate()
+            .map(|(fi, f)| {
                 let mut stats: [triage_core::ConnectionStats; 2] = Default::default();
-                for (i, c) in [f.client_conn, f.server_conn].iter().enumerate() {
-                    if let Some(c) = c {
-                        stats[i] = self.conns[*c as usize].conn.stats().clone();
-                    }
+                for slot in self.conns.iter().filter(|s| s.flow == fi as u32) {
+                    // Every connection of the flow (several for a pooled page load).
+                    stats[slot.is_server as usize].accumulate(slot.conn.stats());
                 }
                 let bytes =
                     f.apps.iter().flat_map(|a| a.messages.iter()).fold(0u64, |sum, m| sum.saturating_add(m.bytes));
@@ -1084,6 +1328,7 @@ impl Simulator {
                 let req = &self.recorder.messages[f.apps[0].record_base + k];
                 let resp = &self.recorder.messages[f.apps[1].record_base + k];
                 ObjectTimes {
+                    discovered_ns: f.apps[0].discovered_ns.get(k).copied().flatten(),
                     request_ns: req.written_ns,
                     response_ns: resp.written_ns,
                     first_byte_ns: resp.first_byte_ns,
@@ -1178,6 +1423,9 @@ impl Simulator {
 /// Times of one object of a page load ([`Simulator::page_object_times`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ObjectTimes {
+    /// The client wanted the object (a pooled page load writes the request once the
+    /// object's connection is up).
+    pub discovered_ns: Option<u64>,
     /// The client wrote the request.
     pub request_ns: Option<u64>,
     /// The server wrote the response (the request had arrived and been processed).
