@@ -93,6 +93,13 @@ fn each_step_can_be_turned_off_or_set() {
     assert_near(&completions_ms(&run(Some("server_time = \"30ms\""))), &[530.0, 660.0, 1060.0]);
 }
 
+fn build_error(text: &str) -> String {
+    match Scenario::parse(text, "x.toml").unwrap().build("x.toml", None) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("expected an error for {text}"),
+    }
+}
+
 #[test]
 fn wrong_values_name_the_field() {
     let text = format!(
@@ -100,9 +107,9 @@ fn wrong_values_name_the_field() {
          [[flows]]\nname = \"p\"\nclient = \"c0\"\nserver = \"s0\"\npage = \"builtin:cats\"\n[flows.browser]\n{}\n",
         "connections = \"per-host\""
     );
-    let e = Scenario::parse(&text, "x.toml").unwrap().build("x.toml", None).err().expect("an error").to_string();
+    let e = build_error(&text);
     assert!(e.contains("flows[0].browser.connections") && e.contains("per-origin"), "{e}");
     let text = text.replace("connections = \"per-host\"", "dns = \"soon\"");
-    let e = Scenario::parse(&text, "x.toml").unwrap().build("x.toml", None).err().expect("an error").to_string();
+    let e = build_error(&text);
     assert!(e.contains("flows[0].browser.dns"), "{e}");
 }
