@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 use crate::error::WebError;
 use crate::import::{RawEntry, RawPage, SkipReason, SourceFormat};
 use crate::json::{initiator_object_url, opt_bool, opt_bytes, opt_num, opt_obj, opt_str, req_obj, req_str, wrong};
-use crate::model::BrowserPriority;
+use crate::model::{BrowserPriority, HttpProtocol};
 
 #[derive(Default)]
 struct Req {
@@ -195,6 +195,31 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                 }
                 if r.entry.resource_type.is_none() {
                     r.entry.resource_type = opt_str(params, "type", &ppath)?.map(str::to_string);
+                }
+                r.entry.protocol = opt_str(resp, "protocol", &rp)?.and_then(HttpProtocol::parse);
+                r.entry.connection_id =
+                    opt_num(resp, "connectionId", &rp)?.filter(|c| c.is_finite() && *c >= 1.0).map(|c| c as u64);
+                let event_ms = opt_num(params, "timestamp", &ppath)?.map(|t| t * 1000.0);
+                r.entry.response_start_ms = event_ms;
+                if let Some(t) = opt_obj(resp, "timing", &rp)? {
+                    let tp = format!("{rp}.timing");
+                    // Offsets in ms from `requestTime` (s); -1 means "did not happen".
+                    let at = |name: &str| -> Result<Option<f64>, WebError> {
+                        Ok(opt_num(t, name, &tp)?.filter(|v| v.is_finite() && *v >= 0.0))
+                    };
+                    let span = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                        (Some(a), Some(b)) if b > a => b - a,
+                        _ => 0.0,
+                    };
+                    let (dns_start, dns_end) = (at("dnsStart")?, at("dnsEnd")?);
+                    let (connect_start, connect_end) = (at("connectStart")?, at("connectEnd")?);
+                    let (send_end, headers_end) = (at("sendEnd")?, at("receiveHeadersEnd")?);
+                    r.entry.dns_ms = span(dns_start, dns_end);
+                    r.entry.connect_ms = span(connect_start, connect_end);
+                    r.entry.server_wait_ms = span(send_end, headers_end);
+                    if let (Some(base), Some(h)) = (opt_num(t, "requestTime", &tp)?.filter(|v| *v > 0.0), headers_end) {
+                        r.entry.response_start_ms = Some(base * 1000.0 + h);
+                    }
                 }
             }
             "Network.dataReceived" => {

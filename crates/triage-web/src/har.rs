@@ -16,7 +16,7 @@ use crate::json::{
     initiator_object_url, opt_arr, opt_bool, opt_bytes, opt_num, opt_obj, opt_str, parse_iso_ms, req_obj, req_str,
     wrong,
 };
-use crate::model::{BrowserPriority, RenderBlocking};
+use crate::model::{BrowserPriority, HttpProtocol, RenderBlocking};
 
 /// Parses a HAR into pages of raw entries; also returns the number of entries that belong to
 /// no page (a `pageref` naming no page when the file has several).
@@ -148,6 +148,33 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
     // Checked (negative, non-finite, over a day: counted) by import::build_page.
     let duration_ms = opt_num(e, "time", path)?.unwrap_or(0.0);
 
+    let protocol =
+        opt_str(e, "_protocol", path)?
+            .and_then(HttpProtocol::parse)
+            .or(opt_str(response, "httpVersion", &resp_path)?.and_then(HttpProtocol::parse));
+    let connection_id = match e.get("connection") {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(connection_number(s.trim())),
+        Some(Value::Number(n)) => n.as_u64(),
+        _ => None,
+    };
+    // HAR 1.2 timings: -1 (or absent) means "does not apply"; `connect` includes `ssl`.
+    let tpath = format!("{path}.timings");
+    let timings = opt_obj(e, "timings", path)?;
+    let timing = |name: &str| -> Result<Option<f64>, WebError> {
+        Ok(match timings {
+            Some(t) => opt_num(t, name, &tpath)?.filter(|v| v.is_finite() && *v >= 0.0),
+            None => None,
+        })
+    };
+    let (blocked, dns, connect, send, wait) =
+        (timing("blocked")?, timing("dns")?, timing("connect")?, timing("send")?, timing("wait")?);
+    let response_start_ms = match (started, wait) {
+        (Some(_), Some(w)) => Some(
+            start_ms + blocked.unwrap_or(0.0) + dns.unwrap_or(0.0) + connect.unwrap_or(0.0) + send.unwrap_or(0.0) + w,
+        ),
+        _ => None,
+    };
+
     let raw = RawEntry {
         url,
         method,
@@ -165,6 +192,12 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
         duration_ms,
         skip: if cache_hit { Some(SkipReason::CacheHit) } else { None },
         adjusted,
+        connection_id,
+        protocol,
+        server_wait_ms: wait.unwrap_or(0.0),
+        connect_ms: connect.unwrap_or(0.0),
+        dns_ms: dns.unwrap_or(0.0),
+        response_start_ms,
     };
     Ok((pageref, raw))
 }
@@ -182,4 +215,14 @@ fn header(obj: &Map<String, Value>, name: &str, path: &str) -> Result<Option<Str
         }
     }
     Ok(None)
+}
+
+/// A HAR `connection` value as a number: a string of digits (Chrome, WebPageTest) is that
+/// number; any other string (an address and port, a hex id) its 64-bit FNV-1a hash, stable
+/// across runs and platforms.
+fn connection_number(s: &str) -> u64 {
+    if let Ok(n) = s.parse::<u64>() {
+        return n;
+    }
+    s.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }

@@ -27,7 +27,7 @@ use serde_json::Value;
 use crate::classify::{self, ContentCategory, Essentialness};
 use crate::content;
 use crate::error::{FileError, WebError};
-use crate::model::{BrowserPriority, FetchPriority, ObjectId, Page, RenderBlocking, WebObject};
+use crate::model::{BrowserPriority, FetchPriority, HttpProtocol, ObjectId, Page, RenderBlocking, WebObject};
 use crate::qoe::{Deliveries, Delivery};
 use crate::urlparts;
 
@@ -209,6 +209,18 @@ pub struct RawEntry {
     pub start_ms: f64,
     /// Duration in ms (0 if unknown).
     pub duration_ms: f64,
+    /// Recorded connection id (see [`WebObject::connection_id`]).
+    pub connection_id: Option<u64>,
+    /// HTTP version of the response.
+    pub protocol: Option<HttpProtocol>,
+    /// Server wait in ms (0 if unknown).
+    pub server_wait_ms: f64,
+    /// Connection setup (TCP + TLS) in ms (0 if none).
+    pub connect_ms: f64,
+    /// DNS lookup in ms (0 if none).
+    pub dns_ms: f64,
+    /// When the response's first byte arrived, ms on the file's clock, if known.
+    pub response_start_ms: Option<f64>,
     /// A reason decided by the parser (failed, cache hit, unfinished, preflight).
     pub skip: Option<SkipReason>,
     /// Values the parser could not take as they were.
@@ -572,6 +584,15 @@ pub fn build_page(
             tracker: false,
             recorded_start_ns: ms_to_ns(e.start_ms - t0),
             recorded_duration_ns: ms_to_ns(duration_ms),
+            connection_id: e.connection_id,
+            protocol: e.protocol,
+            server_wait_ns: ms_to_ns(e.server_wait_ms.min(MAX_DURATION_MS)),
+            recorded_connect_ns: ms_to_ns(e.connect_ms.min(MAX_DURATION_MS)),
+            recorded_dns_ns: ms_to_ns(e.dns_ms.min(MAX_DURATION_MS)),
+            recorded_response_start_ns: e
+                .response_start_ms
+                .filter(|t| t.is_finite() && t.abs() <= MAX_TIMESTAMP_MS)
+                .map_or(0, |t| ms_to_ns(t - t0)),
             reliability: None,
         };
         classify::classify(&mut o);
