@@ -16,7 +16,8 @@ fn load(name: &str) -> Page {
 type Row = (ReliabilityPolicy, usize, u64, &'static [u32]);
 
 fn check(page: &Page, name: &str, rows: &[Row]) {
-    for &(policy, n, bytes, overridden) in rows {
+    // Every row first, so one run shows all that moved.
+    for &(policy, ..) in rows {
         let plan = policy.plan(page);
         println!(
             "{name} {policy}: {} objects, {} bytes, overridden {:?}",
@@ -24,6 +25,9 @@ fn check(page: &Page, name: &str, rows: &[Row]) {
             plan.unreliable_bytes,
             plan.overridden
         );
+    }
+    for &(policy, n, bytes, overridden) in rows {
+        let plan = policy.plan(page);
         assert_eq!(plan.unreliable.len(), n, "{name} {policy}: objects");
         assert_eq!(plan.unreliable_bytes, bytes, "{name} {policy}: bytes");
         assert_eq!(plan.overridden, overridden.iter().map(|&i| ObjectId(i)).collect::<Vec<_>>(), "{name} {policy}");
@@ -48,7 +52,8 @@ fn check(page: &Page, name: &str, rows: &[Row]) {
     assert!(set(P::Ads).iter().all(|id| set(P::ThirdParty).contains(id)), "{name}: ads within third_party");
 }
 
-/// ferguson.com: 10 fonts (545 KB); 56 ads/analytics objects (767 KB), and five render-blocking
+/// ferguson.com: 10 fonts (545 KB); 58 ads/analytics objects (767 KB; with the two Facebook
+/// pixel hits `facebook.com/tr/?...`), and five render-blocking
 /// tracker objects the guard keeps reliable (#8 AppDynamics' blocking script, #156-#159 the
 /// Medallia/Kampyle form's blocking stylesheets and scripts); third party adds two
 /// non-tracker scripts (#67 micpn.com, #101 img.en25.com).
@@ -64,11 +69,11 @@ fn ferguson() {
         &[
             (P::Reliable, 0, 0, &[]),
             (P::Fonts, 10, 545_252, &[]),
-            (P::Ads, 56, 766_881, G),
-            (P::ThirdParty, 58, 784_631, G),
-            (P::FontsAds, 66, 1_312_133, G),
-            (P::FontsThirdParty, 68, 1_329_883, G),
-            (P::Essentialness, 66, 1_312_133, G),
+            (P::Ads, 58, 767_267, G),
+            (P::ThirdParty, 60, 785_017, G),
+            (P::FontsAds, 68, 1_312_519, G),
+            (P::FontsThirdParty, 70, 1_330_269, G),
+            (P::Essentialness, 68, 1_312_519, G),
         ],
     );
     let extra: Vec<u32> = P::ThirdParty
