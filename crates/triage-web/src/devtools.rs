@@ -7,7 +7,8 @@
 //! Requests are rebuilt from `Network.requestWillBeSent` (a repeat with `redirectResponse`
 //! ends the previous hop as a redirect), `responseReceived`, `dataReceived`,
 //! `resourceChangedPriority`, `requestServedFromCache`, `loadingFinished` and
-//! `loadingFailed`. Pages: a `Document` request with a new `loaderId` in a top-level frame
+//! `loadingFailed`. A response with `fromEarlyHints` (a resource the browser preloaded on an
+//! Early Hints 103 response, RFC 8297) is a network fetch, never a cache hit. Pages: a `Document` request with a new `loaderId` in a top-level frame
 //! (the first document's frame, or any frame that
 //! `Page.frameAttached`/`frameNavigated` never gives a parent) starts a page (`page_1`,
 //! `page_2`, ... in log order); later requests (including iframes') belong to the latest page.
@@ -31,6 +32,9 @@ struct Req {
     data_encoded: u64,
     header_bytes: Option<u64>,
     end_s: Option<f64>,
+    /// The response came from an Early Hints (103) preload: a network fetch, whatever cache
+    /// flag or `requestServedFromCache` event comes with it.
+    early_hints: bool,
 }
 
 /// Parses a DevTools or performance log into pages of raw entries.
@@ -149,7 +153,8 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                     main_frame = frame.clone();
                 }
                 let top_level = frame == main_frame || frame.as_ref().is_some_and(|f| !child_frames.contains(f));
-                if is_doc && top_level && loader.is_some() && loader != current_loader {
+                let starts_page = is_doc && top_level && loader.is_some() && loader != current_loader;
+                if starts_page {
                     current_loader = loader.clone();
                     pages.push(RawPage {
                         id: format!("page_{}", pages.len() + 1),
@@ -175,6 +180,7 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                     referer,
                     start_ms: ts * 1000.0,
                     skip: preflight.then_some(SkipReason::CorsPreflight),
+                    navigation: starts_page,
                     ..RawEntry::default()
                 };
                 by_id.insert(rid, reqs.len());
@@ -187,6 +193,7 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                 r.entry.status = opt_num(resp, "status", &rp)?.unwrap_or(0.0) as i64;
                 r.entry.mime = opt_str(resp, "mimeType", &rp)?.unwrap_or("").to_string();
                 r.header_bytes = opt_bytes(resp, "encodedDataLength", &rp, &mut r.entry.adjusted)?;
+                r.early_hints = opt_bool(resp, "fromEarlyHints", &rp)?.unwrap_or(false);
                 if opt_bool(resp, "fromDiskCache", &rp)?.unwrap_or(false)
                     || opt_bool(resp, "fromPrefetchCache", &rp)?.unwrap_or(false)
                     || opt_bool(resp, "fromMemoryCache", &rp)?.unwrap_or(false)
@@ -259,6 +266,9 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
 
     let mut loose = 0;
     for mut r in reqs {
+        if r.early_hints && r.entry.skip == Some(SkipReason::CacheHit) {
+            r.entry.skip = None;
+        }
         if !r.finished && r.entry.skip.is_none() {
             r.entry.skip = Some(SkipReason::Unfinished);
         }

@@ -5,7 +5,8 @@
 //! `_initialPriority`; DevTools and WebPageTest names), `_resourceType`, `_renderBlocking`,
 //! `_transferSize`, WebPageTest's `_bytesIn`, `_initiator` (a URL string, or an object with
 //! `url`/`stack`), `_initiator_detail` (the same object, often as a JSON string), and
-//! `response.fromDiskCache` / `_fromCache` / `_was_cached`. Entries are grouped by `pageref`
+//! `response.fromDiskCache` / `_fromCache` / `_was_cached` (cache hits, unless `fromEarlyHints` /
+//! `_fromEarlyHints` says an Early Hints preload fetched it). Entries are grouped by `pageref`
 //! against `log.pages`; with no pages, every entry belongs to one page `page_1`.
 
 use serde_json::{Map, Value};
@@ -102,7 +103,12 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
     // DevTools writes cache hits as a 2xx with nothing transferred.
     let nothing_on_wire = transfer == Some(0)
         || (transfer.is_none() && bytes_in.is_none() && body_size == Some(0) && content_size.unwrap_or(0) > 0);
-    let cache_hit = (200..300).contains(&status) && status != 204 && (from_cache || nothing_on_wire);
+    // A resource preloaded on an Early Hints (103) response (RFC 8297) was fetched over the
+    // network, though Chrome reports it as served from its preload cache.
+    let early_hints = opt_bool(response, "fromEarlyHints", &resp_path)?.unwrap_or(false)
+        || opt_bool(response, "_fromEarlyHints", &resp_path)?.unwrap_or(false)
+        || opt_bool(e, "_fromEarlyHints", path)?.unwrap_or(false);
+    let cache_hit = (200..300).contains(&status) && status != 204 && (from_cache || nothing_on_wire) && !early_hints;
 
     let redirect = opt_str(response, "redirectURL", &resp_path)?.filter(|s| !s.is_empty()).map(str::to_string);
     let redirect = match redirect {
@@ -198,6 +204,7 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
         connect_ms: connect.unwrap_or(0.0),
         dns_ms: dns.unwrap_or(0.0),
         response_start_ms,
+        navigation: false,
     };
     Ok((pageref, raw))
 }

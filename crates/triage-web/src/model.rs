@@ -316,6 +316,11 @@ pub struct WebObject {
     pub recorded_start_ns: u64,
     /// Request duration in the recording (ns), 0 when unknown.
     pub recorded_duration_ns: u64,
+    /// The recording served this object from the browser's cache: it costs no network
+    /// (`wire_bytes` 0, `body_bytes` its content size) but still takes part in discovery and
+    /// paint. Import with [`crate::ImportOptions::keep_cache_hits`] to fetch it instead.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub from_cache: bool,
     /// The recording's connection id for the request (HAR `connection`: a string of digits is
     /// read as the number, any other string as its 64-bit FNV-1a hash; DevTools
     /// `response.connectionId`, where Chrome's 0 for "no connection" reads as `None`).

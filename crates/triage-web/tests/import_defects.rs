@@ -29,3 +29,117 @@ fn facebook_pixel_with_query_is_a_tracker() {
         assert_eq!(p.cats_level, 4, "{}", p.url);
     }
 }
+
+/// One DevTools event as JSON text.
+fn ev(method: &str, params: &str) -> String {
+    format!(r#"{{"method": "{method}", "params": {params}}}"#)
+}
+
+/// A request of a minimal DevTools log: requestWillBeSent, responseReceived (with `extra`
+/// response fields) and loadingFinished with `bytes` on the wire.
+#[allow(clippy::too_many_arguments)]
+fn request(
+    id: &str,
+    kind: &str,
+    url: &str,
+    t_s: f64,
+    mime: &str,
+    extra: &str,
+    bytes: u64,
+    initiator: &str,
+) -> Vec<String> {
+    vec![
+        ev(
+            "Network.requestWillBeSent",
+            &format!(
+                r#"{{"requestId": "{id}", "loaderId": "L1", "frameId": "F1", "type": "{kind}", "timestamp": {t_s},
+                "request": {{"url": "{url}", "method": "GET"}}, "initiator": {initiator}}}"#
+            ),
+        ),
+        ev(
+            "Network.responseReceived",
+            &format!(
+                r#"{{"requestId": "{id}", "type": "{kind}", "timestamp": {},
+                "response": {{"status": 200, "mimeType": "{mime}" {extra}}}}}"#,
+                t_s + 0.05
+            ),
+        ),
+        ev(
+            "Network.loadingFinished",
+            &format!(r#"{{"requestId": "{id}", "timestamp": {}, "encodedDataLength": {bytes}}}"#, t_s + 0.1),
+        ),
+    ]
+}
+
+fn log(events: Vec<Vec<String>>) -> String {
+    format!("[{}]", events.concat().join(",\n"))
+}
+
+/// Hand-written (no recording in ../shared has Early Hints): a stylesheet preloaded on an
+/// Early Hints response, which Chrome reports with `fromEarlyHints` beside `fromMemoryCache`
+/// and a `requestServedFromCache` event, is a network fetch, not a cache hit.
+#[test]
+fn early_hints_responses_are_network_fetches() {
+    let root = r#"{"type": "other"}"#;
+    let parser = r#"{"type": "parser", "url": "https://a.com/"}"#;
+    let mut css = request(
+        "2",
+        "Stylesheet",
+        "https://a.com/site.css",
+        10.01,
+        "text/css",
+        r#", "fromEarlyHints": true, "fromMemoryCache": true"#,
+        3000,
+        parser,
+    );
+    css.insert(1, ev("Network.requestServedFromCache", r#"{"requestId": "2"}"#));
+    let cached =
+        request("3", "Stylesheet", "https://a.com/old.css", 10.02, "text/css", r#", "fromDiskCache": true"#, 0, parser);
+    let text = log(vec![request("1", "Document", "https://a.com/", 10.0, "text/html", "", 5000, root), css, cached]);
+    let imp = import_str(&text, &ImportOptions::default()).unwrap();
+    let css = imp.page.objects().iter().find(|o| o.url.ends_with("/site.css")).unwrap();
+    assert_eq!(css.wire_bytes, 3000);
+    assert!(!css.from_cache);
+    // A real disk-cache hit still is one.
+    let old = imp.page.objects().iter().find(|o| o.url.ends_with("/old.css")).unwrap();
+    assert!(old.from_cache);
+
+    // The same in a HAR: `_transferSize` 0 with `fromEarlyHints`.
+    let har = r#"{"log": {"entries": [
+      {"startedDateTime": "2024-01-01T00:00:00.000Z", "time": 50, "request": {"method": "GET", "url": "https://a.com/"},
+       "response": {"status": 200, "content": {"size": 900, "mimeType": "text/html"}, "_transferSize": 1000}},
+      {"startedDateTime": "2024-01-01T00:00:00.010Z", "time": 50, "request": {"method": "GET", "url": "https://a.com/site.css"},
+       "response": {"status": 200, "content": {"size": 2900, "mimeType": "text/css"}, "_transferSize": 0,
+                    "fromEarlyHints": true}}]}}"#;
+    let imp = import_str(har, &ImportOptions::default()).unwrap();
+    let css = &imp.page.objects()[1];
+    assert_eq!((css.url.as_str(), css.wire_bytes, css.from_cache), ("https://a.com/site.css", 2900, false));
+}
+
+/// Real recording: bbc.com's DevTools HAR served its main document from the cache. The root
+/// is that document (kept as a zero-network object), never another object of the page.
+#[test]
+fn cached_main_document_stays_the_root() {
+    let imp = load("bbc.com.devtools.har");
+    let root = imp.page.get(imp.page.root());
+    assert_eq!(root.url, "http://www.bbc.com/");
+    assert_eq!((root.kind, root.from_cache, root.wire_bytes, root.body_bytes), (ContentType::Html, true, 0, 186_054));
+    assert!(!root.tracker && !root.third_party && root.cats_level == 0);
+    // Its stylesheets are still discovered by it and still hold the first paint back.
+    let css = imp.page.objects().iter().find(|o| o.url.ends_with("/orb/4/style/orb.min.css")).unwrap();
+    assert_eq!(css.parent, Some(imp.page.root()));
+    assert!(css.from_cache && css.blocks_first_paint());
+}
+
+/// Hand-written: a HAR whose navigation failed (status 0) is refused, naming the document,
+/// instead of promoting a later object to root.
+#[test]
+fn failed_navigation_is_refused() {
+    let har = r#"{"log": {"entries": [
+      {"startedDateTime": "2024-01-01T00:00:00.000Z", "time": 50, "request": {"method": "GET", "url": "https://a.com/"},
+       "response": {"status": 0, "content": {"size": 0, "mimeType": "text/html"}}},
+      {"startedDateTime": "2024-01-01T00:00:00.100Z", "time": 50, "request": {"method": "GET", "url": "https://t.com/p.gif"},
+       "response": {"status": 200, "content": {"size": 164, "mimeType": "image/gif"}, "_transferSize": 164}}]}}"#;
+    let err = import_str(har, &ImportOptions::default()).unwrap_err().to_string();
+    assert!(err.contains("navigation's document https://a.com/ was not loaded (failed)"), "{err}");
+}
