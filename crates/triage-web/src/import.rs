@@ -35,7 +35,9 @@ use serde_json::Value;
 use crate::classify::{self, ContentCategory, Essentialness};
 use crate::content;
 use crate::error::{FileError, WebError};
-use crate::model::{BrowserPriority, FetchPriority, HttpProtocol, ObjectId, Page, RenderBlocking, WebObject};
+use crate::model::{
+    BrowserPriority, ContentType, FetchPriority, HttpProtocol, ObjectId, Page, RenderBlocking, WebObject,
+};
 use crate::qoe::{Deliveries, Delivery};
 use crate::urlparts;
 
@@ -474,8 +476,7 @@ fn navigation_entry(entries: &[RawEntry]) -> Option<usize> {
         let scheme = urlparts::scheme(&e.url);
         (scheme == "http" || scheme == "https")
             && !e.method.eq_ignore_ascii_case("OPTIONS")
-            && (is_redirect(e)
-                || content::detect(&e.mime, e.resource_type.as_deref(), &e.url) == crate::model::ContentType::Html)
+            && (is_redirect(e) || content::detect(&e.mime, e.resource_type.as_deref(), &e.url) == ContentType::Html)
     };
     let mut order: Vec<usize> = (0..entries.len()).collect();
     order.sort_by(|&a, &b| entries[a].start_ms.total_cmp(&entries[b].start_ms));
@@ -492,6 +493,22 @@ fn navigation_entry(entries: &[RawEntry]) -> Option<usize> {
         }
     }
     Some(at)
+}
+
+/// Content type of an entry's object. An HTTP error response (4xx, 5xx) carries an error
+/// page whose MIME type (usually `text/html`) says nothing about what was requested: its type
+/// comes from the request's resource type, then the URL's extension, else `Other`, and it is
+/// never an HTML document unless it is the navigation (`is_root`).
+fn entry_kind(e: &RawEntry, is_root: bool) -> ContentType {
+    if e.status < 400 || is_root {
+        return content::detect(&e.mime, e.resource_type.as_deref(), &e.url);
+    }
+    e.resource_type
+        .as_deref()
+        .and_then(content::from_resource_type)
+        .or_else(|| content::from_extension(&e.url))
+        .filter(|k| *k != ContentType::Html)
+        .unwrap_or(ContentType::Other)
 }
 
 /// True for a redirect response (3xx with a target, or a redirect status).
@@ -629,7 +646,7 @@ pub fn build_page(
             continue;
         }
         let id = ObjectId(objects.len() as u32);
-        let kind = content::detect(&e.mime, e.resource_type.as_deref(), &e.url);
+        let kind = entry_kind(e, objects.is_empty());
         let over = |b: Option<u64>| b.is_some_and(|b| b > MAX_OBJECT_BYTES);
         count(Adjustment::SizeClamped, usize::from(over(e.wire_bytes) || over(e.body_bytes)));
         let clamp = |b: Option<u64>| b.map(|b| b.min(MAX_OBJECT_BYTES));

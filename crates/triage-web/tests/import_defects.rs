@@ -143,3 +143,42 @@ fn failed_navigation_is_refused() {
     let err = import_str(har, &ImportOptions::default()).unwrap_err().to_string();
     assert!(err.contains("navigation's document https://a.com/ was not loaded (failed)"), "{err}");
 }
+
+/// Hand-written (no recording in ../shared has an error response): a script answered with a
+/// 404 HTML error page is a script, an XHR answered with a 500 HTML page is `other`; neither
+/// becomes an essential HTML document. An error on the navigation itself stays its document.
+#[test]
+fn http_errors_are_typed_by_the_request_not_the_error_page() {
+    let har = r#"{"log": {"entries": [
+      {"startedDateTime": "2024-01-01T00:00:00.000Z", "time": 50, "request": {"method": "GET", "url": "https://a.com/"},
+       "response": {"status": 200, "content": {"size": 900, "mimeType": "text/html"}, "_transferSize": 1000}},
+      {"startedDateTime": "2024-01-01T00:00:00.100Z", "time": 50, "request": {"method": "GET", "url": "https://a.com/app.js"},
+       "_resourceType": "script",
+       "response": {"status": 404, "content": {"size": 500, "mimeType": "text/html"}, "_transferSize": 600}},
+      {"startedDateTime": "2024-01-01T00:00:00.200Z", "time": 50, "request": {"method": "GET", "url": "https://a.com/api/x"},
+       "_resourceType": "xhr",
+       "response": {"status": 503, "content": {"size": 400, "mimeType": "text/html"}, "_transferSize": 500}},
+      {"startedDateTime": "2024-01-01T00:00:00.300Z", "time": 50, "request": {"method": "GET", "url": "https://a.com/gone.png"},
+       "response": {"status": 410, "content": {"size": 300, "mimeType": "text/html"}, "_transferSize": 400}}]}}"#;
+    let imp = import_str(har, &ImportOptions::default()).unwrap();
+    let kinds: Vec<_> = imp.page.objects().iter().map(|o| (o.kind, o.category)).collect();
+    use triage_web::ContentCategory as C;
+    assert_eq!(
+        kinds,
+        vec![
+            (ContentType::Html, C::Html),
+            (ContentType::Js, C::JavaScript),
+            (ContentType::Other, C::Others),
+            (ContentType::Image, C::Images)
+        ]
+    );
+    assert!(imp.page.objects()[1..]
+        .iter()
+        .all(|o| o.essential != triage_web::Essentialness::Essential || o.kind == ContentType::Js));
+    // A 500 on the navigation is still the page's document.
+    let nav_error = r#"{"log": {"entries": [
+      {"startedDateTime": "2024-01-01T00:00:00.000Z", "time": 50, "request": {"method": "GET", "url": "https://a.com/"},
+       "response": {"status": 500, "content": {"size": 900, "mimeType": "text/html"}, "_transferSize": 1000}}]}}"#;
+    let imp = import_str(nav_error, &ImportOptions::default()).unwrap();
+    assert_eq!(imp.page.objects()[0].kind, ContentType::Html);
+}
