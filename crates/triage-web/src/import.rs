@@ -666,7 +666,7 @@ pub fn build_page(
             id,
             url: e.url.clone(),
             origin: urlparts::origin(&e.url),
-            third_party: urlparts::site(&urlparts::host(&e.url)) != root_site,
+            third_party: !urlparts::same_owner(&urlparts::site(&urlparts::host(&e.url)), &root_site),
             kind,
             mime: e.mime.split(';').next().unwrap_or("").trim().to_string(),
             wire_bytes: wire,

@@ -182,3 +182,26 @@ fn http_errors_are_typed_by_the_request_not_the_error_page() {
     let imp = import_str(nav_error, &ImportOptions::default()).unwrap();
     assert_eq!(imp.page.objects()[0].kind, ContentType::Html);
 }
+
+/// Real recording: bbc.com serves its main stylesheets from static.bbci.co.uk, the same
+/// owner's CDN: first party, render-blocking, CATS level 0. Hand-written: the same for
+/// nytimes.com's a1.nyt.com stylesheet.
+#[test]
+fn own_cdn_is_first_party() {
+    let imp = load_with("bbc.com.devtools.har", &ImportOptions { keep_cache_hits: true, ..Default::default() });
+    let css = imp.page.objects().iter().find(|o| o.url.ends_with("/orb/4/style/orb.min.css")).unwrap();
+    assert!(css.url.starts_with("http://static.bbci.co.uk/"));
+    assert_eq!((css.third_party, css.cats_level), (false, 0));
+    let krux = imp.page.objects().iter().find(|o| o.url.contains("cdn.krxd.net")).unwrap();
+    assert!(krux.third_party);
+
+    let har = r#"{"log": {"entries": [
+      {"startedDateTime": "2024-01-01T00:00:00.000Z", "time": 50, "request": {"method": "GET", "url": "https://www.nytimes.com/"},
+       "response": {"status": 200, "content": {"size": 900, "mimeType": "text/html"}, "_transferSize": 1000}},
+      {"startedDateTime": "2024-01-01T00:00:00.100Z", "time": 50, "request": {"method": "GET", "url": "https://a1.nyt.com/assets/homepage/global.css"},
+       "_initiator": "https://www.nytimes.com/", "_priority": "VeryHigh",
+       "response": {"status": 200, "content": {"size": 500, "mimeType": "text/css"}, "_transferSize": 600}}]}}"#;
+    let imp = import_str(har, &ImportOptions::default()).unwrap();
+    let css = &imp.page.objects()[1];
+    assert_eq!((css.third_party, css.cats_level, css.blocks_first_paint()), (false, 0, true));
+}
