@@ -181,6 +181,8 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                     start_ms: ts * 1000.0,
                     skip: preflight.then_some(SkipReason::CorsPreflight),
                     navigation: starts_page,
+                    initiator_type: initiator.and_then(|o| o.get("type")).and_then(Value::as_str).map(str::to_string),
+                    subframe: frame.is_some() && main_frame.is_some() && frame != main_frame,
                     ..RawEntry::default()
                 };
                 by_id.insert(rid, reqs.len());

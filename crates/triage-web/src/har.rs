@@ -143,6 +143,18 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
         };
     }
 
+    let initiator_type =
+        opt_str(e, "_initiator_type", path)?.map(str::to_string).or_else(|| match e.get("_initiator") {
+            Some(Value::Object(o)) => o.get("type").and_then(Value::as_str).map(str::to_string),
+            _ => match e.get("_initiator_detail") {
+                Some(Value::String(s)) => serde_json::from_str::<Value>(s)
+                    .ok()
+                    .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_string)),
+                Some(Value::Object(o)) => o.get("type").and_then(Value::as_str).map(str::to_string),
+                _ => None,
+            },
+        });
+
     let started = opt_str(e, "startedDateTime", path)?;
     let start_ms = match started {
         Some(s) => parse_iso_ms(s).ok_or_else(|| WebError::Field {
@@ -205,6 +217,8 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
         dns_ms: dns.unwrap_or(0.0),
         response_start_ms,
         navigation: false,
+        initiator_type,
+        subframe: false,
     };
     Ok((pageref, raw))
 }

@@ -238,6 +238,11 @@ pub struct RawEntry {
     pub skip: Option<SkipReason>,
     /// Values the parser could not take as they were.
     pub adjusted: Adjusted,
+    /// How the request was initiated (`parser`, `script`, `preload`, `other`, ...), DevTools
+    /// `initiator.type`, HAR `_initiator_type` or the `_initiator` object's `type`.
+    pub initiator_type: Option<String>,
+    /// The request was made by a frame other than the page's main frame (an iframe).
+    pub subframe: bool,
     /// The request that started the page's navigation (DevTools: the main frame's first
     /// `Document` request of the page); HAR entries leave it false.
     pub navigation: bool,
@@ -511,6 +516,41 @@ fn entry_kind(e: &RawEntry, is_root: bool) -> ContentType {
         .unwrap_or(ContentType::Other)
 }
 
+/// Whether an object blocks the first paint, by the rule of Lighthouse's Lantern FCP graph
+/// (`lantern/metrics/FirstContentfulPaint.js`, optimistic graph: a network node counts when
+/// `hasRenderBlockingPriority()` and its initiator is not a script;
+/// `lantern/graph/NetworkNode.js`: priority VeryHigh, or High for a script or document):
+///
+/// - a stylesheet at `VeryHigh`, a script at `High`/`VeryHigh`, is `Blocking`; with no
+///   recorded priority, a stylesheet the root document found (unless recorded non-blocking)
+///   and a script the root found that the recording marks blocking;
+/// - unless a script inserted it (`initiator.type == "script"`) or it is in an iframe;
+/// - everything else (`Medium` in-body scripts, print stylesheets, images, fonts, XHRs) does
+///   not block. A recorded `non_blocking` (HAR `_renderBlocking`) is kept; a recorded
+///   `blocking`/`in_body_parser_blocking` only where the rule above agrees.
+fn render_blocking(e: &RawEntry, kind: ContentType, in_subframe: bool, from_root: bool) -> RenderBlocking {
+    use BrowserPriority as P;
+    if e.render_blocking == Some(RenderBlocking::NonBlocking)
+        || in_subframe
+        || e.initiator_type.as_deref().is_some_and(|t| t.eq_ignore_ascii_case("script"))
+    {
+        return RenderBlocking::NonBlocking;
+    }
+    let recorded_blocking = e.render_blocking.is_some_and(RenderBlocking::blocks_first_paint);
+    let blocking = match (kind, e.priority) {
+        (ContentType::Css, Some(P::VeryHigh)) => true,
+        (ContentType::Css, None) => from_root && (e.render_blocking.is_none() || recorded_blocking),
+        (ContentType::Js, Some(P::High | P::VeryHigh)) => true,
+        (ContentType::Js, None) => from_root && recorded_blocking,
+        _ => false,
+    };
+    if blocking {
+        RenderBlocking::Blocking
+    } else {
+        RenderBlocking::NonBlocking
+    }
+}
+
 /// True for a redirect response (3xx with a target, or a redirect status).
 fn is_redirect(e: &RawEntry) -> bool {
     e.redirect_to.is_some() || matches!(e.status, 301 | 302 | 303 | 307 | 308)
@@ -609,6 +649,7 @@ pub fn build_page(
     let mut placed: BTreeMap<String, ObjectId> = BTreeMap::new();
     let mut standin: BTreeMap<String, ObjectId> = BTreeMap::new();
     let mut objects: Vec<WebObject> = Vec::new();
+    let mut subframe: Vec<bool> = Vec::new();
 
     let resolve = |url: &str, placed: &BTreeMap<String, ObjectId>, standin: &BTreeMap<String, ObjectId>| {
         let mut u = url;
@@ -646,6 +687,14 @@ pub fn build_page(
             continue;
         }
         let id = ObjectId(objects.len() as u32);
+        // In an iframe: the log says so, or its discovery parent is a document other than
+        // the root, or is itself in an iframe.
+        let in_subframe = e.subframe
+            || parent.is_some_and(|p| {
+                let po: &WebObject = &objects[p.index()];
+                subframe[p.index()] || (p != ObjectId(0) && po.kind == ContentType::Html)
+            });
+        subframe.push(in_subframe);
         let kind = entry_kind(e, objects.is_empty());
         let over = |b: Option<u64>| b.is_some_and(|b| b > MAX_OBJECT_BYTES);
         count(Adjustment::SizeClamped, usize::from(over(e.wire_bytes) || over(e.body_bytes)));
@@ -673,7 +722,7 @@ pub fn build_page(
             body_bytes: body_bytes.filter(|b| *b > 0).or(wire_bytes).unwrap_or(wire),
             browser_priority: e.priority,
             fetch_priority: FetchPriority::Auto,
-            render_blocking: e.render_blocking,
+            render_blocking: Some(render_blocking(e, kind, in_subframe, parent == Some(ObjectId(0)))),
             parent,
             cats_level: 0,
             category: ContentCategory::Others,

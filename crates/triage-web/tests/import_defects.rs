@@ -205,3 +205,47 @@ fn own_cdn_is_first_party() {
     let css = &imp.page.objects()[1];
     assert_eq!((css.third_party, css.cats_level, css.blocks_first_paint()), (false, 0, true));
 }
+
+/// Real recordings, Lantern's FCP rule: paulirish.com's three parser-inserted scripts at
+/// Medium priority (modernizr, ender, octopress) and its Medium Google Fonts stylesheet, and
+/// squoosh.app's High-priority scripts that a script inserted, do not block first paint;
+/// ferguson.com's stylesheets and scripts parsed inside the Kampyle form iframe do not
+/// either, while its head stylesheets and AppDynamics' High head script still do.
+#[test]
+fn render_blocking_follows_lantern() {
+    let blocking = |imp: &Import| -> Vec<String> {
+        imp.page.objects().iter().skip(1).filter(|o| o.blocks_first_paint()).map(|o| o.url.clone()).collect()
+    };
+    let paul = load("paulirish.com.devtoolslog.json");
+    assert_eq!(blocking(&paul), Vec::<String>::new());
+    let modernizr = paul.page.objects().iter().find(|o| o.url.ends_with("/modernizr-2.0.js")).unwrap();
+    assert_eq!(modernizr.render_blocking, Some(triage_web::RenderBlocking::NonBlocking));
+    let squoosh = load("squoosh.app.devtoolslog.json");
+    assert_eq!(blocking(&squoosh), Vec::<String>::new());
+
+    let ferg = load("ferguson.com.har");
+    let b = blocking(&ferg);
+    assert!(b.iter().all(|u| !u.contains("kampyle.com")), "{b:?}");
+    assert!(b.iter().any(|u| u.starts_with("https://cdn.appdynamics.com/adrum/")));
+    assert_eq!(b.len(), 9, "{b:?}");
+    assert_eq!(ferg.page.objects().iter().filter(|o| o.kind == ContentType::Css && o.blocks_first_paint()).count(), 8);
+
+    // Hand-written: a High script a script inserted, a Medium in-body script, and a script in
+    // an iframe (DevTools frameId of a subframe) do not block; a High head script does.
+    let parser = r#"{"type": "parser", "url": "https://a.com/"}"#;
+    let by_script = r#"{"type": "script", "url": "https://a.com/head.js"}"#;
+    let mut ev = vec![
+        request("1", "Document", "https://a.com/", 1.0, "text/html", "", 5000, r#"{"type": "other"}"#),
+        request("2", "Script", "https://a.com/head.js", 1.1, "text/javascript", "", 900, parser),
+        request("3", "Script", "https://a.com/inserted.js", 1.2, "text/javascript", "", 900, by_script),
+        request("4", "Script", "https://a.com/body.js", 1.3, "text/javascript", "", 900, parser),
+        request("5", "Script", "https://a.com/frame.js", 1.4, "text/javascript", "", 900, parser),
+    ];
+    let prio = ["VeryHigh", "High", "High", "Medium", "High"];
+    for (i, r) in ev.iter_mut().enumerate() {
+        r[0] = r[0].replace(r#""method": "GET"}"#, &format!(r#""method": "GET", "initialPriority": "{}"}}"#, prio[i]));
+    }
+    ev[4][0] = ev[4][0].replace(r#""frameId": "F1""#, r#""frameId": "F2""#);
+    let imp = import_str(&log(ev), &ImportOptions::default()).unwrap();
+    assert_eq!(blocking(&imp), vec!["https://a.com/head.js".to_string()]);
+}
