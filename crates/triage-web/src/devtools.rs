@@ -12,6 +12,11 @@
 //! (the first document's frame, or any frame that
 //! `Page.frameAttached`/`frameNavigated` never gives a parent) starts a page (`page_1`,
 //! `page_2`, ... in log order); later requests (including iframes') belong to the latest page.
+//! Out-of-process iframes (site isolation) run in targets of their own: a
+//! `Target.attachedToTarget` of type `iframe` names their session (events carry `sessionId`)
+//! and frame (its `targetId`); documents in such a session, in a frame so named, or in any
+//! session other than the main frame's first document never start a page, so an OOPIF's
+//! requests stay with the page that embeds them and are marked as in a subframe.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -63,6 +68,11 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
     // Frames that have a parent (iframes), from Page.frameAttached / Page.frameNavigated
     // anywhere in the log: their documents never start a page.
     let mut child_frames: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    // Sessions of out-of-process iframes (`Target.attachedToTarget` with `targetInfo.type`
+    // "iframe"): their requests belong to the page that embeds them.
+    let mut iframe_sessions: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    // The session of the main frame's first document (`None`: events without a session).
+    let mut main_session: Option<Option<String>> = None;
     for ev in events {
         let msg = ev.get("message").and_then(|m| m.get("message").or(Some(m))).unwrap_or(ev);
         let params = msg.get("params");
@@ -82,6 +92,19 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                     frame.and_then(|f| f.get("parentId")).and_then(Value::as_str),
                 ) {
                     child_frames.insert(f.to_string());
+                }
+            }
+            Some("Target.attachedToTarget") => {
+                // An out-of-process iframe's target: its events carry this session id.
+                let session = params.and_then(|p| p.get("sessionId")).and_then(Value::as_str);
+                let info = params.and_then(|p| p.get("targetInfo"));
+                let kind = info.and_then(|t| t.get("type")).and_then(Value::as_str);
+                if let (Some(sid), Some("iframe")) = (session, kind) {
+                    iframe_sessions.insert(sid.to_string());
+                    if let Some(t) = info.and_then(|t| t.get("targetId")).and_then(Value::as_str) {
+                        // An OOPIF's target id is its frame id.
+                        child_frames.insert(t.to_string());
+                    }
                 }
             }
             _ => {}
@@ -149,10 +172,16 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                 let frame = opt_str(params, "frameId", &ppath)?.map(str::to_string);
                 let loader = opt_str(params, "loaderId", &ppath)?.map(str::to_string);
                 let is_doc = kind.as_deref() == Some("Document");
-                if is_doc && main_frame.is_none() {
+                let session = ev.get("sessionId").and_then(Value::as_str).map(str::to_string);
+                let in_iframe_session = session.as_ref().is_some_and(|s| iframe_sessions.contains(s));
+                if is_doc && main_frame.is_none() && !in_iframe_session {
                     main_frame = frame.clone();
+                    main_session = Some(session.clone());
                 }
-                let top_level = frame == main_frame || frame.as_ref().is_some_and(|f| !child_frames.contains(f));
+                let other_session = main_session.as_ref().is_some_and(|m| *m != session);
+                let top_level = !in_iframe_session
+                    && !other_session
+                    && (frame == main_frame || frame.as_ref().is_some_and(|f| !child_frames.contains(f)));
                 let starts_page = is_doc && top_level && loader.is_some() && loader != current_loader;
                 if starts_page {
                     current_loader = loader.clone();
@@ -182,7 +211,7 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                     skip: preflight.then_some(SkipReason::CorsPreflight),
                     navigation: starts_page,
                     initiator_type: initiator.and_then(|o| o.get("type")).and_then(Value::as_str).map(str::to_string),
-                    subframe: frame.is_some() && main_frame.is_some() && frame != main_frame,
+                    subframe: in_iframe_session || (frame.is_some() && main_frame.is_some() && frame != main_frame),
                     ..RawEntry::default()
                 };
                 by_id.insert(rid, reqs.len());

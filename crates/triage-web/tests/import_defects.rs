@@ -249,3 +249,43 @@ fn render_blocking_follows_lantern() {
     let imp = import_str(&log(ev), &ImportOptions::default()).unwrap();
     assert_eq!(blocking(&imp), vec!["https://a.com/head.js".to_string()]);
 }
+
+/// Hand-written (the recordings in ../shared have no out-of-process iframe): a page embeds a
+/// cross-site iframe that Chrome runs in its own target. Its events carry the iframe target's
+/// `sessionId`, and no `Page.frameAttached` in the page's session names its frame. The
+/// iframe's document and its script belong to the page (one page, not two), in a subframe.
+#[test]
+fn out_of_process_iframes_stay_in_their_page() {
+    let root = r#"{"type": "other"}"#;
+    let parser = r#"{"type": "parser", "url": "https://a.com/"}"#;
+    let in_frame = r#"{"type": "parser", "url": "https://ads.b.com/frame.html"}"#;
+    let with_session = |reqs: Vec<String>, sid: &str| -> Vec<String> {
+        reqs.into_iter().map(|e| format!(r#"{}, "sessionId": "{sid}"}}"#, e.strip_suffix('}').unwrap())).collect()
+    };
+    let mut frame_doc = request("10", "Document", "https://ads.b.com/frame.html", 1.2, "text/html", "", 2000, parser);
+    for e in &mut frame_doc {
+        *e = e.replace(r#""loaderId": "L1", "frameId": "F1""#, r#""loaderId": "L9", "frameId": "F9""#);
+    }
+    let mut frame_js = request("11", "Script", "https://ads.b.com/ad.js", 1.3, "text/javascript", "", 700, in_frame);
+    for e in &mut frame_js {
+        *e = e.replace(r#""loaderId": "L1", "frameId": "F1""#, r#""loaderId": "L9", "frameId": "F9""#);
+    }
+    let attach = vec![ev(
+        "Target.attachedToTarget",
+        r#"{"sessionId": "S9", "targetInfo": {"targetId": "F9", "type": "iframe", "url": ""}, "waitingForDebugger": false}"#,
+    )];
+    let events = vec![
+        request("1", "Document", "https://a.com/", 1.0, "text/html", "", 5000, root),
+        request("2", "Stylesheet", "https://a.com/site.css", 1.05, "text/css", "", 800, parser),
+        attach,
+        with_session(frame_doc, "S9"),
+        with_session(frame_js, "S9"),
+    ];
+    let imp = import_str(&log(events), &ImportOptions::default()).unwrap();
+    assert_eq!(imp.pages.len(), 1, "{:?}", imp.pages);
+    assert_eq!(imp.page.len(), 4);
+    let frame = imp.page.objects().iter().find(|o| o.url.ends_with("/frame.html")).unwrap();
+    let ad = imp.page.objects().iter().find(|o| o.url.ends_with("/ad.js")).unwrap();
+    assert_eq!((frame.parent, ad.parent), (Some(imp.page.root()), Some(frame.id)));
+    assert!(!frame.blocks_first_paint() && !ad.blocks_first_paint());
+}
