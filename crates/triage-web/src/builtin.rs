@@ -68,6 +68,13 @@ pub fn object(id: u32, parent: Option<u32>, url: &str, kind: ContentType, bytes:
         tracker: false,
         recorded_start_ns: 0,
         recorded_duration_ns: 0,
+        from_cache: false,
+        connection_id: None,
+        protocol: None,
+        server_wait_ns: 0,
+        recorded_connect_ns: 0,
+        recorded_dns_ns: 0,
+        recorded_response_start_ns: 0,
         reliability: None,
     }
 }

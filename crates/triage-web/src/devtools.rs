@@ -7,10 +7,16 @@
 //! Requests are rebuilt from `Network.requestWillBeSent` (a repeat with `redirectResponse`
 //! ends the previous hop as a redirect), `responseReceived`, `dataReceived`,
 //! `resourceChangedPriority`, `requestServedFromCache`, `loadingFinished` and
-//! `loadingFailed`. Pages: a `Document` request with a new `loaderId` in a top-level frame
+//! `loadingFailed`. A response with `fromEarlyHints` (a resource the browser preloaded on an
+//! Early Hints 103 response, RFC 8297) is a network fetch, never a cache hit. Pages: a `Document` request with a new `loaderId` in a top-level frame
 //! (the first document's frame, or any frame that
 //! `Page.frameAttached`/`frameNavigated` never gives a parent) starts a page (`page_1`,
 //! `page_2`, ... in log order); later requests (including iframes') belong to the latest page.
+//! Out-of-process iframes (site isolation) run in targets of their own: a
+//! `Target.attachedToTarget` of type `iframe` names their session (events carry `sessionId`)
+//! and frame (its `targetId`); documents in such a session, in a frame so named, or in any
+//! session other than the main frame's first document never start a page, so an OOPIF's
+//! requests stay with the page that embeds them and are marked as in a subframe.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -20,7 +26,7 @@ use serde_json::{Map, Value};
 use crate::error::WebError;
 use crate::import::{RawEntry, RawPage, SkipReason, SourceFormat};
 use crate::json::{initiator_object_url, opt_bool, opt_bytes, opt_num, opt_obj, opt_str, req_obj, req_str, wrong};
-use crate::model::BrowserPriority;
+use crate::model::{BrowserPriority, HttpProtocol};
 
 #[derive(Default)]
 struct Req {
@@ -31,6 +37,9 @@ struct Req {
     data_encoded: u64,
     header_bytes: Option<u64>,
     end_s: Option<f64>,
+    /// The response came from an Early Hints (103) preload: a network fetch, whatever cache
+    /// flag or `requestServedFromCache` event comes with it.
+    early_hints: bool,
 }
 
 /// Parses a DevTools or performance log into pages of raw entries.
@@ -59,6 +68,11 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
     // Frames that have a parent (iframes), from Page.frameAttached / Page.frameNavigated
     // anywhere in the log: their documents never start a page.
     let mut child_frames: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    // Sessions of out-of-process iframes (`Target.attachedToTarget` with `targetInfo.type`
+    // "iframe"): their requests belong to the page that embeds them.
+    let mut iframe_sessions: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    // The session of the main frame's first document (`None`: events without a session).
+    let mut main_session: Option<Option<String>> = None;
     for ev in events {
         let msg = ev.get("message").and_then(|m| m.get("message").or(Some(m))).unwrap_or(ev);
         let params = msg.get("params");
@@ -78,6 +92,19 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                     frame.and_then(|f| f.get("parentId")).and_then(Value::as_str),
                 ) {
                     child_frames.insert(f.to_string());
+                }
+            }
+            Some("Target.attachedToTarget") => {
+                // An out-of-process iframe's target: its events carry this session id.
+                let session = params.and_then(|p| p.get("sessionId")).and_then(Value::as_str);
+                let info = params.and_then(|p| p.get("targetInfo"));
+                let kind = info.and_then(|t| t.get("type")).and_then(Value::as_str);
+                if let (Some(sid), Some("iframe")) = (session, kind) {
+                    iframe_sessions.insert(sid.to_string());
+                    if let Some(t) = info.and_then(|t| t.get("targetId")).and_then(Value::as_str) {
+                        // An OOPIF's target id is its frame id.
+                        child_frames.insert(t.to_string());
+                    }
                 }
             }
             _ => {}
@@ -145,11 +172,18 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                 let frame = opt_str(params, "frameId", &ppath)?.map(str::to_string);
                 let loader = opt_str(params, "loaderId", &ppath)?.map(str::to_string);
                 let is_doc = kind.as_deref() == Some("Document");
-                if is_doc && main_frame.is_none() {
+                let session = ev.get("sessionId").and_then(Value::as_str).map(str::to_string);
+                let in_iframe_session = session.as_ref().is_some_and(|s| iframe_sessions.contains(s));
+                if is_doc && main_frame.is_none() && !in_iframe_session {
                     main_frame = frame.clone();
+                    main_session = Some(session.clone());
                 }
-                let top_level = frame == main_frame || frame.as_ref().is_some_and(|f| !child_frames.contains(f));
-                if is_doc && top_level && loader.is_some() && loader != current_loader {
+                let other_session = main_session.as_ref().is_some_and(|m| *m != session);
+                let top_level = !in_iframe_session
+                    && !other_session
+                    && (frame == main_frame || frame.as_ref().is_some_and(|f| !child_frames.contains(f)));
+                let starts_page = is_doc && top_level && loader.is_some() && loader != current_loader;
+                if starts_page {
                     current_loader = loader.clone();
                     pages.push(RawPage {
                         id: format!("page_{}", pages.len() + 1),
@@ -175,6 +209,9 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                     referer,
                     start_ms: ts * 1000.0,
                     skip: preflight.then_some(SkipReason::CorsPreflight),
+                    navigation: starts_page,
+                    initiator_type: initiator.and_then(|o| o.get("type")).and_then(Value::as_str).map(str::to_string),
+                    subframe: in_iframe_session || (frame.is_some() && main_frame.is_some() && frame != main_frame),
                     ..RawEntry::default()
                 };
                 by_id.insert(rid, reqs.len());
@@ -187,6 +224,7 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                 r.entry.status = opt_num(resp, "status", &rp)?.unwrap_or(0.0) as i64;
                 r.entry.mime = opt_str(resp, "mimeType", &rp)?.unwrap_or("").to_string();
                 r.header_bytes = opt_bytes(resp, "encodedDataLength", &rp, &mut r.entry.adjusted)?;
+                r.early_hints = opt_bool(resp, "fromEarlyHints", &rp)?.unwrap_or(false);
                 if opt_bool(resp, "fromDiskCache", &rp)?.unwrap_or(false)
                     || opt_bool(resp, "fromPrefetchCache", &rp)?.unwrap_or(false)
                     || opt_bool(resp, "fromMemoryCache", &rp)?.unwrap_or(false)
@@ -195,6 +233,31 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                 }
                 if r.entry.resource_type.is_none() {
                     r.entry.resource_type = opt_str(params, "type", &ppath)?.map(str::to_string);
+                }
+                r.entry.protocol = opt_str(resp, "protocol", &rp)?.and_then(HttpProtocol::parse);
+                r.entry.connection_id =
+                    opt_num(resp, "connectionId", &rp)?.filter(|c| c.is_finite() && *c >= 1.0).map(|c| c as u64);
+                let event_ms = opt_num(params, "timestamp", &ppath)?.map(|t| t * 1000.0);
+                r.entry.response_start_ms = event_ms;
+                if let Some(t) = opt_obj(resp, "timing", &rp)? {
+                    let tp = format!("{rp}.timing");
+                    // Offsets in ms from `requestTime` (s); -1 means "did not happen".
+                    let at = |name: &str| -> Result<Option<f64>, WebError> {
+                        Ok(opt_num(t, name, &tp)?.filter(|v| v.is_finite() && *v >= 0.0))
+                    };
+                    let span = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                        (Some(a), Some(b)) if b > a => b - a,
+                        _ => 0.0,
+                    };
+                    let (dns_start, dns_end) = (at("dnsStart")?, at("dnsEnd")?);
+                    let (connect_start, connect_end) = (at("connectStart")?, at("connectEnd")?);
+                    let (send_end, headers_end) = (at("sendEnd")?, at("receiveHeadersEnd")?);
+                    r.entry.dns_ms = span(dns_start, dns_end);
+                    r.entry.connect_ms = span(connect_start, connect_end);
+                    r.entry.server_wait_ms = span(send_end, headers_end);
+                    if let (Some(base), Some(h)) = (opt_num(t, "requestTime", &tp)?.filter(|v| *v > 0.0), headers_end) {
+                        r.entry.response_start_ms = Some(base * 1000.0 + h);
+                    }
                 }
             }
             "Network.dataReceived" => {
@@ -234,6 +297,9 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
 
     let mut loose = 0;
     for mut r in reqs {
+        if r.early_hints && r.entry.skip == Some(SkipReason::CacheHit) {
+            r.entry.skip = None;
+        }
         if !r.finished && r.entry.skip.is_none() {
             r.entry.skip = Some(SkipReason::Unfinished);
         }

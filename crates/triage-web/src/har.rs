@@ -5,7 +5,8 @@
 //! `_initialPriority`; DevTools and WebPageTest names), `_resourceType`, `_renderBlocking`,
 //! `_transferSize`, WebPageTest's `_bytesIn`, `_initiator` (a URL string, or an object with
 //! `url`/`stack`), `_initiator_detail` (the same object, often as a JSON string), and
-//! `response.fromDiskCache` / `_fromCache` / `_was_cached`. Entries are grouped by `pageref`
+//! `response.fromDiskCache` / `_fromCache` / `_was_cached` (cache hits, unless `fromEarlyHints` /
+//! `_fromEarlyHints` says an Early Hints preload fetched it). Entries are grouped by `pageref`
 //! against `log.pages`; with no pages, every entry belongs to one page `page_1`.
 
 use serde_json::{Map, Value};
@@ -16,7 +17,7 @@ use crate::json::{
     initiator_object_url, opt_arr, opt_bool, opt_bytes, opt_num, opt_obj, opt_str, parse_iso_ms, req_obj, req_str,
     wrong,
 };
-use crate::model::{BrowserPriority, RenderBlocking};
+use crate::model::{BrowserPriority, HttpProtocol, RenderBlocking};
 
 /// Parses a HAR into pages of raw entries; also returns the number of entries that belong to
 /// no page (a `pageref` naming no page when the file has several).
@@ -102,7 +103,12 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
     // DevTools writes cache hits as a 2xx with nothing transferred.
     let nothing_on_wire = transfer == Some(0)
         || (transfer.is_none() && bytes_in.is_none() && body_size == Some(0) && content_size.unwrap_or(0) > 0);
-    let cache_hit = (200..300).contains(&status) && status != 204 && (from_cache || nothing_on_wire);
+    // A resource preloaded on an Early Hints (103) response (RFC 8297) was fetched over the
+    // network, though Chrome reports it as served from its preload cache.
+    let early_hints = opt_bool(response, "fromEarlyHints", &resp_path)?.unwrap_or(false)
+        || opt_bool(response, "_fromEarlyHints", &resp_path)?.unwrap_or(false)
+        || opt_bool(e, "_fromEarlyHints", path)?.unwrap_or(false);
+    let cache_hit = (200..300).contains(&status) && status != 204 && (from_cache || nothing_on_wire) && !early_hints;
 
     let redirect = opt_str(response, "redirectURL", &resp_path)?.filter(|s| !s.is_empty()).map(str::to_string);
     let redirect = match redirect {
@@ -137,6 +143,18 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
         };
     }
 
+    let initiator_type =
+        opt_str(e, "_initiator_type", path)?.map(str::to_string).or_else(|| match e.get("_initiator") {
+            Some(Value::Object(o)) => o.get("type").and_then(Value::as_str).map(str::to_string),
+            _ => match e.get("_initiator_detail") {
+                Some(Value::String(s)) => serde_json::from_str::<Value>(s)
+                    .ok()
+                    .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_string)),
+                Some(Value::Object(o)) => o.get("type").and_then(Value::as_str).map(str::to_string),
+                _ => None,
+            },
+        });
+
     let started = opt_str(e, "startedDateTime", path)?;
     let start_ms = match started {
         Some(s) => parse_iso_ms(s).ok_or_else(|| WebError::Field {
@@ -147,6 +165,33 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
     };
     // Checked (negative, non-finite, over a day: counted) by import::build_page.
     let duration_ms = opt_num(e, "time", path)?.unwrap_or(0.0);
+
+    let protocol =
+        opt_str(e, "_protocol", path)?
+            .and_then(HttpProtocol::parse)
+            .or(opt_str(response, "httpVersion", &resp_path)?.and_then(HttpProtocol::parse));
+    let connection_id = match e.get("connection") {
+        Some(Value::String(s)) if !s.trim().is_empty() => Some(connection_number(s.trim())),
+        Some(Value::Number(n)) => n.as_u64(),
+        _ => None,
+    };
+    // HAR 1.2 timings: -1 (or absent) means "does not apply"; `connect` includes `ssl`.
+    let tpath = format!("{path}.timings");
+    let timings = opt_obj(e, "timings", path)?;
+    let timing = |name: &str| -> Result<Option<f64>, WebError> {
+        Ok(match timings {
+            Some(t) => opt_num(t, name, &tpath)?.filter(|v| v.is_finite() && *v >= 0.0),
+            None => None,
+        })
+    };
+    let (blocked, dns, connect, send, wait) =
+        (timing("blocked")?, timing("dns")?, timing("connect")?, timing("send")?, timing("wait")?);
+    let response_start_ms = match (started, wait) {
+        (Some(_), Some(w)) => Some(
+            start_ms + blocked.unwrap_or(0.0) + dns.unwrap_or(0.0) + connect.unwrap_or(0.0) + send.unwrap_or(0.0) + w,
+        ),
+        _ => None,
+    };
 
     let raw = RawEntry {
         url,
@@ -165,6 +210,15 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
         duration_ms,
         skip: if cache_hit { Some(SkipReason::CacheHit) } else { None },
         adjusted,
+        connection_id,
+        protocol,
+        server_wait_ms: wait.unwrap_or(0.0),
+        connect_ms: connect.unwrap_or(0.0),
+        dns_ms: dns.unwrap_or(0.0),
+        response_start_ms,
+        navigation: false,
+        initiator_type,
+        subframe: false,
     };
     Ok((pageref, raw))
 }
@@ -182,4 +236,14 @@ fn header(obj: &Map<String, Value>, name: &str, path: &str) -> Result<Option<Str
         }
     }
     Ok(None)
+}
+
+/// A HAR `connection` value as a number: a string of digits (Chrome, WebPageTest) is that
+/// number; any other string (an address and port, a hex id) its 64-bit FNV-1a hash, stable
+/// across runs and platforms.
+fn connection_number(s: &str) -> u64 {
+    if let Ok(n) = s.parse::<u64>() {
+        return n;
+    }
+    s.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }

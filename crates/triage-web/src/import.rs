@@ -6,10 +6,18 @@
 //! turns the chosen page's entries into objects:
 //!
 //! - Entries that are not a network fetch of a page object are skipped and counted by
-//!   [`SkipReason`]: redirects (the target is kept), `data:` and other non-HTTP URLs, cache
-//!   hits (unless [`ImportOptions::keep_cache_hits`]), 304s, failed or unfinished requests,
-//!   CORS preflights, and entries of other pages.
-//! - The root is the first kept HTML document (after redirects), else the first kept entry.
+//!   [`SkipReason`]: redirects (the target is kept), `data:` and other non-HTTP URLs, 304s,
+//!   failed or unfinished requests, CORS preflights, and entries of other pages.
+//! - Cache hits stay in the page as zero-network objects ([`WebObject::from_cache`],
+//!   `wire_bytes` 0): they still discover their children and hold paint back, at no network
+//!   cost. [`ImportOptions::keep_cache_hits`] fetches them instead, sized by their content
+//!   (a cold load). A response from an Early Hints preload is a network fetch.
+//! - The root is the navigation's document: the DevTools log's main-frame `Document` request
+//!   that started the page, or in a HAR the earliest HTML document (or redirect), followed
+//!   through its redirects. When that document has no usable response (failed, unfinished)
+//!   the import fails rather than promote another object to root; a file with no HTML
+//!   document and no redirect at all (a capture of one image or API call) is rooted at its
+//!   first usable entry.
 //! - Each object's discovery parent is the object at its initiator URL (`_initiator`,
 //!   `_initiator_detail`, DevTools `initiator.url` or the top stack frame), else at its
 //!   `Referer`; a redirect source stands for its target and a skipped entry for its own parent;
@@ -27,7 +35,9 @@ use serde_json::Value;
 use crate::classify::{self, ContentCategory, Essentialness};
 use crate::content;
 use crate::error::{FileError, WebError};
-use crate::model::{BrowserPriority, FetchPriority, ObjectId, Page, RenderBlocking, WebObject};
+use crate::model::{
+    BrowserPriority, ContentType, FetchPriority, HttpProtocol, ObjectId, Page, RenderBlocking, WebObject,
+};
 use crate::qoe::{Deliveries, Delivery};
 use crate::urlparts;
 
@@ -41,7 +51,8 @@ pub enum SkipReason {
     DataUrl,
     /// Another non-HTTP URL (`blob:`, `about:`, `chrome-extension:` ...).
     NonHttpUrl,
-    /// Served from the browser's cache (no bytes on the wire).
+    /// Served from the browser's cache (no bytes on the wire). Parsers mark entries with it;
+    /// the import keeps them as zero-network objects, so it is no longer counted as skipped.
     CacheHit,
     /// 304 Not Modified (a revalidation of a cached object).
     NotModified,
@@ -163,7 +174,9 @@ pub struct ImportOptions {
     /// Page to import (a HAR page id such as `page_1`, or for DevTools logs `page_N` in
     /// navigation order); `None` picks the first page with a usable entry.
     pub page: Option<String>,
-    /// Keep cache hits as objects (bytes = content size), modelling a cold load.
+    /// Simulate the recording's cache hits as misses: fetch them over the network, sized by
+    /// their content (a cold load). Off, they are zero-network objects
+    /// ([`WebObject::from_cache`]).
     pub keep_cache_hits: bool,
 }
 
@@ -209,10 +222,30 @@ pub struct RawEntry {
     pub start_ms: f64,
     /// Duration in ms (0 if unknown).
     pub duration_ms: f64,
+    /// Recorded connection id (see [`WebObject::connection_id`]).
+    pub connection_id: Option<u64>,
+    /// HTTP version of the response.
+    pub protocol: Option<HttpProtocol>,
+    /// Server wait in ms (0 if unknown).
+    pub server_wait_ms: f64,
+    /// Connection setup (TCP + TLS) in ms (0 if none).
+    pub connect_ms: f64,
+    /// DNS lookup in ms (0 if none).
+    pub dns_ms: f64,
+    /// When the response's first byte arrived, ms on the file's clock, if known.
+    pub response_start_ms: Option<f64>,
     /// A reason decided by the parser (failed, cache hit, unfinished, preflight).
     pub skip: Option<SkipReason>,
     /// Values the parser could not take as they were.
     pub adjusted: Adjusted,
+    /// How the request was initiated (`parser`, `script`, `preload`, `other`, ...), DevTools
+    /// `initiator.type`, HAR `_initiator_type` or the `_initiator` object's `type`.
+    pub initiator_type: Option<String>,
+    /// The request was made by a frame other than the page's main frame (an iframe).
+    pub subframe: bool,
+    /// The request that started the page's navigation (DevTools: the main frame's first
+    /// `Document` request of the page); HAR entries leave it false.
+    pub navigation: bool,
 }
 
 /// Entries of one page, from a parser.
@@ -243,6 +276,9 @@ pub struct Import {
     pub skipped: BTreeMap<SkipReason, usize>,
     /// Values of the chosen page's entries that were clamped or ignored, by kind.
     pub adjusted: BTreeMap<Adjustment, usize>,
+    /// Objects the recording served from the browser's cache, kept as zero-network objects
+    /// (0 with [`ImportOptions::keep_cache_hits`], which fetches them).
+    pub cache_hits: usize,
 }
 
 impl Import {
@@ -322,6 +358,7 @@ fn import_sequence(value: &Value, opts: &ImportOptions) -> Result<Import, WebErr
         entries_total: n,
         skipped: BTreeMap::new(),
         adjusted: BTreeMap::new(),
+        cache_hits: 0,
     })
 }
 
@@ -356,7 +393,12 @@ fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &Import
         })?,
         None => pages
             .iter()
-            .position(|p| p.entries.iter().any(|e| classify_skip(e, opts.keep_cache_hits).is_none()))
+            .position(|p| navigation_entry(&p.entries).is_some_and(|i| classify_skip(&p.entries[i]).is_none()))
+            .or_else(|| {
+                pages.iter().position(|p| {
+                    navigation_entry(&p.entries).is_none() && p.entries.iter().any(|e| classify_skip(e).is_none())
+                })
+            })
             .unwrap_or(0),
     };
     let Some(chosen) = pages.get(index) else {
@@ -375,7 +417,17 @@ fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &Import
                 e => e,
             }
         })?;
-    Ok(Import { format, page, page_id: chosen.id.clone(), pages: summaries, entries_total, skipped, adjusted })
+    let cache_hits = page.objects().iter().filter(|o| o.from_cache).count();
+    Ok(Import {
+        format,
+        page,
+        page_id: chosen.id.clone(),
+        pages: summaries,
+        entries_total,
+        skipped,
+        adjusted,
+        cache_hits,
+    })
 }
 
 /// See [`Import::adjusted_summary`].
@@ -389,7 +441,7 @@ pub fn adjusted_summary(adjusted: &BTreeMap<Adjustment, usize>) -> Option<String
 }
 
 /// The reason an entry is skipped, if any.
-fn classify_skip(e: &RawEntry, keep_cache_hits: bool) -> Option<SkipReason> {
+fn classify_skip(e: &RawEntry) -> Option<SkipReason> {
     if !(e.start_ms.is_finite() && e.start_ms.abs() <= MAX_TIMESTAMP_MS) {
         return Some(SkipReason::InvalidTime);
     }
@@ -404,11 +456,11 @@ fn classify_skip(e: &RawEntry, keep_cache_hits: bool) -> Option<SkipReason> {
         return Some(SkipReason::CorsPreflight);
     }
     match e.skip {
-        Some(SkipReason::CacheHit) if keep_cache_hits => {}
+        Some(SkipReason::CacheHit) => {}
         Some(r) => return Some(r),
         None => {}
     }
-    if e.redirect_to.is_some() || matches!(e.status, 301 | 302 | 303 | 307 | 308) {
+    if is_redirect(e) {
         return Some(SkipReason::Redirect);
     }
     if e.status == 304 {
@@ -420,10 +472,100 @@ fn classify_skip(e: &RawEntry, keep_cache_hits: bool) -> Option<SkipReason> {
     None
 }
 
+/// The entry of the navigation's document: the DevTools entry flagged as the navigation,
+/// else the earliest entry (by start time, ties in file order) that is an HTML document or
+/// a redirect, then followed through its redirects (each hop to the earliest entry of its
+/// target URL starting no earlier). `None` if there is no candidate.
+fn navigation_entry(entries: &[RawEntry]) -> Option<usize> {
+    let is_doc = |e: &RawEntry| {
+        let scheme = urlparts::scheme(&e.url);
+        (scheme == "http" || scheme == "https")
+            && !e.method.eq_ignore_ascii_case("OPTIONS")
+            && (is_redirect(e) || content::detect(&e.mime, e.resource_type.as_deref(), &e.url) == ContentType::Html)
+    };
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by(|&a, &b| entries[a].start_ms.total_cmp(&entries[b].start_ms));
+    let mut at = match entries.iter().position(|e| e.navigation) {
+        Some(i) => i,
+        None => order.iter().copied().find(|&i| is_doc(&entries[i]))?,
+    };
+    for _ in 0..32 {
+        let Some(target) = entries[at].redirect_to.as_deref().filter(|t| *t != entries[at].url) else { break };
+        let start = entries[at].start_ms;
+        match order.iter().copied().find(|&i| entries[i].url == target && entries[i].start_ms >= start && i != at) {
+            Some(next) => at = next,
+            None => break,
+        }
+    }
+    Some(at)
+}
+
+/// Content type of an entry's object. An HTTP error response (4xx, 5xx) carries an error
+/// page whose MIME type (usually `text/html`) says nothing about what was requested: its type
+/// comes from the request's resource type, then the URL's extension, else `Other`, and it is
+/// never an HTML document unless it is the navigation (`is_root`).
+fn entry_kind(e: &RawEntry, is_root: bool) -> ContentType {
+    if e.status < 400 || is_root {
+        return content::detect(&e.mime, e.resource_type.as_deref(), &e.url);
+    }
+    e.resource_type
+        .as_deref()
+        .and_then(content::from_resource_type)
+        .or_else(|| content::from_extension(&e.url))
+        .filter(|k| *k != ContentType::Html)
+        .unwrap_or(ContentType::Other)
+}
+
+/// Whether an object blocks the first paint, by the rule of Lighthouse's Lantern FCP graph
+/// (`lantern/metrics/FirstContentfulPaint.js`, optimistic graph: a network node counts when
+/// `hasRenderBlockingPriority()` and its initiator is not a script;
+/// `lantern/graph/NetworkNode.js`: priority VeryHigh, or High for a script or document):
+///
+/// - a stylesheet at `VeryHigh`, a script at `High`/`VeryHigh`, is `Blocking`; with no
+///   recorded priority, a stylesheet the root document found (unless recorded non-blocking)
+///   and a script the root found that the recording marks blocking;
+/// - unless a script inserted it (`initiator.type == "script"`) or it is in an iframe;
+/// - everything else (`Medium` in-body scripts, print stylesheets, images, fonts, XHRs) does
+///   not block. A recorded `non_blocking` (HAR `_renderBlocking`) is kept; a recorded
+///   `blocking`/`in_body_parser_blocking` only where the rule above agrees.
+fn render_blocking(e: &RawEntry, kind: ContentType, in_subframe: bool, from_root: bool) -> RenderBlocking {
+    use BrowserPriority as P;
+    if e.render_blocking == Some(RenderBlocking::NonBlocking)
+        || in_subframe
+        || e.initiator_type.as_deref().is_some_and(|t| t.eq_ignore_ascii_case("script"))
+    {
+        return RenderBlocking::NonBlocking;
+    }
+    let recorded_blocking = e.render_blocking.is_some_and(RenderBlocking::blocks_first_paint);
+    let blocking = match (kind, e.priority) {
+        (ContentType::Css, Some(P::VeryHigh)) => true,
+        (ContentType::Css, None) => from_root && (e.render_blocking.is_none() || recorded_blocking),
+        (ContentType::Js, Some(P::High | P::VeryHigh)) => true,
+        (ContentType::Js, None) => from_root && recorded_blocking,
+        _ => false,
+    };
+    if blocking {
+        RenderBlocking::Blocking
+    } else {
+        RenderBlocking::NonBlocking
+    }
+}
+
+/// True for a redirect response (3xx with a target, or a redirect status).
+fn is_redirect(e: &RawEntry) -> bool {
+    e.redirect_to.is_some() || matches!(e.status, 301 | 302 | 303 | 307 | 308)
+}
+
 /// Resolves a possibly relative URL (`//host/x`, `/x`, `x`) against a base URL.
 pub fn resolve_url(base: &str, target: &str) -> String {
     let t = target.trim();
     if !urlparts::scheme(t).is_empty() && t.contains(':') && !t.starts_with('/') {
+        // A bare origin (`http://host`) is the URL of its `/`, as browsers request it.
+        if let Some(i) = t.find("://") {
+            if !t[i + 3..].contains(['/', '?', '#']) {
+                return format!("{t}/");
+            }
+        }
         return t.to_string();
     }
     if let Some(rest) = t.strip_prefix("//") {
@@ -467,22 +609,28 @@ pub fn build_page(
     // Time order (stable for ties), as the browser issued the requests.
     let mut order: Vec<usize> = (0..entries.len()).collect();
     order.sort_by(|&a, &b| entries[a].start_ms.total_cmp(&entries[b].start_ms));
-    let reasons: Vec<Option<SkipReason>> = entries.iter().map(|e| classify_skip(e, keep_cache_hits)).collect();
-    let root_entry = order
-        .iter()
-        .copied()
-        .find(|&i| {
-            reasons[i].is_none()
-                && content::detect(&entries[i].mime, entries[i].resource_type.as_deref(), &entries[i].url)
-                    == crate::model::ContentType::Html
-        })
-        .or_else(|| order.iter().copied().find(|&i| reasons[i].is_none()));
+    let reasons: Vec<Option<SkipReason>> = entries.iter().map(classify_skip).collect();
+    // With no navigation document at all (a capture of a single image or API call), the
+    // first usable entry is the root: there is no other document it could displace.
+    let nav = navigation_entry(entries);
+    let root_entry = match nav {
+        Some(i) => Some(i).filter(|&i| reasons[i].is_none()),
+        None => order.iter().copied().find(|&i| reasons[i].is_none()),
+    };
     let Some(root_entry) = root_entry else {
         for r in reasons.iter().flatten() {
             *skipped.entry(*r).or_insert(0) += 1;
         }
         let why = skipped.iter().map(|(r, n)| format!("{n} {r}")).collect::<Vec<_>>().join(", ");
-        return Err(WebError::NoEntries(format!("no usable entry: all {} skipped ({why})", entries.len())));
+        return Err(WebError::NoEntries(match nav {
+            Some(i) => format!(
+                "the navigation's document {} was not loaded ({}); {} entries, skipped: {why}",
+                entries[i].url,
+                reasons[i].map_or("no response", SkipReason::name),
+                entries.len()
+            ),
+            None => format!("no usable entry: all {} skipped ({why})", entries.len()),
+        }));
     };
     let root_url = entries[root_entry].url.clone();
     // Times count from the root document's request (redirects before it are not counted).
@@ -501,6 +649,7 @@ pub fn build_page(
     let mut placed: BTreeMap<String, ObjectId> = BTreeMap::new();
     let mut standin: BTreeMap<String, ObjectId> = BTreeMap::new();
     let mut objects: Vec<WebObject> = Vec::new();
+    let mut subframe: Vec<bool> = Vec::new();
 
     let resolve = |url: &str, placed: &BTreeMap<String, ObjectId>, standin: &BTreeMap<String, ObjectId>| {
         let mut u = url;
@@ -538,12 +687,21 @@ pub fn build_page(
             continue;
         }
         let id = ObjectId(objects.len() as u32);
-        let kind = content::detect(&e.mime, e.resource_type.as_deref(), &e.url);
+        // In an iframe: the log says so, or its discovery parent is a document other than
+        // the root, or is itself in an iframe.
+        let in_subframe = e.subframe
+            || parent.is_some_and(|p| {
+                let po: &WebObject = &objects[p.index()];
+                subframe[p.index()] || (p != ObjectId(0) && po.kind == ContentType::Html)
+            });
+        subframe.push(in_subframe);
+        let kind = entry_kind(e, objects.is_empty());
         let over = |b: Option<u64>| b.is_some_and(|b| b > MAX_OBJECT_BYTES);
         count(Adjustment::SizeClamped, usize::from(over(e.wire_bytes) || over(e.body_bytes)));
         let clamp = |b: Option<u64>| b.map(|b| b.min(MAX_OBJECT_BYTES));
         let (wire_bytes, body_bytes) = (clamp(e.wire_bytes), clamp(e.body_bytes));
-        let wire = wire_bytes.or(body_bytes).unwrap_or(0);
+        let from_cache = e.skip == Some(SkipReason::CacheHit) && !keep_cache_hits;
+        let wire = if from_cache { 0 } else { wire_bytes.or(body_bytes).unwrap_or(0) };
         let duration_ms = if !e.duration_ms.is_finite() || e.duration_ms < 0.0 {
             count(Adjustment::TimeInvalid, 1);
             0.0
@@ -557,14 +715,14 @@ pub fn build_page(
             id,
             url: e.url.clone(),
             origin: urlparts::origin(&e.url),
-            third_party: urlparts::site(&urlparts::host(&e.url)) != root_site,
+            third_party: !urlparts::same_owner(&urlparts::site(&urlparts::host(&e.url)), &root_site),
             kind,
             mime: e.mime.split(';').next().unwrap_or("").trim().to_string(),
             wire_bytes: wire,
-            body_bytes: body_bytes.filter(|b| *b > 0).unwrap_or(wire),
+            body_bytes: body_bytes.filter(|b| *b > 0).or(wire_bytes).unwrap_or(wire),
             browser_priority: e.priority,
             fetch_priority: FetchPriority::Auto,
-            render_blocking: e.render_blocking,
+            render_blocking: Some(render_blocking(e, kind, in_subframe, parent == Some(ObjectId(0)))),
             parent,
             cats_level: 0,
             category: ContentCategory::Others,
@@ -572,6 +730,16 @@ pub fn build_page(
             tracker: false,
             recorded_start_ns: ms_to_ns(e.start_ms - t0),
             recorded_duration_ns: ms_to_ns(duration_ms),
+            from_cache,
+            connection_id: e.connection_id,
+            protocol: e.protocol,
+            server_wait_ns: ms_to_ns(e.server_wait_ms.min(MAX_DURATION_MS)),
+            recorded_connect_ns: ms_to_ns(e.connect_ms.min(MAX_DURATION_MS)),
+            recorded_dns_ns: ms_to_ns(e.dns_ms.min(MAX_DURATION_MS)),
+            recorded_response_start_ns: e
+                .response_start_ms
+                .filter(|t| t.is_finite() && t.abs() <= MAX_TIMESTAMP_MS)
+                .map_or(0, |t| ms_to_ns(t - t0)),
             reliability: None,
         };
         classify::classify(&mut o);
@@ -592,5 +760,6 @@ mod tests {
         assert_eq!(resolve_url("https://a.com/x/y", "/z"), "https://a.com/z");
         assert_eq!(resolve_url("https://a.com/x/y", "z"), "https://a.com/x/z");
         assert_eq!(resolve_url("https://a.com/x/y", "http://c.com/"), "http://c.com/");
+        assert_eq!(resolve_url("https://a.com/x/y", "http://c.com"), "http://c.com/");
     }
 }

@@ -235,6 +235,47 @@ impl RenderBlocking {
     }
 }
 
+/// The HTTP version a recorded response came over (HAR `_protocol` / `response.httpVersion`,
+/// DevTools `response.protocol`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HttpProtocol {
+    /// HTTP/1.0 or HTTP/1.1 (RFC 9112).
+    Http1,
+    /// HTTP/2 (RFC 9113), also SPDY.
+    Http2,
+    /// HTTP/3 over QUIC (RFC 9114), including drafts (`h3-29`) and gQUIC.
+    Http3,
+}
+
+impl HttpProtocol {
+    /// Parses the names recordings use, case-insensitively: `http/1.1`, `HTTP/1.0`,
+    /// `http/0.9` (HTTP/1); `h2`, `h2c`, `http/2`, `http/2.0`, `spdy/3.1` (HTTP/2); `h3`,
+    /// `h3-29`, `http/3`, `http/3.0`, `quic`, `http/2+quic/46` (HTTP/3). Anything else
+    /// (`data`, `blob`, empty) is `None`.
+    pub fn parse(s: &str) -> Option<HttpProtocol> {
+        let s = s.trim().to_ascii_lowercase();
+        if s.starts_with("h3") || s.starts_with("http/3") || s.contains("quic") {
+            Some(HttpProtocol::Http3)
+        } else if s == "h2" || s == "h2c" || s.starts_with("http/2") || s.starts_with("spdy") {
+            Some(HttpProtocol::Http2)
+        } else if s.starts_with("http/1") || s == "http/0.9" {
+            Some(HttpProtocol::Http1)
+        } else {
+            None
+        }
+    }
+
+    /// Lower-case name, as in JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            HttpProtocol::Http1 => "http1",
+            HttpProtocol::Http2 => "http2",
+            HttpProtocol::Http3 => "http3",
+        }
+    }
+}
+
 /// One object of a page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WebObject {
@@ -275,10 +316,48 @@ pub struct WebObject {
     pub recorded_start_ns: u64,
     /// Request duration in the recording (ns), 0 when unknown.
     pub recorded_duration_ns: u64,
+    /// The recording served this object from the browser's cache: it costs no network
+    /// (`wire_bytes` 0, `body_bytes` its content size) but still takes part in discovery and
+    /// paint. Import with [`crate::ImportOptions::keep_cache_hits`] to fetch it instead.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub from_cache: bool,
+    /// The recording's connection id for the request (HAR `connection`: a string of digits is
+    /// read as the number, any other string as its 64-bit FNV-1a hash; DevTools
+    /// `response.connectionId`, where Chrome's 0 for "no connection" reads as `None`).
+    /// Requests sharing an id shared a connection. `None` when not recorded (built-in pages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_id: Option<u64>,
+    /// The HTTP version the response came over, when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<HttpProtocol>,
+    /// Time the server took (ns): from the request's last byte sent to the response's first
+    /// byte (HAR `timings.wait`; DevTools `timing.receiveHeadersEnd - timing.sendEnd`). 0 when
+    /// unknown (HAR -1, no timing).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub server_wait_ns: u64,
+    /// Connection setup the recording spent on this request (ns): TCP plus TLS handshakes
+    /// (HAR `timings.connect`, which includes `ssl`; DevTools `connectEnd - connectStart`).
+    /// Non-zero only on requests that opened a connection.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub recorded_connect_ns: u64,
+    /// DNS lookup the recording spent on this request (ns) (HAR `timings.dns`; DevTools
+    /// `dnsEnd - dnsStart`). Non-zero only on requests that looked a name up.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub recorded_dns_ns: u64,
+    /// When the response's first byte arrived in the recording, ns after the root document's
+    /// request (like [`WebObject::recorded_start_ns`]); 0 when unknown. HAR: start +
+    /// `blocked + dns + connect + send + wait`; DevTools: `timing.requestTime +
+    /// receiveHeadersEnd`, else the `responseReceived` timestamp.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub recorded_response_start_ns: u64,
     /// Reliability a user rule asked for ([`crate::rules`]); `None` lets the
     /// [`crate::reliability::ReliabilityPolicy`] decide.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reliability: Option<crate::reliability::Reliability>,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl WebObject {

@@ -108,8 +108,9 @@ pub fn is_tracker_url(url: &str) -> bool {
     if is_tracker_host(&urlparts::host(url)) {
         return true;
     }
+    // The last non-empty path segment: `facebook.com/tr/?id=...` has the path `/tr/`.
     let p = urlparts::path(url).to_ascii_lowercase();
-    let last = p.rsplit('/').next().unwrap_or("");
+    let last = p.trim_end_matches('/').rsplit('/').next().unwrap_or("");
     matches!(last, "collect" | "gen_204" | "beacon" | "pixel" | "pixel.gif" | "tr")
 }
 
@@ -123,6 +124,9 @@ mod tests {
         assert!(is_tracker_url("https://www.google-analytics.com/analytics.js"));
         assert!(is_tracker_url("https://pagead2.googlesyndication.com/pagead/js/adsbygoogle.js"));
         assert!(is_tracker_url("https://www.google.se/gen_204?atyp=i"));
+        assert!(is_tracker_url("https://www.facebook.com/tr/?id=1&ev=PageView"));
+        assert!(is_tracker_url("https://www.facebook.com/tr?id=1"));
+        assert!(!is_tracker_url("https://a.com/"));
         assert!(!is_tracker_url("https://www.wikipedia.org/portal/app.js"));
         assert!(!is_tracker_url("https://fonts.gstatic.com/s/x.woff2"));
     }

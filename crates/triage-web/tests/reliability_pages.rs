@@ -16,7 +16,8 @@ fn load(name: &str) -> Page {
 type Row = (ReliabilityPolicy, usize, u64, &'static [u32]);
 
 fn check(page: &Page, name: &str, rows: &[Row]) {
-    for &(policy, n, bytes, overridden) in rows {
+    // Every row first, so one run shows all that moved.
+    for &(policy, ..) in rows {
         let plan = policy.plan(page);
         println!(
             "{name} {policy}: {} objects, {} bytes, overridden {:?}",
@@ -24,6 +25,9 @@ fn check(page: &Page, name: &str, rows: &[Row]) {
             plan.unreliable_bytes,
             plan.overridden
         );
+    }
+    for &(policy, n, bytes, overridden) in rows {
+        let plan = policy.plan(page);
         assert_eq!(plan.unreliable.len(), n, "{name} {policy}: objects");
         assert_eq!(plan.unreliable_bytes, bytes, "{name} {policy}: bytes");
         assert_eq!(plan.overridden, overridden.iter().map(|&i| ObjectId(i)).collect::<Vec<_>>(), "{name} {policy}");
@@ -48,27 +52,29 @@ fn check(page: &Page, name: &str, rows: &[Row]) {
     assert!(set(P::Ads).iter().all(|id| set(P::ThirdParty).contains(id)), "{name}: ads within third_party");
 }
 
-/// ferguson.com: 10 fonts (545 KB); 56 ads/analytics objects (767 KB), and five render-blocking
-/// tracker objects the guard keeps reliable (#8 AppDynamics' blocking script, #156-#159 the
-/// Medallia/Kampyle form's blocking stylesheets and scripts); third party adds two
-/// non-tracker scripts (#67 micpn.com, #101 img.en25.com).
+/// ferguson.com: 10 fonts (545 KB); 62 ads/analytics objects (1168 KB; with the two Facebook
+/// pixel hits `facebook.com/tr/?...`), and one render-blocking tracker object the guard keeps
+/// reliable (#8 AppDynamics' parser-inserted High-priority head script). The Medallia/Kampyle
+/// form's stylesheets and scripts (#156-#159) are parsed in the form's iframe document, so by
+/// Lantern's rule they do not block the page's first paint and may go unreliable. Third party
+/// adds two non-tracker scripts (#67 micpn.com, #101 img.en25.com).
 #[test]
 fn ferguson() {
     use ReliabilityPolicy as P;
     let page = load("ferguson.com.har");
     assert_eq!(FirstParty::of(&page).sites().collect::<Vec<_>>(), vec!["ferguson.com"]);
-    const G: &[u32] = &[8, 156, 157, 158, 159];
+    const G: &[u32] = &[8];
     check(
         &page,
         "ferguson.com",
         &[
             (P::Reliable, 0, 0, &[]),
             (P::Fonts, 10, 545_252, &[]),
-            (P::Ads, 56, 766_881, G),
-            (P::ThirdParty, 58, 784_631, G),
-            (P::FontsAds, 66, 1_312_133, G),
-            (P::FontsThirdParty, 68, 1_329_883, G),
-            (P::Essentialness, 66, 1_312_133, G),
+            (P::Ads, 62, 1_168_169, G),
+            (P::ThirdParty, 64, 1_185_919, G),
+            (P::FontsAds, 72, 1_713_421, G),
+            (P::FontsThirdParty, 74, 1_731_171, G),
+            (P::Essentialness, 72, 1_713_421, G),
         ],
     );
     let extra: Vec<u32> = P::ThirdParty

@@ -1,0 +1,136 @@
+//! Recorded per-request timing fields (connection id, protocol, server wait, connect, DNS,
+//! response start) from a small hand-written HAR and DevTools log, with values computed by
+//! hand from the files below.
+
+use triage_web::{import_str, HttpProtocol, ImportOptions};
+
+const HAR: &str = r#"{"log": {"version": "1.2", "entries": [
+  {"startedDateTime": "2024-01-01T00:00:00.000Z", "time": 120.5,
+   "request": {"method": "GET", "url": "https://a.com/", "headers": []},
+   "response": {"status": 200, "httpVersion": "h2", "headers": [],
+                "content": {"size": 1000, "mimeType": "text/html"}, "_transferSize": 1200},
+   "connection": "42",
+   "timings": {"blocked": 1.5, "dns": 10.25, "connect": 30.0, "ssl": 20.0, "send": 0.5, "wait": 50.125, "receive": 28.125}},
+  {"startedDateTime": "2024-01-01T00:00:00.200Z", "time": 40,
+   "request": {"method": "GET", "url": "https://a.com/app.js", "headers": []},
+   "response": {"status": 200, "httpVersion": "HTTP/1.1", "headers": [],
+                "content": {"size": 500, "mimeType": "application/javascript"}, "_transferSize": 600},
+   "_protocol": "http/3", "connection": "10.0.0.1:443",
+   "timings": {"blocked": -1, "dns": -1, "connect": -1, "ssl": -1, "send": 1, "wait": 25, "receive": 14}},
+  {"startedDateTime": "2024-01-01T00:00:00.300Z", "time": 10,
+   "request": {"method": "GET", "url": "https://a.com/b.png", "headers": []},
+   "response": {"status": 200, "httpVersion": "", "headers": [],
+                "content": {"size": 100, "mimeType": "image/png"}, "_transferSize": 150},
+   "timings": {"send": 0, "wait": -1, "receive": 10}}
+]}}"#;
+
+#[test]
+fn har_timing_fields() {
+    let imp = import_str(HAR, &ImportOptions::default()).unwrap();
+    let o = imp.page.objects();
+    assert_eq!(o.len(), 3);
+    // Root: connection "42", h2, wait 50.125 ms, connect 30 ms (includes ssl), dns 10.25 ms;
+    // first byte at 1.5 + 10.25 + 30 + 0.5 + 50.125 = 92.375 ms after its own start.
+    assert_eq!(o[0].connection_id, Some(42));
+    assert_eq!(o[0].protocol, Some(HttpProtocol::Http2));
+    assert_eq!(o[0].server_wait_ns, 50_125_000);
+    assert_eq!(o[0].recorded_connect_ns, 30_000_000);
+    assert_eq!(o[0].recorded_dns_ns, 10_250_000);
+    assert_eq!(o[0].recorded_response_start_ns, 92_375_000);
+    // Script: `_protocol` wins over httpVersion; a non-numeric connection is hashed (FNV-1a);
+    // -1 timings read as 0; first byte at 200 + 1 + 25 = 226 ms.
+    assert_eq!(o[1].protocol, Some(HttpProtocol::Http3));
+    let fnv = "10.0.0.1:443"
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    assert_eq!(o[1].connection_id, Some(fnv));
+    assert_eq!(o[1].server_wait_ns, 25_000_000);
+    assert_eq!((o[1].recorded_connect_ns, o[1].recorded_dns_ns), (0, 0));
+    assert_eq!(o[1].recorded_response_start_ns, 226_000_000);
+    // Image: nothing known.
+    assert_eq!(o[2].connection_id, None);
+    assert_eq!(o[2].protocol, None);
+    assert_eq!((o[2].server_wait_ns, o[2].recorded_response_start_ns), (0, 0));
+}
+
+const DEVTOOLS: &str = r#"[
+ {"method": "Network.requestWillBeSent", "params": {"requestId": "1", "loaderId": "L1", "frameId": "F1",
+   "type": "Document", "timestamp": 100.0, "request": {"url": "https://a.com/", "method": "GET"},
+   "initiator": {"type": "other"}}},
+ {"method": "Network.responseReceived", "params": {"requestId": "1", "type": "Document", "timestamp": 100.2,
+   "response": {"status": 200, "mimeType": "text/html", "protocol": "h3", "connectionId": 7, "encodedDataLength": 300,
+     "timing": {"requestTime": 100.001, "dnsStart": 0.5, "dnsEnd": 12.5, "connectStart": 12.5, "connectEnd": 52.75,
+                "sslStart": 30, "sslEnd": 52.75, "sendStart": 53, "sendEnd": 54, "receiveHeadersEnd": 154.5}}}},
+ {"method": "Network.loadingFinished", "params": {"requestId": "1", "timestamp": 100.3, "encodedDataLength": 5000}},
+ {"method": "Network.requestWillBeSent", "params": {"requestId": "2", "loaderId": "L1", "frameId": "F1",
+   "type": "Script", "timestamp": 100.4, "request": {"url": "https://a.com/app.js", "method": "GET"},
+   "initiator": {"type": "parser", "url": "https://a.com/"}}},
+ {"method": "Network.responseReceived", "params": {"requestId": "2", "type": "Script", "timestamp": 100.45,
+   "response": {"status": 200, "mimeType": "text/javascript", "protocol": "http/1.1", "connectionId": 0,
+     "timing": {"requestTime": 100.4, "dnsStart": -1, "dnsEnd": -1, "connectStart": -1, "connectEnd": -1,
+                "sendStart": 0.25, "sendEnd": 0.5, "receiveHeadersEnd": 30.5}}}},
+ {"method": "Network.loadingFinished", "params": {"requestId": "2", "timestamp": 100.5, "encodedDataLength": 800}},
+ {"method": "Network.requestWillBeSent", "params": {"requestId": "3", "loaderId": "L1", "frameId": "F1",
+   "type": "Image", "timestamp": 100.6, "request": {"url": "https://a.com/x.png", "method": "GET"},
+   "initiator": {"type": "parser", "url": "https://a.com/"}}},
+ {"method": "Network.responseReceived", "params": {"requestId": "3", "type": "Image", "timestamp": 100.7,
+   "response": {"status": 200, "mimeType": "image/png"}}},
+ {"method": "Network.loadingFinished", "params": {"requestId": "3", "timestamp": 100.8, "encodedDataLength": 80}}
+]"#;
+
+#[test]
+fn devtools_timing_fields() {
+    let imp = import_str(DEVTOOLS, &ImportOptions::default()).unwrap();
+    let o = imp.page.objects();
+    assert_eq!(o.len(), 3);
+    // Root: dns 12.5 - 0.5 = 12 ms, connect 52.75 - 12.5 = 40.25 ms, wait 154.5 - 54 =
+    // 100.5 ms, first byte at 100.001 s + 154.5 ms = 100155.5 ms, 155.5 ms after the request.
+    assert_eq!(o[0].connection_id, Some(7));
+    assert_eq!(o[0].protocol, Some(HttpProtocol::Http3));
+    assert_eq!(o[0].recorded_dns_ns, 12_000_000);
+    assert_eq!(o[0].recorded_connect_ns, 40_250_000);
+    assert_eq!(o[0].server_wait_ns, 100_500_000);
+    assert_eq!(o[0].recorded_response_start_ns, 155_500_000);
+    // Script on a reused connection: Chrome's connectionId 0 reads as unknown; wait 30 ms;
+    // first byte at 100.4 s + 30.5 ms, 430.5 ms after the root's request.
+    assert_eq!(o[1].connection_id, None);
+    assert_eq!(o[1].protocol, Some(HttpProtocol::Http1));
+    assert_eq!((o[1].recorded_dns_ns, o[1].recorded_connect_ns), (0, 0));
+    assert_eq!(o[1].server_wait_ns, 30_000_000);
+    assert_eq!(o[1].recorded_response_start_ns, 430_500_000);
+    // Image without timing: the responseReceived event's time, 700 ms; the rest unknown.
+    assert_eq!(o[2].recorded_response_start_ns, 700_000_000);
+    assert_eq!((o[2].server_wait_ns, o[2].connection_id, o[2].protocol), (0, None, None));
+}
+
+#[test]
+fn protocol_names() {
+    use HttpProtocol::*;
+    for (s, p) in [
+        ("http/1.1", Some(Http1)),
+        ("HTTP/1.1", Some(Http1)),
+        ("HTTP/1.0", Some(Http1)),
+        ("h2", Some(Http2)),
+        ("http/2.0", Some(Http2)),
+        ("HTTP/2", Some(Http2)),
+        ("h3", Some(Http3)),
+        ("http/3", Some(Http3)),
+        ("h3-29", Some(Http3)),
+        ("http/2+quic/46", Some(Http3)),
+        ("data", None),
+        ("", None),
+    ] {
+        assert_eq!(HttpProtocol::parse(s), p, "{s}");
+    }
+}
+
+#[test]
+fn old_page_json_without_the_fields_loads() {
+    let json = r#"{"id": 0, "url": "https://a.com/", "origin": "https://a.com", "third_party": false,
+      "kind": "html", "mime": "text/html", "wire_bytes": 10, "body_bytes": 10, "browser_priority": null,
+      "fetch_priority": "auto", "render_blocking": null, "parent": null, "cats_level": 0,
+      "category": "others", "essential": "maybe", "tracker": false, "recorded_start_ns": 0,
+      "recorded_duration_ns": 0}"#;
+    let o: triage_web::WebObject = serde_json::from_str(json).unwrap();
+    assert_eq!((o.connection_id, o.protocol, o.server_wait_ns, o.recorded_response_start_ns), (None, None, 0, 0));
+}
