@@ -78,6 +78,21 @@ struct SimulateArgs {
     /// Seed of the run's random streams (loss).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// How the browser connects: per-origin (a connection per origin, each after DNS,
+    /// TCP and TLS set-up), single (one connection, with DNS and TLS), or flow (the
+    /// scenario default: one connection open at the start, no DNS, TLS or server time).
+    #[arg(long, default_value = "per-origin", value_parser = ["per-origin", "single", "flow"])]
+    connections: String,
+    /// A host's DNS lookup: auto (twice the path's RTT, as Lantern) or a duration.
+    #[arg(long, default_value = "auto")]
+    dns: String,
+    /// No TLS handshake on https origins (TCP mode).
+    #[arg(long)]
+    no_tls: bool,
+    /// The server's think time before each response: recorded (from the recording's
+    /// waits), none, or a duration.
+    #[arg(long, default_value = "recorded")]
+    server_time: String,
     /// Print {"fcp_ms","lcp_ms","si_ms","tti_ms","tbt_ms","plt_ms","objects","connections"}.
     #[arg(long)]
     json: bool,
@@ -463,6 +478,14 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
         }
         flow.insert("discovery".into(), V::Table(d));
     }
+    if a.connections != "flow" {
+        let mut b = toml::Table::new();
+        b.insert("connections".into(), V::String(a.connections.clone()));
+        b.insert("dns".into(), V::String(a.dns.clone()));
+        b.insert("tls".into(), V::Boolean(!a.no_tls));
+        b.insert("server_time".into(), V::String(a.server_time.clone()));
+        flow.insert("browser".into(), V::Table(b));
+    }
     let mut measure = toml::Table::new();
     measure.insert("interval".into(), V::String("0ms".into()));
     let mut doc = toml::Table::new();
@@ -478,6 +501,7 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
     let (json, complete) = triage_sim::sweep::run_text(&text, &what, None, &[], None)?;
     let v: serde_json::Value = serde_json::from_str(&json).map_err(|e| e.to_string())?;
     let p = &v["variants"][0]["report"]["flows"][0]["page"];
+    let connections = v["variants"][0]["report"]["flows"][0]["connections"].as_u64().unwrap_or(1);
     let num = |k: &str| p[k].as_f64();
     if a.json {
         let out = serde_json::json!({
@@ -491,12 +515,19 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
             "tbt_ms": serde_json::Value::Null,
             "plt_ms": num("plt_ms"),
             "objects": p["objects"],
-            "connections": 1,
+            "connections": connections,
             "complete": complete,
         });
         outln!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
     } else {
-        outln!("{} over {network} ({} {}, {} objects, one connection)", a.file, a.mode, a.cc, p["objects"]);
+        outln!(
+            "{} over {network} ({} {}, {} objects, {connections} connection{})",
+            a.file,
+            a.mode,
+            a.cc,
+            p["objects"],
+            if connections == 1 { "" } else { "s" }
+        );
         let cell = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.0}"));
         outln!("{:>8} {:>8} {:>8} {:>8} {:>8}", "FCP ms", "LCP ms", "SI ms", "TTI ms", "load ms");
         outln!(

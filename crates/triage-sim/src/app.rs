@@ -102,6 +102,11 @@ pub struct BrowserModel {
     /// Per object (page order), how long the server takes before it writes the response
     /// (its think time); empty: none.
     pub server_ns: Vec<u64>,
+    /// Chrome's request throttling for servers without HTTP/2 or HTTP/3 priorities
+    /// (`ResourceScheduler`): a *delayable* request (DevTools priority Medium or lower, net
+    /// LOW and below) to an HTTP/1.1 origin waits while 10 delayable requests are in flight,
+    /// or 1 while a layout-blocking request (High or VeryHigh) is ("tight mode").
+    pub throttle: bool,
 }
 
 /// One connection of a page load.
@@ -125,21 +130,54 @@ impl BrowserModel {
     /// See [`BrowserModel::TLS_CLIENT_HELLO_BYTES`].
     pub const TLS_SERVER_FLIGHT_BYTES: u64 = 4000;
 
-    /// One connection per origin as HTTP/2 and HTTP/3 browsers use (coalescing none), with
-    /// DNS, TLS on https origins and no server time; [`BrowserModel::server_ns`] and the
-    /// DNS time are the caller's.
+    /// The connections a browser opens for `page`: over HTTP/2 and HTTP/3 (or an unknown
+    /// protocol) one per origin, and one for several origins when the recording shows them
+    /// sharing a connection (coalescing, RFC 9113 §9.1.1: same certificate and address);
+    /// over HTTP/1.1 the recording's connections (at most 6 per host, as Chrome), or, when
+    /// it names none, 6 per origin taken in turn. With DNS, TLS on https origins and no
+    /// server time; [`BrowserModel::server_ns`] and the DNS time are the caller's.
     pub fn per_origin(page: &triage_web::Page) -> BrowserModel {
+        use triage_web::model::HttpProtocol;
+        let objects = page.objects();
+        // Coalescing: origins that shared a recorded HTTP/2 or HTTP/3 connection join the
+        // first origin seen on it.
+        let mut joined: std::collections::BTreeMap<&str, &str> = Default::default();
+        let mut first_on: std::collections::BTreeMap<u64, &str> = Default::default();
+        for o in objects.iter().filter(|o| o.protocol != Some(HttpProtocol::Http1)) {
+            if let Some(id) = o.connection_id {
+                let head = *first_on.entry(id).or_insert(o.origin.as_str());
+                let rep = joined.get(head).copied().unwrap_or(head);
+                joined.entry(o.origin.as_str()).or_insert(rep);
+            }
+        }
         let mut groups: Vec<ConnGroup> = Vec::new();
+        let mut keys: Vec<(String, u64)> = Vec::new();
+        let mut turns: std::collections::BTreeMap<&str, u64> = Default::default();
         let mut group_of = Vec::with_capacity(page.len());
-        for o in page.objects() {
-            let g = match groups.iter().position(|g| g.origin == o.origin) {
+        for o in objects {
+            let http1 = o.protocol == Some(HttpProtocol::Http1);
+            let key = if http1 {
+                let n = match o.connection_id {
+                    Some(id) => id,
+                    None => {
+                        let t = turns.entry(o.origin.as_str()).or_insert(0);
+                        *t += 1;
+                        u64::MAX - (*t - 1) % Self::HTTP1_CONNECTIONS_PER_HOST
+                    }
+                };
+                (o.origin.clone(), n)
+            } else {
+                (joined.get(o.origin.as_str()).copied().unwrap_or(o.origin.as_str()).to_string(), 0)
+            };
+            let g = match keys.iter().position(|k| *k == key) {
                 Some(g) => g,
                 None => {
+                    keys.push(key);
                     groups.push(ConnGroup {
                         origin: o.origin.clone(),
                         host: triage_web::urlparts::host(&o.url),
                         https: o.origin.starts_with("https:"),
-                        http1: false,
+                        http1,
                     });
                     groups.len() - 1
                 }
@@ -154,7 +192,57 @@ impl BrowserModel {
             tls_client_hello_bytes: Self::TLS_CLIENT_HELLO_BYTES,
             tls_server_flight_bytes: Self::TLS_SERVER_FLIGHT_BYTES,
             server_ns: Vec::new(),
+            throttle: true,
         }
+    }
+
+    /// Delayable requests in flight at most (Chrome's `kMaxNumDelayableRequestsPerClient`).
+    pub const MAX_DELAYABLE_IN_FLIGHT: usize = 10;
+    /// ... while a layout-blocking request is in flight
+    /// (`kMaxNumDelayableWhileLayoutBlockingRequests`).
+    pub const MAX_DELAYABLE_WHILE_LAYOUT_BLOCKING: usize = 1;
+
+    /// True if Chrome's scheduler may hold object `k`'s request back: Medium priority or
+    /// lower, to an HTTP/1.1 origin.
+    pub fn delayable(&self, page: &triage_web::Page, k: usize) -> bool {
+        use triage_web::BrowserPriority as P;
+        self.throttle
+            && self.group_of.get(k).is_some_and(|&g| self.groups[g as usize].http1)
+            && page.objects()[k].browser_priority.is_some_and(|p| p <= P::Medium)
+    }
+
+    /// True if object `k`'s request keeps Chrome's scheduler in tight mode while in flight:
+    /// High or VeryHigh priority.
+    pub fn layout_blocking(&self, page: &triage_web::Page, k: usize) -> bool {
+        use triage_web::BrowserPriority as P;
+        self.throttle && page.objects()[k].browser_priority.is_some_and(|p| p >= P::High)
+    }
+
+    /// Chrome's limit of HTTP/1.1 connections per host.
+    pub const HTTP1_CONNECTIONS_PER_HOST: u64 = 6;
+
+    /// Each object's server think time from the recording: the time from its request's end
+    /// to its response's first byte (HAR `timings.wait`, DevTools `receiveHeadersEnd -
+    /// sendEnd`) minus one round trip of the recording's connection to its origin. That
+    /// round trip is estimated from the connections the recording opened to the origin: the
+    /// shortest connect time, over two (TCP and TLS 1.3's round trips) for https, over one
+    /// for http; an origin whose connections the recording does not show takes the median
+    /// of the others'. 0 for objects without a recorded wait.
+    pub fn recorded_server_ns(page: &triage_web::Page) -> Vec<u64> {
+        let mut rtt: std::collections::BTreeMap<&str, u64> = Default::default();
+        for o in page.objects().iter().filter(|o| o.recorded_connect_ns > 0) {
+            let trips = if o.origin.starts_with("https:") { 2 } else { 1 };
+            let est = o.recorded_connect_ns / trips;
+            let e = rtt.entry(o.origin.as_str()).or_insert(est);
+            *e = (*e).min(est);
+        }
+        let mut all: Vec<u64> = rtt.values().copied().collect();
+        all.sort_unstable();
+        let median = all.get(all.len() / 2).copied().unwrap_or(0);
+        page.objects()
+            .iter()
+            .map(|o| o.server_wait_ns.saturating_sub(rtt.get(o.origin.as_str()).copied().unwrap_or(median)))
+            .collect()
     }
 
     /// True when the page load uses a pool of connections rather than the flow's one.

@@ -68,6 +68,10 @@ pub struct FlowReport {
     /// keeps the window never causes one.
     #[serde(skip_serializing_if = "is_zero")]
     pub out_of_window_segments: u64,
+    /// Connections the client opened: several for a page load with `[flows.browser]`
+    /// (one per origin); left out when 1 (or 0, a flow that never started).
+    #[serde(skip_serializing_if = "at_most_one")]
+    pub connections: u32,
     /// For a page load: what a user would see (see `triage_web::qoe`).
     pub page: Option<PageReport>,
     /// QUIC mode only: the connection's own counters.
@@ -214,6 +218,10 @@ pub struct LinkReport {
     pub queue: QueueStats,
 }
 
+fn at_most_one(x: &u32) -> bool {
+    *x <= 1
+}
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
@@ -263,6 +271,7 @@ impl RunReport {
                     fast_recoveries: f.fast_recoveries,
                     packets_sent: [f.conn_stats[1].packets_sent, f.conn_stats[0].packets_sent],
                     out_of_window_segments: f.conn_stats.iter().map(|s| s.out_of_window_segments).sum(),
+                    connections: f.connections,
                     page: None,
                     quic: None,
                     paths: None,

@@ -30,8 +30,9 @@ pub struct BrowserToml {
     /// Bytes of the server's handshake flight, certificates included (default 4000).
     #[serde(default)]
     pub tls_server_flight: Option<Size>,
-    /// The server's think time before each response: `"none"` (default) or a duration for
-    /// every response.
+    /// The server's think time before each response: `"none"` (default), `"recorded"` (each
+    /// object's recorded wait minus a round trip, [`BrowserModel::recorded_server_ns`]) or a
+    /// duration for every response.
     #[serde(default)]
     pub server_time: Option<String>,
 }
@@ -87,10 +88,11 @@ impl BrowserToml {
         }
         m.server_ns = match self.server_time.as_deref() {
             None | Some("none") => Vec::new(),
+            Some("recorded") => BrowserModel::recorded_server_ns(page),
             Some(s) => {
                 let d = s
                     .parse::<Duration>()
-                    .map_err(|e| ("server_time".to_string(), format!("expected \"none\" or a duration: {e}")))?;
+                    .map_err(|e| ("server_time".to_string(), format!("expected \"recorded\", \"none\" or a duration: {e}")))?;
                 vec![d.0; page.len()]
             }
         };

@@ -12,7 +12,7 @@ use triage_core::{Connection, ConnectionConfig, Endpoint, Event};
 
 use std::sync::Arc;
 
-use crate::app::{AppSpec, MessageSpec, PageLoad};
+use crate::app::{BrowserModel, AppSpec, MessageSpec, PageLoad};
 use crate::event::{Ev, EventQueue};
 use crate::link::Link;
 use crate::queue::SimPacket;
@@ -243,6 +243,11 @@ struct Pool {
     busy: Vec<Option<u32>>,
     /// Per host: when its DNS lookup is (or was) done.
     dns_done_ns: std::collections::BTreeMap<String, u64>,
+    /// Chrome's throttling ([`crate::app::BrowserModel::throttle`]): delayable requests
+    /// held back, in request order; delayable and layout-blocking requests in flight.
+    throttled: std::collections::VecDeque<u32>,
+    delayable_in_flight: usize,
+    layout_blocking_in_flight: usize,
 }
 
 impl Pool {
@@ -254,6 +259,9 @@ impl Pool {
             waiting: vec![std::collections::VecDeque::new(); groups],
             busy: vec![None; groups],
             dns_done_ns: Default::default(),
+            throttled: Default::default(),
+            delayable_in_flight: 0,
+            layout_blocking_in_flight: 0,
         }
     }
 }
@@ -324,8 +332,11 @@ pub struct FlowResult {
     pub rto_count: u64,
     /// Fast recoveries at both ends.
     pub fast_recoveries: u64,
-    /// Per-end counters: client, server.
+    /// Per-end counters: client, server (summed over a pooled page load's connections).
     pub conn_stats: [triage_core::ConnectionStats; 2],
+    /// Connections the client opened (0 before the flow starts; several for a pooled page
+    /// load).
+    pub connections: u32,
 }
 
 /// The simulator.
@@ -1015,12 +1026,19 @@ impl Simulator {
         app.responses += 1;
         let all = app.responses == page.page.len();
         if let Some(pool) = app.pool.as_mut() {
+            if page.browser.delayable(&page.page, k) {
+                pool.delayable_in_flight -= 1;
+            }
+            if page.browser.layout_blocking(&page.page, k) {
+                pool.layout_blocking_in_flight -= 1;
+            }
             // HTTP/1.1: the connection is free for the next request.
             let g = page.browser.group_of[k] as usize;
             if pool.busy[g] == Some(k as u32) {
                 pool.busy[g] = None;
                 self.pool_flush(f, g);
             }
+            self.release_throttled(f);
         }
         if page.sequential {
             // The thesis's client: the next object in page order, at once.
@@ -1064,29 +1082,70 @@ impl Simulator {
         if let Some(pool) = app.pool.as_mut() {
             let Some(page) = app.page.clone() else { return };
             let Some(&g) = page.browser.group_of.get(k as usize) else { return };
-            let g = g as usize;
-            pool.waiting[g].push_back(k);
-            if pool.ready[g] {
-                self.pool_flush(f, g);
-            } else if !pool.opening[g] {
-                pool.opening[g] = true;
-                // DNS: a host's first connection waits for the lookup; later ones for the
-                // same lookup's end.
-                let host = &page.browser.groups[g].host;
-                let at = match pool.dns_done_ns.get(host) {
-                    Some(&t) => t.max(self.now_ns),
-                    None => {
-                        let t = self.now_ns.saturating_add(self.dns_ns(f, &page));
-                        self.flows[f as usize].apps[0].pool.as_mut().expect("pool").dns_done_ns.insert(host.clone(), t);
-                        t
-                    }
-                };
-                self.events.push(at, Ev::PoolOpen(f, g as u32));
+            if page.browser.layout_blocking(&page.page, k as usize) {
+                pool.layout_blocking_in_flight += 1;
             }
+            if page.browser.delayable(&page.page, k as usize) {
+                let limit = if pool.layout_blocking_in_flight > 0 {
+                    BrowserModel::MAX_DELAYABLE_WHILE_LAYOUT_BLOCKING
+                } else {
+                    BrowserModel::MAX_DELAYABLE_IN_FLIGHT
+                };
+                if pool.delayable_in_flight >= limit || !pool.throttled.is_empty() {
+                    pool.throttled.push_back(k);
+                    return;
+                }
+                pool.delayable_in_flight += 1;
+            }
+            self.pool_enqueue(f, k, g as usize);
             return;
         }
         let Some(c) = self.flows[f as usize].client_conn else { return };
         self.write_request(f, k, c);
+    }
+
+    /// Chrome's throttling: delayable requests held back start, in order, while the limit
+    /// allows.
+    fn release_throttled(&mut self, f: u32) {
+        loop {
+            let app = &mut self.flows[f as usize].apps[0];
+            let (Some(pool), Some(page)) = (app.pool.as_mut(), app.page.clone()) else { return };
+            let limit = if pool.layout_blocking_in_flight > 0 {
+                BrowserModel::MAX_DELAYABLE_WHILE_LAYOUT_BLOCKING
+            } else {
+                BrowserModel::MAX_DELAYABLE_IN_FLIGHT
+            };
+            if pool.delayable_in_flight >= limit {
+                return;
+            }
+            let Some(k) = pool.throttled.pop_front() else { return };
+            pool.delayable_in_flight += 1;
+            self.pool_enqueue(f, k, page.browser.group_of[k as usize] as usize);
+        }
+    }
+
+    /// Hands request `k` to group `g`'s connection, opening it (after DNS) on first use.
+    fn pool_enqueue(&mut self, f: u32, k: u32, g: usize) {
+        let app = &mut self.flows[f as usize].apps[0];
+        let (Some(pool), Some(page)) = (app.pool.as_mut(), app.page.clone()) else { return };
+        pool.waiting[g].push_back(k);
+        if pool.ready[g] {
+            self.pool_flush(f, g);
+        } else if !pool.opening[g] {
+            pool.opening[g] = true;
+            // DNS: a host's first connection waits for the lookup; later ones for the same
+            // lookup's end.
+            let host = &page.browser.groups[g].host;
+            let at = match pool.dns_done_ns.get(host) {
+                Some(&t) => t.max(self.now_ns),
+                None => {
+                    let t = self.now_ns.saturating_add(self.dns_ns(f, &page));
+                    self.flows[f as usize].apps[0].pool.as_mut().expect("pool").dns_done_ns.insert(host.clone(), t);
+                    t
+                }
+            };
+            self.events.push(at, Ev::PoolOpen(f, g as u32));
+        }
     }
 
     /// DNS lookup time of a pooled page load: as configured, or twice the path's base
@@ -1296,9 +1355,11 @@ impl Simulator {
             .enumerate()
             .map(|(fi, f)| {
                 let mut stats: [triage_core::ConnectionStats; 2] = Default::default();
+                let mut connections = 0;
                 for slot in self.conns.iter().filter(|s| s.flow == fi as u32) {
                     // Every connection of the flow (several for a pooled page load).
                     stats[slot.is_server as usize].accumulate(slot.conn.stats());
+                    connections += u32::from(!slot.is_server);
                 }
                 let bytes =
                     f.apps.iter().flat_map(|a| a.messages.iter()).fold(0u64, |sum, m| sum.saturating_add(m.bytes));
@@ -1311,6 +1372,7 @@ impl Simulator {
                     rto_count: stats.iter().map(|s| s.rto_count).sum(),
                     fast_recoveries: stats.iter().map(|s| s.fast_recoveries).sum(),
                     conn_stats: stats,
+                    connections,
                 }
             })
             .collect()
