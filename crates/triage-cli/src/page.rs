@@ -65,7 +65,9 @@ struct SimulateArgs {
     /// Framing: tcp (one connection, HTTP/2-like) or quic (a stream per object).
     #[arg(long, default_value = "tcp")]
     mode: String,
-    /// Send scheduler: fifo or cats (TCP); fifo, rr, prio, rfc9218 or cats (QUIC).
+    /// Send scheduler: fifo, prio or cats (TCP); fifo, rr, prio, rfc9218 or cats (QUIC).
+    /// Default prio (a server honouring the browser's priorities; fifo with
+    /// --connections flow).
     #[arg(long)]
     scheduler: Option<String>,
     /// Wait each object's recorded gap after its parent arrived before requesting it
@@ -413,7 +415,10 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
     let mut transport = toml::Table::new();
     transport.insert("cc".into(), V::String(a.cc.clone()));
     transport.insert("mode".into(), V::String(a.mode.clone()));
-    if let Some(s) = &a.scheduler {
+    // A browser's load: an HTTP/2 (or HTTP/3) server honouring Chrome's priorities, unless
+    // the run asks for another scheduler or keeps the scenario's plain connection.
+    let scheduler = a.scheduler.clone().or_else(|| (a.connections != "flow").then(|| "prio".to_string()));
+    if let Some(s) = &scheduler {
         transport.insert("scheduler".into(), V::String(s.clone()));
     }
     let loss = match &a.loss {

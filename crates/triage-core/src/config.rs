@@ -12,6 +12,9 @@ pub enum SchedulerKind {
     Fifo,
     /// The CATS Conductor with its fairness parameters.
     Cats(CatsConfig),
+    /// Strict priority, write order within a priority: an HTTP/2 server honouring the
+    /// browser's priorities ([`crate::sched::prio`]).
+    Priority,
 }
 
 /// CATS §II-D-3, source load shedding: when congestion is severe and persistent, the

@@ -390,6 +390,7 @@ impl Connection {
         let scheduler: Box<dyn SendScheduler> = match &cfg.scheduler {
             SchedulerKind::Fifo => Box::new(Fifo::new()),
             SchedulerKind::Cats(c) => Box::new(Conductor::new(c.clone())),
+            SchedulerKind::Priority => Box::new(crate::sched::prio::StrictPriority::new()),
         };
         Self {
             local,

@@ -69,6 +69,7 @@ pub fn resolved_json(sim: &Simulator, stop_ns: u64) -> serde_json::Value {
             match &t.scheduler {
                 SchedulerKind::Fifo => ("fifo".to_string(), None),
                 SchedulerKind::Cats(c) => ("cats".to_string(), Some(cats(c))),
+                SchedulerKind::Priority => ("prio".to_string(), None),
             }
         };
         let mut v = json!({

@@ -382,6 +382,7 @@ impl TransportToml {
             (_, Some(_)) => {
                 return Err(("transport.cats".into(), "fairness parameters need scheduler = \"cats\"".into()));
             }
+            (Some(SchedulerName::Prio), _) => SchedulerKind::Priority,
             _ => SchedulerKind::Fifo,
         };
         let quic_mode = self.mode == Some(ModeName::Quic);
@@ -396,12 +397,13 @@ impl TransportToml {
         if !quic_mode
             && matches!(
                 self.scheduler,
-                Some(SchedulerName::Rr | SchedulerName::Prio | SchedulerName::Rfc9218 | SchedulerName::Wrr)
+                Some(SchedulerName::Rr | SchedulerName::Rfc9218 | SchedulerName::Wrr)
             )
         {
             return Err((
                 "transport.scheduler".into(),
-                "rr, prio, rfc9218 and wrr schedule streams: they need mode = \"quic\"".into(),
+                "rr, rfc9218 and wrr schedule streams: they need mode = \"quic\" (TCP mode has fifo, prio and cats)"
+                    .into(),
             ));
         }
         if quic_mode

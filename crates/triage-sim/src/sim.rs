@@ -8,7 +8,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use triage_core::wire::{Addr, Packet, TcpFlags};
-use triage_core::{Connection, ConnectionConfig, Endpoint, Event};
+use triage_core::{Connection, ConnectionConfig, Endpoint, Event, SchedulerKind};
 
 use std::sync::Arc;
 
@@ -1069,6 +1069,11 @@ impl Simulator {
         // QUIC mode: the response's stream carries the RFC 9218 urgency Chrome would send
         // for the request's recorded priority (the CATS level when none is).
         let urgency = page.page.objects()[k].browser_priority.map(|b| b.rfc9218_urgency());
+        // TCP mode with strict priority: an HTTP/2 server orders responses by the urgency
+        // the browser sent with each request (the CATS level when none is recorded).
+        let strict = matches!(self.flows[f as usize].spec.server_transport.scheduler, SchedulerKind::Priority)
+            && matches!(self.conns[c as usize].conn, Endpoint::Tcp(_));
+        let prio = if strict { urgency.or(prio) } else { prio };
         write_to(&mut self.conns[c as usize].conn, self.now_ns, k as u32, bytes, prio, unrel, urgency, None);
     }
 

@@ -9,6 +9,7 @@
 
 pub mod cats;
 pub mod fifo;
+pub mod prio;
 pub mod stream;
 
 pub use cats::{CatsConfig, Conductor};
