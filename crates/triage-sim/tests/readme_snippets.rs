@@ -1,6 +1,6 @@
 //! Every TOML snippet in the README parses and builds: a reader copies them as they are.
 //! Fragments are completed the way the README presents them (a `[transport]` body, a
-//! `[topology]` table, flows without a topology); a snippet of another shape fails the test,
+//! `[topology]` table, flows without a topology, a `[flows.…]` table of a page load); a snippet of another shape fails the test,
 //! so a new one gets a rule here. A sweep plan (`scenario = …`) is parsed as a plan.
 
 mod common;
@@ -44,6 +44,10 @@ fn complete(body: &str) -> Option<String> {
     let topology = has_line(body, "[topology]");
     Some(match (named, flows, topology) {
         (true, true, _) => body.to_string(),
+        // A sub-table of a page-loading flow.
+        (false, false, false) if first.starts_with("[flows.") => {
+            format!("name = \"readme\"\n{DUMBBELL}{FLOW}page = \"builtin:cats\"\n{body}")
+        }
         // The body of `[transport]`.
         (false, false, false) if !first.starts_with('[') => {
             format!("name = \"readme\"\n{DUMBBELL}{FLOW}[transport]\n{body}")
