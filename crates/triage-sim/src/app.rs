@@ -107,6 +107,13 @@ pub struct BrowserModel {
     /// LOW and below) to an HTTP/1.1 origin waits while 10 delayable requests are in flight,
     /// or 1 while a layout-blocking request (High or VeryHigh) is ("tight mode").
     pub throttle: bool,
+    /// Main-thread CPU time per object (page order), as the durations of the tasks that
+    /// process it, already scaled by the CPU slowdown ([`triage_web::cputrace`]); empty: no
+    /// CPU model. One main thread runs them: an object's tasks start when it has arrived and
+    /// the thread is free. A script's or stylesheet's children are requested once it is
+    /// processed (an HTML document's as it arrives: the preload scanner needs no main
+    /// thread), and the page metrics count an object when it is processed.
+    pub cpu_ns: Vec<Vec<u64>>,
 }
 
 /// One connection of a page load.
@@ -193,6 +200,7 @@ impl BrowserModel {
             tls_server_flight_bytes: Self::TLS_SERVER_FLIGHT_BYTES,
             server_ns: Vec::new(),
             throttle: true,
+            cpu_ns: Vec::new(),
         }
     }
 

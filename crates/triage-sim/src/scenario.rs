@@ -1257,7 +1257,7 @@ impl Scenario {
                     load.sequential = f.sequential.unwrap_or(false);
                     if let Some(b) = &f.browser {
                         load.browser =
-                            b.to_model(&load.page).map_err(|(k, m)| invalid(format!("{field}.browser.{k}"), m))?;
+                            b.to_model(&load.page, base_dir).map_err(|(k, m)| invalid(format!("{field}.browser.{k}"), m))?;
                         if load.sequential {
                             return Err(invalid(
                                 format!("{field}.browser"),
@@ -1467,7 +1467,7 @@ pub fn load_page_reporting(
     Ok((imp.page, line))
 }
 
-fn resolve(p: &Path, base: Option<&Path>) -> PathBuf {
+pub(crate) fn resolve(p: &Path, base: Option<&Path>) -> PathBuf {
     if p.is_absolute() {
         return p.to_path_buf();
     }

@@ -35,12 +35,25 @@ pub struct BrowserToml {
     /// duration for every response.
     #[serde(default)]
     pub server_time: Option<String>,
+    /// A Chrome trace of the recorded load (Lighthouse's `trace.json`): its main-thread
+    /// tasks become each object's CPU time ([`triage_web::cputrace`]). Relative to the
+    /// scenario file.
+    #[serde(default)]
+    pub trace: Option<String>,
+    /// Multiplier of the trace's CPU time (default 1; Lighthouse's mobile slowdown is 4),
+    /// 0 to 100.
+    #[serde(default)]
+    pub cpu_slowdown: Option<f64>,
 }
 
 impl BrowserToml {
     /// The browser model for `page`, or the field (under `[flows.browser]`) and what was
     /// expected.
-    pub fn to_model(&self, page: &triage_web::Page) -> Result<BrowserModel, (String, String)> {
+    pub fn to_model(
+        &self,
+        page: &triage_web::Page,
+        base_dir: Option<&std::path::Path>,
+    ) -> Result<BrowserModel, (String, String)> {
         let mut m = match self.connections.as_deref().unwrap_or("per-origin") {
             "per-origin" => BrowserModel::per_origin(page),
             "single" => {
@@ -96,6 +109,29 @@ impl BrowserToml {
                 vec![d.0; page.len()]
             }
         };
+        let slowdown = self.cpu_slowdown.unwrap_or(1.0);
+        if !(0.0..=100.0).contains(&slowdown) {
+            return Err(("cpu_slowdown".into(), format!("expected 0 to 100, got {slowdown}")));
+        }
+        match &self.trace {
+            None if self.cpu_slowdown.is_some() => {
+                return Err(("cpu_slowdown".into(), "scales a trace's CPU time: give `trace` too".into()))
+            }
+            None => {}
+            Some(t) => {
+                let path = crate::scenario::resolve(std::path::Path::new(t), base_dir);
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| ("trace".to_string(), format!("{}: {e}", path.display())))?;
+                let cpu = triage_web::cputrace::cpu_tasks(&text, page)
+                    .map_err(|e| ("trace".to_string(), format!("{}: {e}", path.display())))?;
+                let permille = (slowdown * 1000.0).round() as u128;
+                m.cpu_ns = cpu
+                    .per_object
+                    .iter()
+                    .map(|v| v.iter().map(|&d| (u128::from(d) * permille / 1000).min(u128::from(u64::MAX)) as u64).collect())
+                    .collect();
+            }
+        }
         Ok(m)
     }
 }

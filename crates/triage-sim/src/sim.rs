@@ -222,6 +222,12 @@ struct AppState {
     /// A page-loading client: when it asked for each object (discovery), which precedes the
     /// request's write while its connection is being set up.
     discovered_ns: Vec<Option<u64>>,
+    /// A page-loading client: when each object was processed (its main-thread tasks done;
+    /// its arrival without a CPU model).
+    processed_ns: Vec<Option<u64>>,
+    /// The main thread (CPU model): busy until then, and the tasks it ran (start, length).
+    main_busy_until_ns: u64,
+    main_tasks: Vec<(u64, u64)>,
     peer_closed: bool,
     closed: bool,
 }
@@ -533,6 +539,7 @@ impl Simulator {
                 apps[side].done = vec![false; p.page.len()];
                 apps[side].ended = vec![false; p.page.len()];
                 apps[side].discovered_ns = vec![None; p.page.len()];
+                apps[side].processed_ns = vec![None; p.page.len()];
                 if p.browser.pooled() {
                     apps[side].pool = Some(Pool::new(p.browser.groups.len()));
                 }
@@ -1046,10 +1053,27 @@ impl Simulator {
                 self.events.push(self.now_ns, Ev::PageRequest(f, k as u32 + 1));
             }
         } else {
+            // The main thread processes the object (CPU model): its tasks run once it has
+            // arrived and the thread is free.
+            let app = &mut self.flows[f as usize].apps[0];
+            let mut t = self.now_ns.max(app.main_busy_until_ns);
+            let tasks = page.browser.cpu_ns.get(k).map_or(&[][..], |v| &v[..]);
+            for &d in tasks {
+                app.main_tasks.push((t, d));
+                t = t.saturating_add(d);
+            }
+            let processed = if tasks.is_empty() { self.now_ns } else { t };
+            if !tasks.is_empty() {
+                app.main_busy_until_ns = t;
+            }
+            app.processed_ns[k] = Some(processed);
             let parent = &page.page.objects()[k];
+            // An HTML document's children are found as it arrives (the preload scanner);
+            // a script's or stylesheet's once it is processed.
+            let found = if parent.kind == triage_web::ContentType::Html { self.now_ns } else { processed };
             for &child in page.page.children(parent.id) {
                 let delay = page.discovery.child_delay_ns(parent, page.page.get(child));
-                self.events.push(self.now_ns.saturating_add(delay), Ev::PageRequest(f, child.0));
+                self.events.push(found.saturating_add(delay), Ev::PageRequest(f, child.0));
             }
         }
         if all {
@@ -1416,10 +1440,20 @@ impl Simulator {
             let req = &self.recorder.messages[f.apps[0].record_base + k];
             let resp = &self.recorder.messages[f.apps[1].record_base + k];
             if let (Some(r), Some(c)) = (req.written_ns, resp.completed_ns) {
+                // With a CPU model an object counts once processed.
+                let c = f.apps[0].processed_ns.get(k).copied().flatten().map_or(c, |p| p.max(c));
                 d.insert(triage_web::ObjectId(k as u32), triage_web::Delivery { request_ns: r, complete_ns: c });
             }
         }
         Some((page, d))
+    }
+
+    /// For a page-load flow with a CPU model: the main-thread tasks it ran (start, length in
+    /// ns, scaled), in order; `None` without a CPU model.
+    pub fn page_main_tasks(&self, flow: u32) -> Option<&[(u64, u64)]> {
+        let f = self.flows.get(flow as usize)?;
+        let page = f.apps[0].page.as_ref()?;
+        (!page.browser.cpu_ns.is_empty()).then_some(&f.apps[0].main_tasks[..])
     }
 
     /// For a page-load flow: what arrived of each object the client is done with

@@ -25,6 +25,7 @@
 pub mod builtin;
 pub mod classify;
 pub mod content;
+pub mod cputrace;
 pub mod devtools;
 pub mod error;
 pub mod export;
