@@ -52,12 +52,13 @@ fn check(page: &Page, name: &str, rows: &[Row]) {
     assert!(set(P::Ads).iter().all(|id| set(P::ThirdParty).contains(id)), "{name}: ads within third_party");
 }
 
-/// ferguson.com: 10 fonts (545 KB); 60 ads/analytics objects (1045 KB) by third-party-web
-/// 0.30.0 (with the two Facebook pixel hits `facebook.com/tr/?...` and micpn.com; not
+/// ferguson.com: 10 fonts (545 KB); 64 ads/analytics objects (1049 KB) by third-party-web
+/// 0.30.0 (with four tracking redirect hops, the two Facebook pixel hits
+/// `facebook.com/tr/?...` and micpn.com; not
 /// AppDynamics, a `utility` there). No render-blocking object is a tracker, so the guard keeps
 /// none. AppDynamics' render-blocking head script makes appdynamics.com first party. Third
 /// party adds three non-tracker scripts (#66 and #88 connect.facebook.net, `social` in
-/// third-party-web; #101 img.en25.com).
+/// third-party-web; #102 img.en25.com).
 #[test]
 fn ferguson() {
     use ReliabilityPolicy as P;
@@ -70,11 +71,11 @@ fn ferguson() {
         &[
             (P::Reliable, 0, 0, &[]),
             (P::Fonts, 10, 545_252, &[]),
-            (P::Ads, 60, 1_045_214, G),
-            (P::ThirdParty, 63, 1_164_321, G),
-            (P::FontsAds, 70, 1_590_466, G),
-            (P::FontsThirdParty, 73, 1_709_573, G),
-            (P::Essentialness, 70, 1_590_466, G),
+            (P::Ads, 64, 1_048_861, G),
+            (P::ThirdParty, 67, 1_167_968, G),
+            (P::FontsAds, 74, 1_594_113, G),
+            (P::FontsThirdParty, 77, 1_713_220, G),
+            (P::Essentialness, 74, 1_594_113, G),
         ],
     );
     let extra: Vec<u32> = P::ThirdParty
@@ -84,7 +85,7 @@ fn ferguson() {
         .filter(|id| !P::Ads.plan(&page).unreliable.contains(id))
         .map(|id| id.0)
         .collect();
-    assert_eq!(extra, vec![66, 88, 101]);
+    assert_eq!(extra, vec![66, 88, 102]);
 }
 
 /// paulirish.com: six Google Fonts files (77 KB); four Google Analytics / Tag Manager objects;
