@@ -69,6 +69,7 @@ pub fn object(id: u32, parent: Option<u32>, url: &str, kind: ContentType, bytes:
         recorded_start_ns: 0,
         recorded_duration_ns: 0,
         from_cache: false,
+        redirect: false,
         connection_id: None,
         protocol: None,
         server_wait_ns: 0,

@@ -198,9 +198,16 @@ pub fn infer_render_blocking(o: &WebObject) -> RenderBlocking {
 }
 
 /// Fills `tracker`, `category`, `essential` and `cats_level` of an object from its other
-/// fields, and infers `render_blocking` if it is unknown.
+/// fields, and infers `render_blocking` if it is unknown. The tracker list
+/// ([`crate::trackers`]) applies to third-party objects only (set `third_party` first).
 pub fn classify(o: &mut WebObject) {
-    o.tracker = o.tracker || trackers::is_tracker_url(&o.url);
+    // The list names third parties: on its owner's own site (bing.com's objects, whose
+    // domain third-party-web files under Bing Ads) a host is first party, as Lighthouse
+    // treats the main document's entity.
+    // Beacon paths count on any host, first party included.
+    o.tracker = o.tracker
+        || (o.third_party && trackers::is_tracker_host(&crate::urlparts::host(&o.url)))
+        || trackers::is_beacon_url(&o.url);
     if o.render_blocking.is_none() {
         o.render_blocking = Some(infer_render_blocking(o));
     }
@@ -256,6 +263,7 @@ mod tests {
         classify(&mut img);
         assert_eq!(img.cats_level, 2);
         let mut ga = object(5, Some(3), "https://www.google-analytics.com/analytics.js", ContentType::Js, 1000);
+        ga.third_party = true;
         classify(&mut ga);
         assert_eq!(
             (ga.cats_level, ga.category, ga.essential),
@@ -264,6 +272,7 @@ mod tests {
         assert_eq!(ga.parent, Some(ObjectId(3)));
         // A render-blocking tracker or script is on the critical rendering path.
         let mut tag = object(6, Some(0), "https://www.googletagmanager.com/gtm.js", ContentType::Js, 1000);
+        tag.third_party = true;
         tag.render_blocking = Some(RenderBlocking::Blocking);
         classify(&mut tag);
         assert_eq!((tag.cats_level, tag.category), (1, ContentCategory::AdsAnalytics));
@@ -271,5 +280,17 @@ mod tests {
         head_js.render_blocking = Some(RenderBlocking::Blocking);
         classify(&mut head_js);
         assert_eq!(head_js.cats_level, 1);
+        // On its owner's site a listed domain is first party: bing.com is "Bing Ads" in
+        // third-party-web, but www.bing.com's own objects are not trackers there.
+        let mut bing = object(8, Some(0), "https://www.bing.com/sa/simg/app.js", ContentType::Js, 1000);
+        classify(&mut bing);
+        assert!(!bing.tracker);
+        bing.third_party = true;
+        classify(&mut bing);
+        assert!(bing.tracker);
+        // A beacon path is a tracker on any host.
+        let mut beacon = object(9, Some(0), "https://www.google.se/gen_204?atyp=i", ContentType::Other, 10);
+        classify(&mut beacon);
+        assert!(beacon.tracker);
     }
 }

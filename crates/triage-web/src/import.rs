@@ -5,8 +5,10 @@
 //! Both parsers reduce their input to [`RawEntry`] records grouped by page; [`build_page`] then
 //! turns the chosen page's entries into objects:
 //!
+//! - A subresource's redirect hop is an object of its own ([`WebObject::redirect`]): a small
+//!   response whose arrival lets its target, its child, be requested.
 //! - Entries that are not a network fetch of a page object are skipped and counted by
-//!   [`SkipReason`]: redirects (the target is kept), `data:` and other non-HTTP URLs, 304s,
+//!   [`SkipReason`]: the navigation's redirects (before the root), `data:` and other non-HTTP URLs, 304s,
 //!   failed or unfinished requests, CORS preflights, and entries of other pages.
 //! - Cache hits stay in the page as zero-network objects ([`WebObject::from_cache`],
 //!   `wire_bytes` 0): they still discover their children and hold paint back, at no network
@@ -279,6 +281,9 @@ pub struct Import {
     /// Objects the recording served from the browser's cache, kept as zero-network objects
     /// (0 with [`ImportOptions::keep_cache_hits`], which fetches them).
     pub cache_hits: usize,
+    /// Redirect hops of subresources kept as objects ([`WebObject::redirect`]); the
+    /// navigation's own hops are skipped and counted as `redirect`.
+    pub redirect_hops: usize,
 }
 
 impl Import {
@@ -359,6 +364,7 @@ fn import_sequence(value: &Value, opts: &ImportOptions) -> Result<Import, WebErr
         skipped: BTreeMap::new(),
         adjusted: BTreeMap::new(),
         cache_hits: 0,
+        redirect_hops: 0,
     })
 }
 
@@ -418,6 +424,7 @@ fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &Import
             }
         })?;
     let cache_hits = page.objects().iter().filter(|o| o.from_cache).count();
+    let redirect_hops = page.objects().iter().filter(|o| o.redirect).count();
     Ok(Import {
         format,
         page,
@@ -427,6 +434,7 @@ fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &Import
         skipped,
         adjusted,
         cache_hits,
+        redirect_hops,
     })
 }
 
@@ -477,6 +485,12 @@ fn classify_skip(e: &RawEntry) -> Option<SkipReason> {
 /// a redirect, then followed through its redirects (each hop to the earliest entry of its
 /// target URL starting no earlier). `None` if there is no candidate.
 fn navigation_entry(entries: &[RawEntry]) -> Option<usize> {
+    navigation_chain(entries).last().copied()
+}
+
+/// The navigation's entries: its first request, then each redirect hop's target, ending at
+/// the document (see [`navigation_entry`]). Empty if there is no candidate.
+fn navigation_chain(entries: &[RawEntry]) -> Vec<usize> {
     let is_doc = |e: &RawEntry| {
         let scheme = urlparts::scheme(&e.url);
         (scheme == "http" || scheme == "https")
@@ -487,17 +501,24 @@ fn navigation_entry(entries: &[RawEntry]) -> Option<usize> {
     order.sort_by(|&a, &b| entries[a].start_ms.total_cmp(&entries[b].start_ms));
     let mut at = match entries.iter().position(|e| e.navigation) {
         Some(i) => i,
-        None => order.iter().copied().find(|&i| is_doc(&entries[i]))?,
+        None => match order.iter().copied().find(|&i| is_doc(&entries[i])) {
+            Some(i) => i,
+            None => return Vec::new(),
+        },
     };
+    let mut chain = vec![at];
     for _ in 0..32 {
         let Some(target) = entries[at].redirect_to.as_deref().filter(|t| *t != entries[at].url) else { break };
         let start = entries[at].start_ms;
         match order.iter().copied().find(|&i| entries[i].url == target && entries[i].start_ms >= start && i != at) {
-            Some(next) => at = next,
-            None => break,
+            Some(next) if !chain.contains(&next) => {
+                at = next;
+                chain.push(at);
+            }
+            _ => break,
         }
     }
-    Some(at)
+    chain
 }
 
 /// Content type of an entry's object. An HTTP error response (4xx, 5xx) carries an error
@@ -549,6 +570,22 @@ fn render_blocking(e: &RawEntry, kind: ContentType, in_subframe: bool, from_root
     } else {
         RenderBlocking::NonBlocking
     }
+}
+
+/// Content type of a redirect hop: what was requested (resource type, else the URL's
+/// extension, else the type of the entry at its target URL), never HTML unless the resource
+/// type says a document was requested.
+fn hop_kind(e: &RawEntry, entries: &[RawEntry]) -> ContentType {
+    e.resource_type
+        .as_deref()
+        .and_then(content::from_resource_type)
+        .or_else(|| content::from_extension(&e.url).filter(|k| *k != ContentType::Html))
+        .or_else(|| {
+            let target = e.redirect_to.as_deref()?;
+            let t = entries.iter().find(|x| x.url == target && !is_redirect(x))?;
+            Some(entry_kind(t, false)).filter(|k| *k != ContentType::Html)
+        })
+        .unwrap_or(ContentType::Other)
 }
 
 /// True for a redirect response (3xx with a target, or a redirect status).
@@ -668,6 +705,9 @@ pub fn build_page(
         None
     };
 
+    let nav_chain = navigation_chain(entries);
+    // Redirect target URL -> the hop object that leads to it.
+    let mut hop_to: BTreeMap<String, ObjectId> = BTreeMap::new();
     let sequence = std::iter::once(root_entry).chain(order.iter().copied().filter(|&i| i != root_entry));
     for i in sequence {
         let e = &entries[i];
@@ -677,9 +717,17 @@ pub fn build_page(
             let by_initiator =
                 e.initiator_url.as_deref().filter(|u| *u != e.url).and_then(|u| resolve(u, &placed, &standin));
             let by_referer = e.referer.as_deref().filter(|u| *u != e.url).and_then(|u| resolve(u, &placed, &standin));
-            Some(by_initiator.or(by_referer).unwrap_or(ObjectId(0)))
+            let by_hop = hop_to.get(&e.url).copied();
+            Some(by_hop.or(by_initiator).or(by_referer).unwrap_or(ObjectId(0)))
         };
-        if let Some(r) = reasons[i] {
+        // A redirect hop of a subresource is an object of its own: a small response whose
+        // arrival lets its target (its child) be requested, one round trip more. The
+        // navigation's own hops precede the root and stay skipped.
+        let hop = reasons[i] == Some(SkipReason::Redirect)
+            && !nav_chain.contains(&i)
+            && e.status > 0
+            && e.redirect_to.as_deref().is_some_and(|t| t != e.url);
+        if let Some(r) = reasons[i].filter(|_| !hop) {
             *skipped.entry(r).or_insert(0) += 1;
             if let Some(p) = parent {
                 standin.entry(e.url.clone()).or_insert(p);
@@ -695,7 +743,7 @@ pub fn build_page(
                 subframe[p.index()] || (p != ObjectId(0) && po.kind == ContentType::Html)
             });
         subframe.push(in_subframe);
-        let kind = entry_kind(e, objects.is_empty());
+        let kind = if hop { hop_kind(e, entries) } else { entry_kind(e, objects.is_empty()) };
         let over = |b: Option<u64>| b.is_some_and(|b| b > MAX_OBJECT_BYTES);
         count(Adjustment::SizeClamped, usize::from(over(e.wire_bytes) || over(e.body_bytes)));
         let clamp = |b: Option<u64>| b.map(|b| b.min(MAX_OBJECT_BYTES));
@@ -731,6 +779,7 @@ pub fn build_page(
             recorded_start_ns: ms_to_ns(e.start_ms - t0),
             recorded_duration_ns: ms_to_ns(duration_ms),
             from_cache,
+            redirect: hop,
             connection_id: e.connection_id,
             protocol: e.protocol,
             server_wait_ns: ms_to_ns(e.server_wait_ms.min(MAX_DURATION_MS)),
@@ -743,6 +792,12 @@ pub fn build_page(
             reliability: None,
         };
         classify::classify(&mut o);
+        if hop {
+            if let Some(t) = &e.redirect_to {
+                // The latest hop to a URL: a second request of the same URL has its own hop.
+                hop_to.insert(t.clone(), id);
+            }
+        }
         placed.insert(e.url.clone(), id);
         objects.push(o);
     }

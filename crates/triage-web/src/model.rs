@@ -321,6 +321,10 @@ pub struct WebObject {
     /// paint. Import with [`crate::ImportOptions::keep_cache_hits`] to fetch it instead.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub from_cache: bool,
+    /// A redirect response (3xx) of a subresource: its arrival lets its target, its only
+    /// child, be requested (one round trip more). Its bytes are the redirect response's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub redirect: bool,
     /// The recording's connection id for the request (HAR `connection`: a string of digits is
     /// read as the number, any other string as its 64-bit FNV-1a hash; DevTools
     /// `response.connectionId`, where Chrome's 0 for "no connection" reads as `None`).

@@ -289,3 +289,26 @@ fn out_of_process_iframes_stay_in_their_page() {
     assert_eq!((frame.parent, ad.parent), (Some(imp.page.root()), Some(frame.id)));
     assert!(!frame.blocks_first_paint() && !ad.blocks_first_paint());
 }
+
+/// Real recordings: ferguson.com's eight subresource redirects (tracking pixels bouncing to
+/// their next host) and bbc.com's four are objects of their own, each the discovery parent of
+/// its target, with the redirect response's bytes; etat.lu's two navigation redirects come
+/// before the root and stay skipped.
+#[test]
+fn redirect_hops_are_objects() {
+    let imp = load("ferguson.com.har");
+    assert_eq!(imp.redirect_hops, 8);
+    assert_eq!(imp.skipped.get(&triage_web::SkipReason::Redirect), None);
+    let p = &imp.page;
+    for hop in p.objects().iter().filter(|o| o.redirect) {
+        assert_ne!(hop.kind, ContentType::Html, "{}", hop.url);
+        let children = p.children(hop.id);
+        assert!(!children.is_empty(), "{} has no target", hop.url);
+        for c in children {
+            assert!(p.get(*c).recorded_start_ns >= hop.recorded_start_ns);
+        }
+    }
+    assert_eq!(load("bbc.com.devtools.har").redirect_hops, 4);
+    let etat = load("etat.lu.har");
+    assert_eq!((etat.redirect_hops, etat.skipped.get(&triage_web::SkipReason::Redirect)), (0, Some(&2)));
+}

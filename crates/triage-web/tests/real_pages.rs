@@ -26,17 +26,17 @@ const EXPECTED: &[Expect] = &[
     (
         "bbc.com.devtools.har",
         120,
-        114,
-        &[("css", 6), ("font", 1), ("html", 5), ("image", 50), ("js", 43), ("json", 2), ("other", 7)],
-        &[("cors_preflight", 1), ("not_modified", 1), ("redirect", 4)],
+        118,
+        &[("css", 6), ("font", 1), ("html", 5), ("image", 52), ("js", 44), ("json", 2), ("other", 8)],
+        &[("cors_preflight", 1), ("not_modified", 1)],
     ),
     ("etat.lu.har", 22, 20, &[("css", 1), ("font", 4), ("html", 1), ("image", 12), ("js", 2)], &[("redirect", 2)]),
     (
         "ferguson.com.har",
         174,
-        166,
-        &[("css", 16), ("font", 10), ("html", 7), ("image", 67), ("js", 49), ("json", 11), ("other", 6)],
-        &[("redirect", 8)],
+        174,
+        &[("css", 16), ("font", 10), ("html", 7), ("image", 73), ("js", 49), ("json", 11), ("other", 8)],
+        &[],
     ),
     (
         "github.com.devtools.har",
@@ -70,9 +70,9 @@ const EXPECTED: &[Expect] = &[
     (
         "wikipedia.org.perflog.json",
         30,
-        10,
-        &[("html", 3), ("image", 5), ("js", 2)],
-        &[("failed", 2), ("other_page", 15), ("redirect", 3)],
+        12,
+        &[("html", 3), ("image", 5), ("js", 2), ("json", 2)],
+        &[("failed", 2), ("other_page", 15), ("redirect", 1)],
     ),
 ];
 
@@ -186,13 +186,13 @@ fn several_pages_one_file() {
 fn cache_hits_are_zero_network_objects_or_fetched() {
     // bbc.com: 85 entries were served from the browser's cache.
     let imp = load("bbc.com.devtools.har");
-    assert_eq!((imp.page.len(), imp.cache_hits), (114, 85));
+    assert_eq!((imp.page.len(), imp.cache_hits), (118, 85));
     let cached: Vec<_> = imp.page.objects().iter().filter(|o| o.from_cache).collect();
     assert_eq!(cached.len(), 85);
     assert!(cached.iter().all(|o| o.wire_bytes == 0));
     // Simulated as misses, the same objects are fetched with their content size.
     let cold = load_with("bbc.com.devtools.har", &ImportOptions { keep_cache_hits: true, ..Default::default() });
-    assert_eq!((cold.page.len(), cold.cache_hits), (114, 0));
+    assert_eq!((cold.page.len(), cold.cache_hits), (118, 0));
     assert!(cold.page.objects().iter().all(|o| !o.from_cache));
     assert_eq!(cold.page.get(cold.page.root()).wire_bytes, 186_054);
     assert!(!imp.skipped.contains_key(&triage_web::SkipReason::CacheHit));
