@@ -74,8 +74,17 @@ struct SimulateArgs {
     /// (parsing, script execution, timers), as the recording shows it.
     #[arg(long)]
     recorded_gaps: bool,
-    /// Scale the recorded gaps (Lighthouse's mobile CPU slowdown is 4); needs --recorded-gaps.
-    #[arg(long, requires = "recorded_gaps")]
+    /// A Chrome trace of the recording (Lighthouse's trace.json): its main-thread tasks
+    /// become each object's CPU time. Default: trace.json beside a devtoolslog.json, if
+    /// there is one.
+    #[arg(long, value_name = "TRACE.json")]
+    trace: Option<PathBuf>,
+    /// No CPU model, even with a trace beside the log.
+    #[arg(long, conflicts_with = "trace")]
+    no_trace: bool,
+    /// Scale the trace's CPU time (and the recorded gaps with --recorded-gaps); default 4
+    /// with a trace (Lighthouse's mobile slowdown), else 1.
+    #[arg(long)]
     cpu_slowdown: Option<f64>,
     /// Seed of the run's random streams (loss).
     #[arg(long, default_value_t = 1)]
@@ -412,6 +421,19 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
         std::fs::canonicalize(p).map(|p| p.display().to_string()).unwrap_or_else(|_| p.display().to_string())
     };
     let page = if a.file.starts_with("builtin:") { a.file.clone() } else { abs(Path::new(&a.file)) };
+    // A trace: given, or Lighthouse's trace.json beside its devtoolslog.json.
+    let trace = a.trace.clone().or_else(|| {
+        let p = Path::new(&a.file);
+        let beside = p.with_file_name("trace.json");
+        (!a.no_trace && p.file_name().is_some_and(|n| n == "devtoolslog.json") && beside.is_file()).then_some(beside)
+    });
+    let trace = if a.no_trace { None } else { trace };
+    if trace.is_some() && a.connections == "flow" {
+        return Err("--trace: the CPU model is part of the browser model; not with --connections flow".into());
+    }
+    if a.cpu_slowdown.is_some() && trace.is_none() && !a.recorded_gaps {
+        return Err("--cpu-slowdown scales a trace's CPU time (--trace) or the recorded gaps (--recorded-gaps)".into());
+    }
     let mut transport = toml::Table::new();
     transport.insert("cc".into(), V::String(a.cc.clone()));
     transport.insert("mode".into(), V::String(a.mode.clone()));
@@ -478,13 +500,17 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
     if a.recorded_gaps {
         let mut d = toml::Table::new();
         d.insert("recorded_gaps".into(), V::Boolean(true));
-        if let Some(x) = a.cpu_slowdown {
+        if let Some(x) = a.cpu_slowdown.filter(|_| trace.is_none()) {
             d.insert("cpu_slowdown".into(), V::Float(x));
         }
         flow.insert("discovery".into(), V::Table(d));
     }
     if a.connections != "flow" {
         let mut b = toml::Table::new();
+        if let Some(t) = &trace {
+            b.insert("trace".into(), V::String(abs(t)));
+            b.insert("cpu_slowdown".into(), V::Float(a.cpu_slowdown.unwrap_or(4.0)));
+        }
         b.insert("connections".into(), V::String(a.connections.clone()));
         b.insert("dns".into(), V::String(a.dns.clone()));
         b.insert("tls".into(), V::Boolean(!a.no_tls));
@@ -516,8 +542,9 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
             "lcp_ms": num("lcp_ms"),
             "si_ms": num("speed_index_ms"),
             "tti_ms": num("tti_ms"),
-            // Total Blocking Time needs main-thread tasks: no CPU model yet.
-            "tbt_ms": serde_json::Value::Null,
+            // Total Blocking Time needs main-thread tasks: null without a trace.
+            "tbt_ms": num("tbt_ms"),
+            "trace": trace.as_ref().map(|t| t.display().to_string()),
             "plt_ms": num("plt_ms"),
             "objects": p["objects"],
             "connections": connections,
@@ -534,16 +561,20 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
             if connections == 1 { "" } else { "s" }
         );
         let cell = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.0}"));
-        outln!("{:>8} {:>8} {:>8} {:>8} {:>8}", "FCP ms", "LCP ms", "SI ms", "TTI ms", "load ms");
+        outln!("{:>8} {:>8} {:>8} {:>8} {:>8} {:>8}", "FCP ms", "LCP ms", "SI ms", "TTI ms", "TBT ms", "load ms");
         outln!(
-            "{:>8} {:>8} {:>8} {:>8} {:>8}",
+            "{:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
             cell(num("fcp_ms")),
             cell(num("lcp_ms")),
             cell(num("speed_index_ms")),
             cell(num("tti_ms")),
+            cell(num("tbt_ms")),
             cell(num("plt_ms"))
         );
-        outln!("(network-level: no CPU time, so no Total Blocking Time; see the README's page model)");
+        match &trace {
+            Some(t) => outln!("(CPU from {} × {})", t.display(), a.cpu_slowdown.unwrap_or(4.0)),
+            None => outln!("(no trace: network and server time only, so no Total Blocking Time)"),
+        }
     }
     if !complete {
         eprintln!("error: the page load did not complete within 600 s of simulated time");

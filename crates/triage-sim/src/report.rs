@@ -155,6 +155,10 @@ pub struct PageReport {
     pub tti_ms: Option<f64>,
     /// Speed Index proxy.
     pub speed_index_ms: Option<f64>,
+    /// Total Blocking Time (a page load with a trace's CPU model, `[flows.browser] trace`):
+    /// the main-thread tasks that start between FCP and TTI, each's time over 50 ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tbt_ms: Option<f64>,
     /// Page load time: the last object.
     pub plt_ms: Option<f64>,
     /// CATS's CLS-risk estimate.
@@ -162,6 +166,18 @@ pub struct PageReport {
     /// QUIC mode with a reliability policy: what the objects sent as datagrams lost.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub datagrams: Option<DatagramLossReport>,
+}
+
+/// Lighthouse's Total Blocking Time over simulated main-thread tasks (start, length): for
+/// each task that starts at or after FCP and before TTI, its time beyond 50 ms.
+pub fn total_blocking_ns(tasks: &[(u64, u64)], fcp_ns: Option<u64>, tti_ns: Option<u64>) -> u64 {
+    const LONG_TASK_NS: u64 = 50_000_000;
+    let (Some(fcp), Some(tti)) = (fcp_ns, tti_ns) else { return 0 };
+    tasks
+        .iter()
+        .filter(|&&(start, _)| start >= fcp && start < tti)
+        .map(|&(_, len)| len.saturating_sub(LONG_TASK_NS))
+        .sum()
 }
 
 /// Data loss of the objects a page load sent as DATAGRAM chunks (thesis §6.1; PR-6).
@@ -298,6 +314,9 @@ impl RunReport {
                     }),
                     tti_ms: t(q.time_to_interactive_ns),
                     speed_index_ms: t(q.speed_index_ns),
+                    tbt_ms: sim.page_main_tasks(i as u32).map(|tasks| {
+                        ms(total_blocking_ns(tasks, q.first_contentful_paint_ns, q.time_to_interactive_ns))
+                    }),
                     plt_ms: t(q.page_load_ns),
                     cls: q.cls.map(|c| match c.rating {
                         triage_web::qoe::ClsRating::Good => "<= 0.1".to_string(),
