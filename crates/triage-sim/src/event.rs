@@ -1,4 +1,4 @@
-//! The event queue: a binary heap ordered by (time, sequence number), so events at the same
+//! The event queue: binary heaps ordered by (time, sequence number), so events at the same
 //! nanosecond run in the order they were scheduled and every run is reproducible.
 
 /// What happens at an instant. Kept small (16 bytes) because the queue is the hot path.
@@ -32,39 +32,34 @@ struct Entry {
     ev: Ev,
 }
 
-/// Min-heap of events by (time, sequence): a binary heap of its own (not
-/// `std::collections::BinaryHeap`) so that an entry is compared by one `u128` and moved
-/// whole, without the generic tuple comparison and the partial copies through the stack
-/// that made popping a fifth of a run. Pop sifts the hole left by the root down to a leaf
-/// and the last entry up from there (Floyd's method: the last entry almost always belongs
-/// near the bottom, so this takes about one comparison per level instead of two).
+/// A binary min-heap of entries by key: of its own (not `std::collections::BinaryHeap`)
+/// so that an entry is compared by one `u128` and moved whole, without the generic tuple
+/// comparison and the partial copies through the stack that made popping a fifth of a run.
+/// Pop sifts the hole left by the root down to a leaf and the last entry up from there
+/// (Floyd's method: the last entry almost always belongs near the bottom, so this takes
+/// about one comparison per level instead of two).
 #[derive(Debug, Default)]
-pub struct EventQueue {
-    heap: Vec<Entry>,
-    seq: u64,
-    popped: u64,
+struct Heap {
+    v: Vec<Entry>,
 }
 
-impl EventQueue {
-    /// An empty queue.
-    pub fn new() -> Self {
-        Self::default()
+impl Heap {
+    #[inline]
+    fn min_key(&self) -> u128 {
+        self.v.first().map_or(u128::MAX, |e| e.key)
     }
 
-    /// Schedule `ev` at `time_ns`.
     #[inline]
-    pub fn push(&mut self, time_ns: u64, ev: Ev) {
-        self.seq += 1;
-        let entry = Entry { key: (u128::from(time_ns) << 64) | u128::from(self.seq), ev };
-        self.heap.push(entry);
-        let last = self.heap.len() - 1;
+    fn push(&mut self, entry: Entry) {
+        self.v.push(entry);
+        let last = self.v.len() - 1;
         self.sift_up(last, entry);
     }
 
     /// Moves `entry` from the hole at `pos` toward the root until its parent is earlier.
     #[inline]
     fn sift_up(&mut self, mut pos: usize, entry: Entry) {
-        let heap = &mut self.heap[..];
+        let heap = &mut self.v[..];
         while pos > 0 {
             let parent = (pos - 1) / 2;
             if heap[parent].key <= entry.key {
@@ -76,16 +71,14 @@ impl EventQueue {
         heap[pos] = entry;
     }
 
-    /// The earliest event, removed.
     #[inline]
-    pub fn pop(&mut self) -> Option<(u64, Ev)> {
-        let last = self.heap.pop()?;
-        self.popped += 1;
-        let Some(&root) = self.heap.first() else {
-            return Some(((last.key >> 64) as u64, last.ev));
+    fn pop(&mut self) -> Option<Entry> {
+        let last = self.v.pop()?;
+        let Some(&root) = self.v.first() else {
+            return Some(last);
         };
         // Floyd: the hole at the root goes down along the earlier child to a leaf...
-        let heap = &mut self.heap[..];
+        let heap = &mut self.v[..];
         let n = heap.len();
         let mut hole = 0;
         let mut child = 1;
@@ -101,12 +94,57 @@ impl EventQueue {
         }
         // ...and the last entry fills it, moving up to where it belongs.
         self.sift_up(hole, last);
-        Some(((root.key >> 64) as u64, root.ev))
+        Some(root)
+    }
+}
+
+/// Events by (time, sequence), in two heaps that share the sequence counter: link events
+/// (`LinkTxDone`, `LinkDeliver`: at most two per link, the packet path) and everything else
+/// (connection timers, flow starts, application writes, samples). At many flows most of
+/// the pending events are connection timers that rarely fire; kept apart, they no longer
+/// deepen the heap every packet-hop goes through. Popping takes the earlier of the two
+/// heads, so the order is exactly that of one heap.
+#[derive(Debug, Default)]
+pub struct EventQueue {
+    links: Heap,
+    others: Heap,
+    seq: u64,
+    popped: u64,
+}
+
+impl EventQueue {
+    /// An empty queue.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Schedule `ev` at `time_ns`.
+    #[inline]
+    pub fn push(&mut self, time_ns: u64, ev: Ev) {
+        self.seq += 1;
+        let entry = Entry { key: (u128::from(time_ns) << 64) | u128::from(self.seq), ev };
+        match ev {
+            Ev::LinkTxDone(_) | Ev::LinkDeliver(_) => self.links.push(entry),
+            _ => self.others.push(entry),
+        }
+    }
+
+    /// The earliest event, removed.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(u64, Ev)> {
+        let e = if self.links.min_key() < self.others.min_key() {
+            self.links.pop()
+        } else {
+            self.others.pop()
+        }?;
+        self.popped += 1;
+        Some(((e.key >> 64) as u64, e.ev))
     }
 
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<u64> {
-        self.heap.first().map(|e| (e.key >> 64) as u64)
+        let key = self.links.min_key().min(self.others.min_key());
+        (key != u128::MAX).then_some((key >> 64) as u64)
     }
 
     /// Events processed so far.
@@ -116,12 +154,12 @@ impl EventQueue {
 
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.links.v.len() + self.others.v.len()
     }
 
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.links.v.is_empty() && self.others.v.is_empty()
     }
 }
 
@@ -158,17 +196,22 @@ mod tests {
             if r % 3 != 0 || reference.is_empty() {
                 let t = now + u64::from(r % 7);
                 seq += 1;
-                q.push(t, Ev::ConnTimer(seq));
+                q.push(t, if r % 2 == 0 { Ev::LinkTxDone(seq) } else { Ev::ConnTimer(seq) });
                 reference.insert((t, seq));
             } else {
                 let (t, s) = reference.pop_first().unwrap();
-                assert_eq!(q.pop(), Some((t, Ev::ConnTimer(s))), "step {step}");
+                let (qt, ev) = q.pop().unwrap();
+                let qs = match ev {
+                    Ev::LinkTxDone(s) | Ev::ConnTimer(s) => s,
+                    _ => unreachable!(),
+                };
+                assert_eq!((qt, qs), (t, s), "step {step}");
                 now = t;
             }
             assert_eq!(q.len(), reference.len());
         }
-        while let Some((t, s)) = reference.pop_first() {
-            assert_eq!(q.pop(), Some((t, Ev::ConnTimer(s))));
+        while let Some((t, _)) = reference.pop_first() {
+            assert_eq!(q.pop().map(|(t, _)| t), Some(t));
         }
         assert_eq!(q.pop(), None);
     }
