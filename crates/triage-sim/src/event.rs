@@ -132,11 +132,7 @@ impl EventQueue {
     /// The earliest event, removed.
     #[inline]
     pub fn pop(&mut self) -> Option<(u64, Ev)> {
-        let e = if self.links.min_key() < self.others.min_key() {
-            self.links.pop()
-        } else {
-            self.others.pop()
-        }?;
+        let e = if self.links.min_key() < self.others.min_key() { self.links.pop() } else { self.others.pop() }?;
         self.popped += 1;
         Some(((e.key >> 64) as u64, e.ev))
     }
