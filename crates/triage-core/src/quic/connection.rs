@@ -41,7 +41,9 @@
 //!   unidirectional one when all of it arrived, a bidirectional one when, besides, everything
 //!   this end wrote on it is acknowledged (or this end closed without answering).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use super::intmap::IntMap;
 
 use smallvec::SmallVec;
 
@@ -466,7 +468,7 @@ pub struct QuicConnection {
     /// The stream a per-stream path scheduler placed: the next packet starts with it.
     next_stream: Option<u32>,
     sched: Box<dyn StreamScheduler>,
-    send_msgs: HashMap<u32, SendMsg>,
+    send_msgs: IntMap<u32, SendMsg>,
     datagram_queue: VecDeque<Frame>,
     /// Response ends waiting for their message's last chunk to leave, by message id: the
     /// HEADERS-and-FIN message, its stream, its signals.
@@ -476,7 +478,7 @@ pub struct QuicConnection {
     send_streams: SendStreams,
     recv_streams: RecvStreams,
     /// The stream each reliable message of the peer came on (a response goes back on it).
-    peer_msg_stream: HashMap<u32, u64>,
+    peer_msg_stream: IntMap<u32, u64>,
     /// Bidirectional streams the peer opened, until their credit is returned.
     peer_bidi: BTreeMap<u64, PeerBidi>,
     /// MAX_STREAMS we granted, per direction (bidi, uni).
@@ -538,14 +540,14 @@ impl QuicConnection {
             path_sched: cfg.quic.multipath.build_path_scheduler(),
             next_stream: None,
             sched,
-            send_msgs: HashMap::new(),
+            send_msgs: IntMap::default(),
             datagram_queue: VecDeque::new(),
             pending_ends: BTreeMap::new(),
             peer_max_data: q.connection_receive_window_bytes,
             data_sent_bytes: 0,
             send_streams: SendStreams::new(is_client, q.stream_receive_window_bytes, q.max_streams),
             recv_streams: RecvStreams::new(q.stream_receive_window_bytes),
-            peer_msg_stream: HashMap::new(),
+            peer_msg_stream: IntMap::default(),
             peer_bidi: BTreeMap::new(),
             local_max_streams: [q.max_streams; 2],
             control: VecDeque::new(),

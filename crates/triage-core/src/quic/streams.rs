@@ -29,7 +29,9 @@
 //! reads at once, raises MAX_STREAM_DATA when half of a stream's window is consumed (§4.2),
 //! and returns stream credit (MAX_STREAMS) when a stream the peer opened is done.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use super::intmap::IntMap;
 
 use smallvec::SmallVec;
 
@@ -110,9 +112,9 @@ pub enum StreamChoice {
 pub struct SendStreams {
     is_client: bool,
     streams: BTreeMap<u64, SendStream>,
-    entries: HashMap<u32, Entry>,
+    entries: IntMap<u32, Entry>,
     /// Entry ids of each message, by ascending message offset.
-    msg_entries: HashMap<u32, SmallVec<[u32; 1]>>,
+    msg_entries: IntMap<u32, SmallVec<[u32; 1]>>,
     next_entry: u32,
     /// Streams of ours given an ID, and opened, per direction (bidi, uni).
     allocated: [u64; 2],
@@ -141,8 +143,8 @@ impl SendStreams {
         Self {
             is_client,
             streams: BTreeMap::new(),
-            entries: HashMap::new(),
-            msg_entries: HashMap::new(),
+            entries: IntMap::default(),
+            msg_entries: IntMap::default(),
             next_entry: 0,
             allocated: [0, 1],
             opened: [0, 1],
@@ -389,7 +391,7 @@ pub struct Received {
 /// The receive side of every stream (see the module documentation).
 #[derive(Debug, Default)]
 pub struct RecvStreams {
-    streams: HashMap<u64, RecvStream>,
+    streams: IntMap<u64, RecvStream>,
     window: u64,
     /// Reliable messages completed.
     pub completed_messages: u64,
