@@ -189,10 +189,10 @@ mod tests {
         for step in 0..20_000u32 {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let r = (state >> 33) as u32;
-            if r % 3 != 0 || reference.is_empty() {
+            if !r.is_multiple_of(3) || reference.is_empty() {
                 let t = now + u64::from(r % 7);
                 seq += 1;
-                q.push(t, if r % 2 == 0 { Ev::LinkTxDone(seq) } else { Ev::ConnTimer(seq) });
+                q.push(t, if r.is_multiple_of(2) { Ev::LinkTxDone(seq) } else { Ev::ConnTimer(seq) });
                 reference.insert((t, seq));
             } else {
                 let (t, s) = reference.pop_first().unwrap();
