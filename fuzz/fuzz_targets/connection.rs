@@ -229,7 +229,7 @@ fn any_frame(u: &mut Unstructured) -> Result<Frame> {
             let ranges = (0..n).map(|_| Ok((any_u64(u)?, any_u64(u)?))).collect::<Result<Vec<_>>>()?;
             let ecn = if u.arbitrary()? { Some([any_u64(u)?, any_u64(u)?, any_u64(u)?]) } else { None };
             Frame::Ack(AckFrame {
-                ranges,
+                ranges: ranges.into(),
                 delay_encoded: any_u64(u)?,
                 ecn,
                 // PATH_ACK for paths that may or may not exist.
@@ -326,7 +326,7 @@ fn quic_packet(u: &mut Unstructured, base: Option<&Packet>, to_server: bool) -> 
         packets.push(QuicPacket {
             space: space(u)?,
             pn: any_u64(u)?,
-            frames,
+            frames: frames.into(),
             size_bytes: u.int_in_range(0..=1500)?,
             path: u.int_in_range(0..=2)?,
         });

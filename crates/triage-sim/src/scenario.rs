@@ -1461,11 +1461,50 @@ pub fn load_page_reporting(
     if !path.exists() && triage_web::builtin::builtin(src).is_some() {
         return Err(format!("{src}: no such file; the built-in page of that name is \"builtin:{src}\""));
     }
-    let opts = triage_web::ImportOptions { page: page_id.map(String::from), keep_cache_hits };
-    let imp = triage_web::import_file(&path, &opts).map_err(|e| e.to_string())?;
-    let line = imp.adjusted_summary();
-    Ok((imp.page, line))
+    let file = path.display().to_string();
+    let file_error = |error| triage_web::FileError { file: file.clone(), error }.to_string();
+    let bytes = std::fs::read(&path).map_err(|e| file_error(triage_web::WebError::Io(e.to_string())))?;
+    let key = (path, page_id.map(String::from), keep_cache_hits);
+    if let Some(hit) = imported_pages().lock().map_or(None, |c| c.get(&key).cloned()) {
+        if hit.bytes == bytes {
+            return Ok((hit.page.clone(), hit.adjusted.clone()));
+        }
+    }
+    let opts = triage_web::ImportOptions { page: key.1.clone(), keep_cache_hits };
+    let imp = triage_web::import_str(&String::from_utf8_lossy(&bytes), &opts).map_err(file_error)?;
+    let adjusted = imp.adjusted_summary();
+    if let Ok(mut cache) = imported_pages().lock() {
+        if cache.len() >= MAX_IMPORTED_PAGES {
+            cache.clear();
+        }
+        cache.insert(key, Arc::new(ImportedPage { bytes, page: imp.page.clone(), adjusted: adjusted.clone() }));
+    }
+    Ok((imp.page, adjusted))
 }
+
+/// A page imported from a file, kept for the rest of the process with the file's bytes.
+struct ImportedPage {
+    bytes: Vec<u8>,
+    page: triage_web::Page,
+    adjusted: Option<String>,
+}
+
+/// Files kept imported at most (the cache starts over when full).
+const MAX_IMPORTED_PAGES: usize = 64;
+
+/// Pages imported in this process, by file path and import options (page id, cache hits):
+/// a scenario's variants and a sweep's runs load the same recording again and again, and
+/// importing it (parsing a HAR of a megabyte) cost 9 times the simulation of a page load.
+/// The file is still read every time and imported again when its bytes changed, so a
+/// cached page is always what importing the file now would give.
+fn imported_pages() -> &'static std::sync::Mutex<std::collections::HashMap<ImportKey, Arc<ImportedPage>>> {
+    static CACHE: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<ImportKey, Arc<ImportedPage>>>> =
+        std::sync::OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// File path, page id, keep cache hits.
+type ImportKey = (PathBuf, Option<String>, bool);
 
 pub(crate) fn resolve(p: &Path, base: Option<&Path>) -> PathBuf {
     if p.is_absolute() {

@@ -176,7 +176,7 @@ mod tests {
         a.on_packet(MS, 1, true, Ecn::NotEct, false, 2, 25 * MS);
         assert!(a.wants_ack_now(MS), "second ack-eliciting packet");
         let f = a.build(3 * MS, 3, false).unwrap();
-        assert_eq!(f.ranges, vec![(0, 1)]);
+        assert_eq!(f.ranges[..], [(0, 1)]);
         // 2 ms since the largest arrived = 2000 us >> 3 = 250.
         assert_eq!(f.delay_encoded, 250);
         assert!(!a.wants_ack_now(100 * MS));
@@ -189,14 +189,14 @@ mod tests {
         a.on_packet(0, 2, true, Ecn::Ce, false, 2, 25 * MS);
         assert!(a.wants_ack_now(0), "packet 1 is missing");
         let f = a.build(0, 3, true).unwrap();
-        assert_eq!(f.ranges, vec![(2, 2), (0, 0)]);
+        assert_eq!(f.ranges[..], [(2, 2), (0, 0)]);
         assert_eq!(f.ecn, Some([1, 0, 1]));
         a.on_packet(0, 1, true, Ecn::NotEct, false, 2, 25 * MS);
         assert!(a.wants_ack_now(0), "a packet older than the largest");
-        assert_eq!(a.build(0, 3, false).unwrap().ranges, vec![(0, 2)]);
+        assert_eq!(a.build(0, 3, false).unwrap().ranges[..], [(0, 2)]);
         a.on_packet(0, 5, false, Ecn::NotEct, false, 2, 25 * MS);
         assert!(!a.wants_ack_now(0), "not ack-eliciting");
         a.prune_below(2);
-        assert_eq!(a.build(0, 3, false).unwrap().ranges, vec![(5, 5)]);
+        assert_eq!(a.build(0, 3, false).unwrap().ranges[..], [(5, 5)]);
     }
 }

@@ -41,7 +41,9 @@
 //!   unidirectional one when all of it arrived, a bidirectional one when, besides, everything
 //!   this end wrote on it is acknowledged (or this end closed without answering).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use super::intmap::IntMap;
 
 use smallvec::SmallVec;
 
@@ -49,7 +51,7 @@ use super::ack::AckState;
 use super::bandwidth::BandwidthFilter;
 use super::config::{DatagramFraming, DatagramOrder, PathSchedulerKind, QuicConfig};
 use super::pacer::Pacer;
-use super::packet::{AckFrame, Frame, QuicDatagram, QuicPacket, SpaceId};
+use super::packet::{AckFrame, Frame, Frames, QuicDatagram, QuicPacket, SpaceId};
 use super::rtt::{QuicRtt, GRANULARITY_NS};
 use super::streams::{self as qs, merge, RecvStreams, SendStreams, StreamChoice};
 use super::trace;
@@ -466,7 +468,7 @@ pub struct QuicConnection {
     /// The stream a per-stream path scheduler placed: the next packet starts with it.
     next_stream: Option<u32>,
     sched: Box<dyn StreamScheduler>,
-    send_msgs: HashMap<u32, SendMsg>,
+    send_msgs: IntMap<u32, SendMsg>,
     datagram_queue: VecDeque<Frame>,
     /// Response ends waiting for their message's last chunk to leave, by message id: the
     /// HEADERS-and-FIN message, its stream, its signals.
@@ -476,7 +478,7 @@ pub struct QuicConnection {
     send_streams: SendStreams,
     recv_streams: RecvStreams,
     /// The stream each reliable message of the peer came on (a response goes back on it).
-    peer_msg_stream: HashMap<u32, u64>,
+    peer_msg_stream: IntMap<u32, u64>,
     /// Bidirectional streams the peer opened, until their credit is returned.
     peer_bidi: BTreeMap<u64, PeerBidi>,
     /// MAX_STREAMS we granted, per direction (bidi, uni).
@@ -538,14 +540,14 @@ impl QuicConnection {
             path_sched: cfg.quic.multipath.build_path_scheduler(),
             next_stream: None,
             sched,
-            send_msgs: HashMap::new(),
+            send_msgs: IntMap::default(),
             datagram_queue: VecDeque::new(),
             pending_ends: BTreeMap::new(),
             peer_max_data: q.connection_receive_window_bytes,
             data_sent_bytes: 0,
             send_streams: SendStreams::new(is_client, q.stream_receive_window_bytes, q.max_streams),
             recv_streams: RecvStreams::new(q.stream_receive_window_bytes),
-            peer_msg_stream: HashMap::new(),
+            peer_msg_stream: IntMap::default(),
             peer_bidi: BTreeMap::new(),
             local_max_streams: [q.max_streams; 2],
             control: VecDeque::new(),
@@ -1989,7 +1991,7 @@ impl QuicConnection {
             let pn = s.next_pn;
             s.next_pn += 1;
             let pn_len = wq::pn_len(pn, s.largest_acked);
-            let frames = vec![Frame::ConnectionClose];
+            let frames = smallvec::smallvec![Frame::ConnectionClose];
             let size = self.header_len(SpaceId::Data, pn_len, 4) + 4 + wq::AEAD_TAG_BYTES;
             let mut dg = QuicDatagram::default();
             dg.packets.push(QuicPacket { space: SpaceId::Data, pn, frames, size_bytes: size as u32, path: 0 });
@@ -2393,7 +2395,7 @@ impl QuicConnection {
         // Budget: the header with a 2-byte Length field, the tag.
         let overhead = self.header_len(space, pn_len, 1000) + wq::AEAD_TAG_BYTES;
         let mut budget = room.checked_sub(overhead)?;
-        let mut frames: Vec<Frame> = Vec::new();
+        let mut frames = Frames::new();
         if has_unacked || wants_ack {
             let with_ecn = self.q.ecn;
             let exponent = self.q.ack_delay_exponent;
@@ -2432,7 +2434,7 @@ impl QuicConnection {
         Some(QuicPacket { space, pn, frames, size_bytes: size as u32, path: pi as u32 })
     }
 
-    fn fill_frames(&mut self, now_ns: u64, space: SpaceId, pi: usize, frames: &mut Vec<Frame>, budget: &mut usize) {
+    fn fill_frames(&mut self, now_ns: u64, space: SpaceId, pi: usize, frames: &mut Frames, budget: &mut usize) {
         // CRYPTO first, in its own space (1-RTT CRYPTO: path 0's).
         let crypto_pi = if space == SpaceId::Data && pi != 0 { None } else { Some(0) };
         while let Some(&(off, len)) = crypto_pi.and_then(|c| self.sp(space, c).crypto_pending.front()) {
@@ -2554,7 +2556,7 @@ impl QuicConnection {
     /// Moves queued DATAGRAM frames into the packet, in queue order, while they fit and their
     /// message's priority is at most `up_to`. When a message's last chunk goes, its response
     /// end (HEADERS and FIN) is written to its stream.
-    fn take_datagrams(&mut self, now_ns: u64, budget: &mut usize, frames: &mut Vec<Frame>, up_to: u8) {
+    fn take_datagrams(&mut self, now_ns: u64, budget: &mut usize, frames: &mut Frames, up_to: u8) {
         while let Some(f) = self.datagram_queue.front() {
             let prio = match f {
                 Frame::Datagram { priority, .. } => *priority,

@@ -40,11 +40,19 @@ impl SpaceId {
     }
 }
 
+/// The ranges of an ACK frame, inline up to two (one gap) so that an ACK allocates
+/// nothing in the common case.
+pub type AckRanges = SmallVec<[(u64, u64); 2]>;
+
+/// A packet's frames, inline up to two (an ACK and a STREAM or DATAGRAM frame, the usual
+/// packet) so that building a packet allocates nothing in the common case.
+pub type Frames = SmallVec<[Frame; 2]>;
+
 /// An ACK frame (RFC 9000 §19.3).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct AckFrame {
     /// Inclusive `(smallest, largest)` ranges, descending; the first holds the largest.
-    pub ranges: Vec<(u64, u64)>,
+    pub ranges: AckRanges,
     /// ACK Delay field: microseconds shifted right by the ack delay exponent.
     pub delay_encoded: u64,
     /// ECT(0), ECT(1) and CE counts (an ACK_ECN frame), when the sender counts them.
@@ -222,7 +230,7 @@ pub struct QuicPacket {
     /// Full packet number.
     pub pn: u64,
     /// Frames, in order.
-    pub frames: Vec<Frame>,
+    pub frames: Frames,
     /// Bytes on the wire: header, frames, AEAD tag.
     pub size_bytes: u32,
     /// Multipath: the path it travels on (RFC 10069 §2: the path ID its destination

@@ -613,7 +613,9 @@ mod peer {
             src: SERVER,
             dst: CLIENT,
             quic: Some(Box::new(QuicDatagram {
-                packets: [QuicPacket { space, pn, frames, size_bytes: 1200, path: 0 }].into_iter().collect(),
+                packets: [QuicPacket { space, pn, frames: frames.into(), size_bytes: 1200, path: 0 }]
+                    .into_iter()
+                    .collect(),
                 payload_bytes: 1200,
             })),
             ..Default::default()
@@ -649,7 +651,7 @@ mod peer {
         assert_eq!(conn.state(), crate::connection::State::Closed);
         let ping = |pn: u64, frames: Vec<Frame>| Packet {
             quic: Some(Box::new(QuicDatagram {
-                packets: [QuicPacket { space: SpaceId::Data, pn, frames, size_bytes: 100, path: 0 }]
+                packets: [QuicPacket { space: SpaceId::Data, pn, frames: frames.into(), size_bytes: 100, path: 0 }]
                     .into_iter()
                     .collect(),
                 payload_bytes: 100,
@@ -683,8 +685,18 @@ mod peer {
             MsgChunk { msg_id: 9, msg_offset_bytes: u64::MAX - 10, len_bytes: 100, msg_len_bytes: 5, priority: 0 };
         let frames = vec![
             // An ACK range with smallest > largest, and an ACK delay that overflows.
-            Frame::Ack(AckFrame { ranges: vec![(5, 1)], delay_encoded: u64::MAX, ecn: None, path: None }),
-            Frame::Ack(AckFrame { ranges: vec![(0, 0)], delay_encoded: u64::MAX, ecn: None, path: None }),
+            Frame::Ack(AckFrame {
+                ranges: [(5, 1)].into_iter().collect(),
+                delay_encoded: u64::MAX,
+                ecn: None,
+                path: None,
+            }),
+            Frame::Ack(AckFrame {
+                ranges: [(0, 0)].into_iter().collect(),
+                delay_encoded: u64::MAX,
+                ecn: None,
+                path: None,
+            }),
             // CRYPTO whose end overflows.
             Frame::Crypto { offset: u64::MAX - 3, len: 100 },
             // STREAM data whose offset overflows, beyond the window, on a stream never granted.
