@@ -412,6 +412,7 @@ impl OutDir {
                     "lcp_ms",
                     "tti_ms",
                     "speed_index_ms",
+                    "tbt_ms",
                     "page_load_ms",
                     "lcp_element",
                     "cls",
@@ -498,6 +499,9 @@ impl OutDir {
                         e(pg.lcp_ms),
                         e(pg.tti_ms),
                         e(pg.speed_index_ms),
+                        // Total blocking time needs a main-thread (CPU) model, which the
+                        // page load does not have yet: empty, as a value that does not exist.
+                        String::new(),
                         e(pg.plt_ms),
                         pg.lcp_element.clone().unwrap_or_default(),
                         pg.cls.clone().unwrap_or_default(),
