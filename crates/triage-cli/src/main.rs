@@ -314,7 +314,7 @@ fn run(a: RunArgs) -> Result<(), String> {
         resolved.push(triage_sim::document::resolved_json(&sim, stop));
         reports.push((variant, report));
     }
-    let doc = triage_sim::document::run_document(&scenario, &file, &text, stop_ns, &reports, resolved)?;
+    let doc = triage_sim::document::run_document(&scenario, &file, dir.as_deref(), &text, stop_ns, &reports, resolved)?;
     if let Some(o) = out {
         o.finish(&doc)?;
     }

@@ -412,6 +412,7 @@ impl OutDir {
                     "lcp_ms",
                     "tti_ms",
                     "speed_index_ms",
+                    "tbt_ms",
                     "page_load_ms",
                     "lcp_element",
                     "cls",
@@ -498,6 +499,9 @@ impl OutDir {
                         e(pg.lcp_ms),
                         e(pg.tti_ms),
                         e(pg.speed_index_ms),
+                        // Total Blocking Time needs the CPU model of a trace
+                        // (`[flows.browser] trace`): empty without one.
+                        e(pg.tbt_ms),
                         e(pg.plt_ms),
                         pg.lcp_element.clone().unwrap_or_default(),
                         pg.cls.clone().unwrap_or_default(),

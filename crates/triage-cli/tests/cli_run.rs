@@ -251,13 +251,38 @@ fn regex_free_replace_stop(text: &str, stop: &str) -> String {
     lines.join("\n")
 }
 
+/// Each shell's script is non-empty and completes every subcommand `triage --help` lists
+/// (and the subcommands of `reproduce` and `page`).
 #[test]
 fn completions_are_printed_for_bash_zsh_and_fish() {
+    // The subcommands under "Commands:" of a help text, without clap's own `help`.
+    let commands = |args: &[&str]| -> Vec<String> {
+        let out = triage().args(args).arg("--help").output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let help = String::from_utf8_lossy(&out.stdout).into_owned();
+        let list = help.split("Commands:\n").nth(1).unwrap_or_else(|| panic!("{args:?}: no Commands in {help}"));
+        list.lines()
+            .take_while(|l| l.starts_with("  "))
+            .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|c| *c != "help")
+            .map(String::from)
+            .collect()
+    };
+    let top = commands(&[]);
+    for c in ["run", "sweep", "scenarios", "profiles", "bench", "reproduce", "page", "report", "completions"] {
+        assert!(top.iter().any(|t| t == c), "`triage --help` does not list {c}: {top:?}");
+    }
+    let nested: Vec<String> = commands(&["reproduce"]).into_iter().chain(commands(&["page"])).collect();
+    assert!(nested.len() >= 4, "{nested:?}");
     for shell in ["bash", "zsh", "fish"] {
         let out = triage().args(["completions", shell]).output().unwrap();
         assert!(out.status.success(), "{shell}");
         let text = String::from_utf8_lossy(&out.stdout);
-        assert!(text.contains("triage") && text.contains("reproduce"), "{shell}: {text}");
+        assert!(text.len() > 1000, "{shell}: {} bytes", text.len());
+        for c in top.iter().chain(&nested) {
+            assert!(text.contains(c.as_str()), "{shell}: no {c} in the script");
+        }
     }
 }
 

@@ -89,10 +89,11 @@ out = {}
 for path in sys.argv[1:]:
     df = pd.read_csv(path)
     texts = {}
-    for c in ("flow", "url", "variant", "scenario", "message"):
+    for c in ("flow", "url", "variant", "scenario", "message", "path"):
         if c in df.columns:
             texts[c] = sorted(set(str(v) for v in df[c].dropna()))
-    out[path] = {"columns": list(df.columns), "dtypes": {c: df[c].dtype.kind for c in df.columns}, "rows": len(df), "texts": texts}
+    empty = [c for c in df.columns if df[c].isna().all()]
+    out[path] = {"columns": list(df.columns), "dtypes": {c: df[c].dtype.kind for c in df.columns}, "rows": len(df), "texts": texts, "empty": empty}
 print(json.dumps(out))
 "#;
 
@@ -162,7 +163,19 @@ fn every_csv_loads_in_pandas_with_its_columns_and_dtypes() {
     let scenario = root.join("scenario.toml");
     let run_dir = root.join("run");
     triage(&run_dir, &["run", scenario.to_str().unwrap()]);
+    // A sweep of the same scenario: runs.csv and summary.csv (their own layout, checked
+    // below: the plan's parameter columns hold dots).
+    std::fs::write(
+        root.join("plan.toml"),
+        "scenario = \"scenario.toml\"\nseeds = [3]\nmetrics = [\"page.*\"]\n[grid]\n\"topology.bottleneck.rate\" = [\"5Mbps\", \"2Mbps\"]\n",
+    )
+    .unwrap();
+    let plan = root.join("plan.toml");
+    let sweep_dir = root.join("sweep");
+    triage(&sweep_dir, &["sweep", plan.to_str().unwrap()]);
     let dirs: Vec<(PathBuf, Vec<&str>)> = vec![
+        // A multipath page load: paths.csv.
+        (root.join("mp"), vec!["run", "scenarios/multipath-wifi-lte.toml"]),
         (root.join("cats"), vec!["reproduce", "cats"]),
         (root.join("eecn"), vec!["reproduce", "eecn"]),
         (root.join("quic"), vec!["reproduce", "quic", "--runs", "2", "--modes", "tcp,dg01"]),
@@ -176,11 +189,13 @@ fn every_csv_loads_in_pandas_with_its_columns_and_dtypes() {
         triage(d, args);
     }
     let mut files: Vec<PathBuf> = Vec::new();
-    for d in std::iter::once(&run_dir).chain(dirs.iter().map(|d| &d.0)) {
+    for d in [&run_dir, &sweep_dir].into_iter().chain(dirs.iter().map(|d| &d.0)) {
         let mut here: Vec<PathBuf> = std::fs::read_dir(d)
             .unwrap()
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+            // The multipath run is here for paths.csv (it records no time series).
+            .filter(|p| !p.starts_with(root.join("mp")) || p.ends_with("paths.csv"))
             .collect();
         here.sort();
         files.extend(here);
@@ -196,7 +211,7 @@ fn every_csv_loads_in_pandas_with_its_columns_and_dtypes() {
 
     // Every file: the parameter columns first, no duplicate or unnamed column, every
     // column that is not text parsed as a number (an empty column as float NaN).
-    for (file, v) in &by_name {
+    for (file, v) in by_name.iter().filter(|(f, _)| !f.starts_with("sweep/")) {
         let cols: Vec<&str> = v["columns"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
         assert_eq!(&cols[..4], ["scenario", "variant", "seed", "triage_version"], "{file}");
         for c in &cols {
@@ -221,6 +236,9 @@ fn every_csv_loads_in_pandas_with_its_columns_and_dtypes() {
         "run/pages.csv",
         "run/queues.csv",
         "run/timeseries.csv",
+        "sweep/runs.csv",
+        "sweep/summary.csv",
+        "mp/paths.csv",
         "cats/table1.csv",
         "cats/table2.csv",
         "eecn/flows.csv",
@@ -252,6 +270,7 @@ fn every_csv_loads_in_pandas_with_its_columns_and_dtypes() {
             "lcp_ms",
             "tti_ms",
             "speed_index_ms",
+            "tbt_ms",
             "page_load_ms",
             "lcp_element",
             "cls"
@@ -282,6 +301,63 @@ fn every_csv_loads_in_pandas_with_its_columns_and_dtypes() {
     assert_eq!(kind("run/objects.csv", "object_id"), "i");
     assert_eq!(kind("run/objects.csv", "complete_ms"), "f");
     assert_eq!(kind("run/pages.csv", "fcp_ms"), "f");
+    // Total blocking time is not modelled (no CPU model): an empty column, which pandas
+    // reads as float NaN, so that files with and without it concatenate.
+    assert_eq!(kind("run/pages.csv", "tbt_ms"), "f");
+    assert_eq!(by_name["run/pages.csv"]["empty"], serde_json::json!(["tbt_ms"]));
+    assert_eq!(
+        cols("mp/paths.csv")[4..],
+        [
+            "flow",
+            "path_id",
+            "path",
+            "end",
+            "packets_sent",
+            "bytes_sent",
+            "data_bytes_sent",
+            "packets_received",
+            "packets_lost",
+            "pto_count",
+            "failures",
+            "srtt_ms",
+            "cwnd_bytes"
+        ]
+    );
+    assert_eq!(kind("mp/paths.csv", "path_id"), "i");
+    assert_eq!(kind("mp/paths.csv", "srtt_ms"), "f");
+    assert_eq!(by_name["mp/paths.csv"]["texts"]["path"], serde_json::json!(["lte-tmobile", "wifi"]));
+    // The sweep's files: the scenario, the plan's parameter (named by its path), then the
+    // run's columns; names with commas and quotes come back whole there too.
+    assert_eq!(
+        cols("sweep/runs.csv"),
+        ["scenario", "topology.bottleneck.rate", "seed", "variant", "version", "status", "metric", "value", "error"]
+    );
+    assert_eq!(kind("sweep/runs.csv", "seed"), "i");
+    assert_eq!(kind("sweep/runs.csv", "value"), "f");
+    assert_eq!(
+        cols("sweep/summary.csv"),
+        [
+            "scenario",
+            "topology.bottleneck.rate",
+            "variant",
+            "metric",
+            "n",
+            "mean",
+            "ci95_low",
+            "ci95_high",
+            "median",
+            "p10",
+            "p90"
+        ]
+    );
+    assert_eq!(kind("sweep/summary.csv", "n"), "i");
+    for c in ["mean", "ci95_low", "ci95_high", "median", "p10", "p90"] {
+        assert_eq!(kind("sweep/summary.csv", c), "f", "summary.csv {c}");
+    }
+    for f in ["sweep/runs.csv", "sweep/summary.csv"] {
+        assert_eq!(by_name[f]["texts"]["variant"], serde_json::json!(["cats, prio", "fifo"]), "{f}");
+        assert!(by_name[f]["rows"].as_u64().unwrap() > 0, "{f}");
+    }
     assert_eq!(kind("run/links.csv", "ecn_marked_packets"), "i");
     assert_eq!(kind("run/flows.csv", "seed"), "i");
     // Two variants, 3 objects each; the page loads' rows per variant.

@@ -207,6 +207,23 @@ fn the_file_written_by_out_is_the_json_printed() {
     assert_eq!(server["initial_window_segments"], 10);
     assert_eq!(server["max_rto_ms"], 60_000.0);
     assert_eq!(server["ecn"], "off");
+    // The resolved input: the scenario with everything it ran with written out; one flow and
+    // no variants, so every transport setting is on [transport].
+    let input = &printed["input"]["resolved"];
+    assert_eq!(input["topology"]["bottleneck"]["rate_bps"], 2_000_000);
+    assert_eq!(input["topology"]["bottleneck"]["queue"], serde_json::json!({"kind": "droptail", "packets": 100}));
+    assert_eq!(input["stop_ns"], 60_000_000_000u64);
+    assert_eq!(input["transport"]["cc"], "bbr");
+    assert_eq!(input["transport"]["scheduler"], "cats");
+    assert_eq!(input["transport"]["mss_bytes"], 1448);
+    assert_eq!(input["transport"]["min_rto_ns"], 1_000_000_000);
+    assert_eq!(input["flows"][0]["transport"], serde_json::json!({}));
+    // Fed back as a JSON scenario, it runs the same.
+    let file = dir.join("resolved.json");
+    std::fs::write(&file, input.to_string()).unwrap();
+    let again = run_json(&["run", file.to_str().unwrap(), "--json"]);
+    assert_eq!(again["variants"], printed["variants"]);
+    assert_eq!(&again["input"]["resolved"], input);
     let links = printed["variants"][0]["resolved"]["links"].as_array().unwrap();
     let bottleneck = links.iter().find(|l| l["name"] == "r1->r2").unwrap();
     assert_eq!(bottleneck["rate_bps"], 2_000_000);
@@ -233,6 +250,9 @@ fn the_validator_rejects_what_the_schema_forbids() {
     let mut wrong = good.clone();
     wrong["variants"][0]["report"]["messages"][0]["bytes"] = "many".into();
     assert_eq!(errors_of(&wrong), ["$.variants[0].report.messages[0].bytes: \"many\" is not of type \"integer\""]);
+    let mut unknown = good.clone();
+    unknown["input"]["resolved"]["transport"]["mss"] = 1448.into();
+    assert_eq!(errors_of(&unknown), ["$.input.resolved.transport.mss: field not in the schema"]);
     let mut old_shape = good["variants"][0]["report"].clone();
     old_shape["schema_version"] = 1.into();
     assert!(!errors_of(&old_shape).is_empty(), "a bare report (the old shape without variants) is rejected");

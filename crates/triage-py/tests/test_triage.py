@@ -31,6 +31,19 @@ def test_run_prints_what_the_command_line_prints():
     assert _without_source(triage.run((REPO / "scenarios/cats-fifo.toml").read_text())) == _without_source(want)
 
 
+def test_the_resolved_input_runs_the_same():
+    # input.resolved is the scenario as it ran, every field written out; as a dict or a
+    # .json file it runs the same simulation and resolves to itself.
+    doc = triage.run("cats", set={"topology.bottleneck.rate": "3Mbps"}, seed=4)
+    resolved = doc["input"]["resolved"]
+    assert resolved["seed"] == 4
+    assert resolved["topology"]["bottleneck"]["rate_bps"] == 3_000_000
+    assert resolved["transport"]["mss_bytes"] == 1448
+    again = triage.run(resolved)
+    assert again["variants"] == doc["variants"]
+    assert again["input"]["resolved"] == resolved
+
+
 def test_dicts_overrides_and_seeds():
     import tomllib
 

@@ -11,17 +11,22 @@ pub const SCHEMA_VERSION: u64 = 1;
 
 /// The JSON of a run (`--json`, `run.json`; schema/run.schema.json): one shape with or
 /// without variants. `input` is the scenario as read (its TOML as JSON) with the seed in
-/// force and the resolved stop time; `variants` always a list (one entry named "" when the
-/// scenario has none), each with what it ran (`resolved`: every transport end and link after
-/// defaults and overrides) and its report.
+/// force, the resolved stop time and the resolved input (`resolved`: the scenario after
+/// defaults, profiles, presets and overrides, every field written out, which runs the same
+/// simulation when fed back; see [`crate::scenario_resolved`]); `variants` always a list (one
+/// entry named "" when the scenario has none), each with what it ran (`resolved`: every
+/// transport end and link after defaults and overrides) and its report. `base_dir` is the
+/// folder the scenario's relative paths were looked up from.
 pub fn run_document(
     scenario: &Scenario,
     file: &str,
+    base_dir: Option<&std::path::Path>,
     text: &str,
     stop_ns: u64,
     reports: &[(String, RunReport)],
     resolved: Vec<serde_json::Value>,
 ) -> Result<serde_json::Value, String> {
+    let input = crate::scenario_resolved::resolved_input(scenario, file, base_dir)?;
     let mut toml: serde_json::Value = toml::from_str::<toml::Value>(text)
         .map_err(|e| format!("{file}: {e}"))
         .and_then(|v| serde_json::to_value(v).map_err(|e| format!("{file}: {e}")))?;
@@ -36,7 +41,7 @@ pub fn run_document(
         "triage_version": env!("CARGO_PKG_VERSION"),
         "scenario": scenario.name,
         "seed": scenario.seed,
-        "input": {"source": file, "stop_ms": crate::report::ms(stop_ns), "scenario": toml},
+        "input": {"source": file, "stop_ms": crate::report::ms(stop_ns), "scenario": toml, "resolved": input},
         "variants": variants,
     }))
 }

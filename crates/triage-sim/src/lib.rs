@@ -25,6 +25,7 @@ pub mod scenario_ecn;
 pub mod scenario_fields;
 pub mod scenario_override;
 pub mod scenario_paths;
+pub mod scenario_resolved;
 pub mod sim;
 pub mod sweep;
 pub mod topology;

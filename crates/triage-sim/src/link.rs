@@ -13,7 +13,7 @@
 
 use std::collections::VecDeque;
 
-use rand::Rng;
+use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
@@ -81,9 +81,9 @@ impl Disorder {
     fn jitter_ns(&mut self) -> u64 {
         match self.jitter {
             Jitter::None => 0,
-            Jitter::Uniform { max_ns } => self.rng.gen_range(0..=max_ns),
+            Jitter::Uniform { max_ns } => self.rng.random_range(0..=max_ns),
             Jitter::Exponential { mean_ns } => {
-                let u: f64 = self.rng.gen_range(f64::EPSILON..1.0);
+                let u: f64 = self.rng.random_range(f64::EPSILON..1.0);
                 let x = -(u.ln()) * mean_ns as f64;
                 x.min(20.0 * mean_ns as f64) as u64
             }
@@ -91,7 +91,7 @@ impl Disorder {
     }
 
     fn duplicate(&mut self) -> bool {
-        self.duplicate_prob > 0.0 && self.rng.gen_bool(self.duplicate_prob.min(1.0))
+        self.duplicate_prob > 0.0 && self.rng.random_bool(self.duplicate_prob.min(1.0))
     }
 }
 

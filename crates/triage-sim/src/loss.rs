@@ -21,7 +21,7 @@
 //! `π_B · loss_bad + (1 − π_B) · loss_good`, and with `loss_bad = 1`, `loss_good = 0` the
 //! mean loss-burst length is `1 / p_bad_to_good` packets.
 
-use rand::Rng;
+use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -309,7 +309,7 @@ pub struct LossProcess {
 
 /// `true` with probability `p` (for `p` in `[0, 1]`): one `f64` draw, uniform in `[0, 1)`.
 fn chance(rng: &mut ChaCha8Rng, p: f64) -> bool {
-    rng.gen::<f64>() < p
+    rng.random::<f64>() < p
 }
 
 impl LossProcess {
@@ -587,9 +587,9 @@ mod tests {
         }
         let mut reference = rng(2);
         for _ in 0..20 {
-            let _: f64 = reference.gen();
+            let _: f64 = reference.random();
         }
         let mut after = process.rng.clone();
-        assert_eq!(after.gen::<u64>(), reference.gen::<u64>());
+        assert_eq!(after.random::<u64>(), reference.random::<u64>());
     }
 }

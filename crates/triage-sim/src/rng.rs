@@ -62,7 +62,7 @@ pub fn component_rng(seed: u64, component: &str) -> ChaCha8Rng {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::RngCore;
+    use rand::Rng;
 
     fn first_outputs(seed: u64, name: &str) -> Vec<u64> {
         let mut rng = component_rng(seed, name);

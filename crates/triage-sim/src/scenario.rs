@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use triage_core::cc::ControllerKind;
 use triage_core::quic::{DatagramFraming, DatagramOrder};
 use triage_core::sched::stream::StreamSchedulerKind;
@@ -23,6 +23,7 @@ pub use crate::scenario_ecn::{EecnToml, QueueToml, VcpToml};
 use crate::scenario_fields as fields;
 use crate::scenario_paths as mp;
 pub use crate::scenario_paths::{MultipathToml, PathPreset, PathToml};
+use crate::scenario_resolved::ser;
 use crate::sim::{FlowSpec, Network, NodeKind, Simulator, MAX_FLOWS};
 use crate::trace::{MahimahiTrace, TraceCursor};
 use crate::units::{Duration, Rate, Size};
@@ -59,19 +60,26 @@ pub enum ScenarioError {
 }
 
 /// A scenario file.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// Name for reports.
     pub name: String,
     /// What the scenario reproduces.
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Seed of every random component.
     #[serde(default)]
     pub seed: u64,
     /// Simulated time limit (default 600 s).
     #[serde(default)]
+    #[serde(
+        rename(serialize = "stop_ns"),
+        alias = "stop_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub stop: Option<Duration>,
     /// Transport defaults for every flow end.
     #[serde(default)]
@@ -81,21 +89,22 @@ pub struct Scenario {
     pub measure: MeasureToml,
     /// The network, unless `paths` gives it.
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub topology: Option<TopologyToml>,
     /// A multipath network instead of `topology` (see [`crate::scenario_paths`]): path `i`
     /// joins the server's interface `s.i` to the client's `c.i`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<PathToml>,
     /// The flows.
     pub flows: Vec<FlowToml>,
     /// Variants to compare: the scenario runs once per variant, each with its transport
     /// settings laid over every flow's (same network, same seed).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub variants: Vec<VariantToml>,
 }
 
 /// One variant of a scenario.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct VariantToml {
     /// Name in reports ("fifo", "cats", ...).
@@ -139,98 +148,239 @@ pub fn profile_queue_packets(down_bps: u64, rtt_ms: u64) -> u64 {
     100.max(2 * bdp_packets)
 }
 
+/// The bottleneck and access links of a `profile` topology ([`TopologyToml::Profile`]), the
+/// dumbbell of one pair it stands for; `None` when no profile has that name.
+pub(crate) fn profile_links(
+    name: &str,
+    queue: &Option<QueueToml>,
+    loss: &Option<LossModel>,
+) -> Option<(LinkToml, LinkToml)> {
+    let &(_, down, up, rtt_ms, _) = PROFILES.iter().find(|p| p.0 == name)?;
+    let bottleneck = LinkToml {
+        between: None,
+        rate: Some(Rate(down)),
+        delay: Duration(rtt_ms * 1_000_000 / 2),
+        queue: Some(
+            queue
+                .clone()
+                .unwrap_or(QueueToml { packets: Some(profile_queue_packets(down, rtt_ms)), ..Default::default() }),
+        ),
+        loss: loss.clone(),
+        trace: None,
+        reverse_trace: None,
+        reverse_rate: Some(Rate(up)),
+        reverse_loss: None,
+        jitter: None,
+        duplicate: None,
+    };
+    let access = LinkToml {
+        between: None,
+        rate: Some(Rate(1_000_000_000)),
+        delay: Duration(0),
+        queue: None,
+        loss: None,
+        trace: None,
+        reverse_trace: None,
+        reverse_rate: None,
+        reverse_loss: None,
+        jitter: None,
+        duplicate: None,
+    };
+    Some((bottleneck, access))
+}
+
 /// Transport settings; every field is optional and falls back to the scenario's
 /// `[transport]`, then to the built-in default.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TransportToml {
     /// Framing mode: "tcp" (default) or "quic" (RFC 9000 streams and DATAGRAM frames).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<ModeName>,
     /// Congestion controller: "newreno", "bbr", "cubic", "newreno_ecn", "eecn" or "vcp".
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cc: Option<ControllerKind>,
     /// CUBIC only: run HyStart++ (RFC 9406) in the initial slow start (default false).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub hystart: Option<bool>,
     /// ECN variant: "off", "classic", "eecn" or "vcp" (default: the controller's own —
     /// classic for newreno_ecn, eecn for eecn, vcp for vcp, off otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ecn: Option<triage_core::ecn::EcnMode>,
     /// EECN sender parameters (§4.4).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub eecn: Option<EecnToml>,
     /// VCP end-host parameters.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub vcp: Option<VcpToml>,
     /// NewReno window growth: "bytes" (RFC 3465 byte counting, as Linux; default) or
     /// "per_ack" (one segment per ACK in slow start, as ns-3's TcpNewReno).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub newreno_growth: Option<triage_core::cc::Growth>,
     /// Maximum segment size (default 1448).
+    #[serde(
+        rename(serialize = "mss_bytes"),
+        alias = "mss_bytes",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub mss: Option<Size>,
     /// Initial window in segments (default 10).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_window: Option<u32>,
     /// ACK every this many segments (default 2; 1 disables delayed ACK).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub delayed_ack_segments: Option<u32>,
     /// Delayed-ACK timer (default 200 ms).
+    #[serde(
+        rename(serialize = "delayed_ack_timeout_ns"),
+        alias = "delayed_ack_timeout_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub delayed_ack_timeout: Option<Duration>,
     /// RTO floor (default 1 s, RFC 6298).
+    #[serde(
+        rename(serialize = "min_rto_ns"),
+        alias = "min_rto_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub min_rto: Option<Duration>,
     /// RTO before the first RTT sample (default 1 s).
+    #[serde(
+        rename(serialize = "initial_rto_ns"),
+        alias = "initial_rto_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub initial_rto: Option<Duration>,
     /// Receive buffer, the largest advertised window (default 1 MiB).
+    #[serde(
+        rename(serialize = "receive_buffer_bytes"),
+        alias = "receive_buffer_bytes",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub receive_buffer: Option<Size>,
     /// Send scheduler: "fifo" (default) or "cats" (the CATS Conductor); in QUIC mode also
     /// "rr" (round robin, quinn's default), "prio" (strict priority), "rfc9218" and "wrr"
     /// (weighted round robin by HTTP/2 weight, SA-ECF's).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduler: Option<SchedulerName>,
     /// The Conductor's fairness parameters (CATS §II-E); defaults in the README.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cats: Option<CatsToml>,
     /// Priority of messages written without one (default 2).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub default_priority: Option<u8>,
     /// Carry each data segment's priority in TCP option kind 254 (default false).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub priority_option: Option<bool>,
     /// Receiver: ACK priority-0 segments at once, bypassing delayed ACK (default false).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ack_priority0_immediately: Option<bool>,
     /// DSCP per priority 0..4 on data packets, e.g. [46, 34, 26, 18, 0] (default: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub dscp: Option<[u8; 5]>,
     /// Save-Data: messages less important than this priority are not sent (default: off).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub save_data: Option<u8>,
     /// Source load shedding under severe, persistent congestion (default: off).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub load_shedding: Option<LoadSheddingToml>,
     /// QUIC mode, page loads: which objects the server sends as DATAGRAM chunks, a
     /// reliability policy: "reliable" (default), "fonts", "ads", "third_party", "fonts_ads",
     /// "fonts_third_party", "essentialness" or "cats_level4" (see the README). The root and
     /// render-blocking objects always go on streams.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reliability: Option<String>,
     /// QUIC mode: how datagram chunks are framed: "http3" (RFC 9297, the default when
     /// `reliability` is set) or "reference" (the reference tool's 9-byte header).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub datagram_framing: Option<FramingName>,
     /// QUIC mode: "first" (default: DATAGRAM frames ahead of stream data, as quinn writes
     /// them) or "priority" (ahead only of less urgent stream data).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub datagram_order: Option<DatagramOrderName>,
     /// Page loads with a reliability policy: how long the client waits for an incomplete
     /// datagram object of each type, from its request (`{ font = "3s", image = "2s" }`; types
     /// html, css, js, font, image, media, json, other; default: until its response ends).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub partial_deadlines: Option<DeadlinesToml>,
     /// QUIC mode over `[[paths]]`: the path scheduler and its options (see
     /// [`MultipathToml`]); a variant's or flow's table replaces the scenario's whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub multipath: Option<MultipathToml>,
 }
 
 /// `transport.partial_deadlines`: per content type.
-#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeadlinesToml {
     /// HTML documents.
+    #[serde(
+        rename(serialize = "html_ns"),
+        alias = "html_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub html: Option<Duration>,
     /// Stylesheets.
+    #[serde(
+        rename(serialize = "css_ns"),
+        alias = "css_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub css: Option<Duration>,
     /// Scripts.
+    #[serde(
+        rename(serialize = "js_ns"),
+        alias = "js_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub js: Option<Duration>,
     /// Web fonts.
+    #[serde(
+        rename(serialize = "font_ns"),
+        alias = "font_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub font: Option<Duration>,
     /// Images.
+    #[serde(
+        rename(serialize = "image_ns"),
+        alias = "image_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub image: Option<Duration>,
     /// Audio and video.
+    #[serde(
+        rename(serialize = "media_ns"),
+        alias = "media_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub media: Option<Duration>,
     /// JSON.
+    #[serde(
+        rename(serialize = "json_ns"),
+        alias = "json_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub json: Option<Duration>,
     /// Anything else.
+    #[serde(
+        rename(serialize = "other_ns"),
+        alias = "other_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub other: Option<Duration>,
 }
 
@@ -251,7 +401,7 @@ impl DeadlinesToml {
 }
 
 /// `transport.datagram_framing` names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FramingName {
     /// RFC 9297 HTTP/3 datagrams.
@@ -261,7 +411,7 @@ pub enum FramingName {
 }
 
 /// `transport.datagram_order` names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DatagramOrderName {
     /// Ahead of stream data.
@@ -279,7 +429,7 @@ const MAX_RECEIVE_BUFFER: u64 = 1 << 30;
 const MAX_MESSAGE: u64 = u32::MAX as u64;
 
 /// Send scheduler names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SchedulerName {
     /// Write order.
@@ -298,7 +448,7 @@ pub enum SchedulerName {
 }
 
 /// Framing modes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ModeName {
     /// TCP mode.
@@ -308,33 +458,51 @@ pub enum ModeName {
 }
 
 /// CATS §II-E parameters, one value per priority queue 0..4.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CatsToml {
     /// High watermarks `H_i`.
+    #[serde(
+        rename(serialize = "high_watermark_bytes"),
+        alias = "high_watermark_bytes",
+        serialize_with = "ser::opt_arr",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub high_watermark: Option<[Size; 5]>,
     /// Low watermarks `L_i`.
+    #[serde(
+        rename(serialize = "low_watermark_bytes"),
+        alias = "low_watermark_bytes",
+        serialize_with = "ser::opt_arr",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub low_watermark: Option<[Size; 5]>,
     /// Payback multipliers `M_i`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub payback_multiplier: Option<[u64; 5]>,
 }
 
 /// Load-shedding trigger (see `triage_core::LoadShedding`).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LoadSheddingToml {
     /// RTOs in a row that trigger shedding (default 2; 0 disables this trigger).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub consecutive_rtos: Option<u32>,
     /// Packets in the loss-rate window (default 64).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub loss_window_packets: Option<u32>,
     /// Loss fraction over the window that triggers shedding (default 0.2).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub loss_rate: Option<f64>,
     /// The most important priority that may be shed (default 3).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub min_priority: Option<u8>,
 }
 
 impl TransportToml {
-    fn or(&self, base: &TransportToml) -> TransportToml {
+    /// `self` laid over `base`, field by field (a table replaces the base's whole).
+    pub(crate) fn or(&self, base: &TransportToml) -> TransportToml {
         TransportToml {
             cc: self.cc.clone().or(base.cc.clone()),
             hystart: self.hystart.or(base.hystart),
@@ -540,11 +708,12 @@ impl TransportToml {
 }
 
 /// Measurement options.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MeasureToml {
     /// Time-series sampling interval (default 10 ms; "0ms" records none).
     #[serde(default = "default_interval")]
+    #[serde(rename(serialize = "interval_ns"), alias = "interval_ns", serialize_with = "ser::base")]
     pub interval: Duration,
     /// Record every packet enqueued or dropped at every link (default false).
     #[serde(default)]
@@ -562,47 +731,68 @@ impl Default for MeasureToml {
 }
 
 /// One link's properties, used in both directions unless a `reverse_*` field says otherwise.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, expecting = "a link table like { rate = \"2Mbps\", delay = \"25ms\" }")]
 pub struct LinkToml {
     /// The two nodes it joins (custom topologies only).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub between: Option<[String; 2]>,
     /// Rate; may be omitted in a direction that follows a trace.
+    #[serde(
+        rename(serialize = "rate_bps"),
+        alias = "rate_bps",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub rate: Option<Rate>,
     /// One-way propagation delay.
+    #[serde(rename(serialize = "delay_ns"), alias = "delay_ns", serialize_with = "ser::base")]
     pub delay: Duration,
     /// Queue limit (default 1000 packets).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub queue: Option<QueueToml>,
     /// Random loss in both directions (default none).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossModel>,
     /// Mahimahi trace for the forward direction (first node to second; for a dumbbell's
     /// bottleneck, r1 to r2, the data direction).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<PathBuf>,
     /// Mahimahi trace for the reverse direction.
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reverse_trace: Option<PathBuf>,
     /// Rate of the reverse direction, when it differs.
     #[serde(default)]
+    #[serde(
+        rename(serialize = "reverse_rate_bps"),
+        alias = "reverse_rate_bps",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub reverse_rate: Option<Rate>,
     /// Loss of the reverse direction, when it differs.
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reverse_loss: Option<LossModel>,
     /// Extra random delay per packet, both directions (default none); packets may overtake
     /// each other: `{ kind = "uniform", max = "10ms" }` or `{ kind = "exponential", mean = "5ms" }`.
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub jitter: Option<fields::JitterSpec>,
     /// Probability that a packet is delivered twice, both directions (default 0).
     #[serde(default)]
+    #[serde(serialize_with = "ser::opt_prob", skip_serializing_if = "Option::is_none")]
     pub duplicate: Option<crate::loss::Probability>,
 }
 
 /// The network.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(try_from = "fields::TopologyTable")]
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(try_from = "fields::TopologyTable", tag = "kind", rename_all = "snake_case")]
 #[allow(clippy::large_enum_variant)] // parsed once per run
 pub enum TopologyToml {
     /// Senders `s0..`, routers `r1`, `r2`, receivers `c0..`.
@@ -621,8 +811,10 @@ pub enum TopologyToml {
         /// Profile name (see `PROFILES`), e.g. "lighthouse-mobile-slow-4g".
         name: String,
         /// Bottleneck queue (default: twice the BDP, at least 100 packets).
+        #[serde(skip_serializing_if = "Option::is_none")]
         queue: Option<QueueToml>,
         /// Random loss on the bottleneck (default none).
+        #[serde(skip_serializing_if = "Option::is_none")]
         loss: Option<LossModel>,
     },
     /// Any graph of hosts and routers.
@@ -637,7 +829,7 @@ pub enum TopologyToml {
 }
 
 /// A flow.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowToml {
     /// Name for reports.
@@ -648,66 +840,85 @@ pub struct FlowToml {
     pub server: String,
     /// When the client opens the connection (default 0).
     #[serde(default)]
+    #[serde(rename(serialize = "start_ns"), alias = "start_ns", serialize_with = "ser::base")]
     pub start: Duration,
     /// Transport overrides for this flow.
     #[serde(default)]
     pub transport: TransportToml,
     /// What the client writes (default: nothing).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_app: Option<AppToml>,
     /// What the server writes (default: nothing).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub server_app: Option<AppToml>,
     /// A page to load instead of the apps: a HAR or DevTools-log file, or `builtin:NAME`
     /// (cats, bing, youtube, news). The client requests objects as it discovers them; the
     /// server answers each with the priority the classifier gives (its CATS level).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub page: Option<String>,
     /// Which page of a file with several (a HAR page id such as "page_1").
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub page_id: Option<String>,
     /// Keep the recording's cache hits as objects fetched over the network (a cold load;
     /// default false: they are skipped and counted, as `triage page analyze` shows).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub keep_cache_hits: Option<bool>,
     /// Bytes of one request (default 300).
     #[serde(default)]
+    #[serde(
+        rename(serialize = "request_size_bytes"),
+        alias = "request_size_bytes",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub request_size: Option<Size>,
     /// Processing delay after a parent arrives before its children are requested
     /// (default 0 for every type: a network-only lower bound).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub discovery: Option<DiscoveryToml>,
     /// The thesis's client: one request at a time in the page's order (a
     /// `transfer_sequence.json`'s order), the next once the previous object is done, instead of
     /// requests as the page load discovers objects (default false).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sequential: Option<bool>,
     /// A rules file (`triage page --rules` format) applied to the page before anything else:
     /// it may reclassify objects (CATS level, essentialness) and set `reliability` per
     /// object, which a reliability policy then respects.
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rules: Option<String>,
     /// How the browser connects: per-origin connections, DNS, TLS, server time
     /// ([`crate::scenario_browser::BrowserToml`]); without it, the flow's one connection.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub browser: Option<crate::scenario_browser::BrowserToml>,
 }
 
 /// Per-type processing delays of a page load.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DiscoveryToml {
     /// After an HTML document.
     #[serde(default)]
+    #[serde(rename(serialize = "html_ns"), alias = "html_ns", serialize_with = "ser::base")]
     pub html: Duration,
     /// After a stylesheet.
     #[serde(default)]
+    #[serde(rename(serialize = "css_ns"), alias = "css_ns", serialize_with = "ser::base")]
     pub css: Duration,
     /// After a script.
     #[serde(default)]
+    #[serde(rename(serialize = "js_ns"), alias = "js_ns", serialize_with = "ser::base")]
     pub js: Duration,
     /// After anything else.
     #[serde(default)]
+    #[serde(rename(serialize = "other_ns"), alias = "other_ns", serialize_with = "ser::base")]
     pub other: Duration,
     /// Add each object's recorded gap after its parent completed (see
     /// `triage_web::DiscoveryConfig::recorded_gaps`).
@@ -716,18 +927,20 @@ pub struct DiscoveryToml {
     /// Multiplier of the recorded gaps (default 1; Lighthouse's mobile CPU slowdown is 4),
     /// 0 to 100.
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_slowdown: Option<f64>,
 }
 
 /// An application.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(try_from = "fields::AppTable")]
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(try_from = "fields::AppTable", tag = "kind", rename_all = "snake_case")]
 pub enum AppToml {
     /// Writes nothing.
     Sink,
     /// One message of `size` bytes as soon as the connection is up.
     Bulk {
         /// Bytes to send.
+        #[serde(rename(serialize = "size_bytes"), serialize_with = "ser::base")]
         size: Size,
     },
     /// Named, sized messages.
@@ -738,26 +951,36 @@ pub enum AppToml {
 }
 
 /// A message of a message writer.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MessageToml {
     /// Name reported in results.
     pub name: String,
     /// Size.
+    #[serde(rename(serialize = "size_bytes"), alias = "size_bytes", serialize_with = "ser::base")]
     pub size: Size,
     /// Priority 0 (most urgent) to 4; omitted: the connection's `default_priority`.
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<u8>,
     /// Write time after the flow start; omitted: as soon as the connection is up.
     #[serde(default)]
+    #[serde(
+        rename(serialize = "at_ns"),
+        alias = "at_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub at: Option<Duration>,
     /// QUIC mode: send as DATAGRAM chunks, never retransmitted (default false).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub unreliable: Option<bool>,
     /// QUIC mode: messages of one end with the same label travel in write order on one
     /// stream (the first opens it); omitted: a stream of its own. TCP mode has one byte
     /// stream for everything, so the label changes nothing there.
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub stream: Option<String>,
 }
 
@@ -954,41 +1177,12 @@ impl Scenario {
                 }
             }
             Some(TopologyToml::Profile { name, queue, loss }) => {
-                let Some(&(_, down, up, rtt_ms, _)) = PROFILES.iter().find(|p| p.0 == name) else {
+                let Some((bottleneck, access)) = profile_links(name, queue, loss) else {
                     let names: Vec<&str> = PROFILES.iter().map(|p| p.0).collect();
                     return Err(invalid(
                         "topology.name".into(),
                         format!("no profile \"{name}\" (profiles: {})", names.join(", ")),
                     ));
-                };
-                let bottleneck = LinkToml {
-                    between: None,
-                    rate: Some(Rate(down)),
-                    delay: Duration(rtt_ms * 1_000_000 / 2),
-                    queue: Some(queue.clone().unwrap_or(QueueToml {
-                        packets: Some(profile_queue_packets(down, rtt_ms)),
-                        ..Default::default()
-                    })),
-                    loss: loss.clone(),
-                    trace: None,
-                    reverse_trace: None,
-                    reverse_rate: Some(Rate(up)),
-                    reverse_loss: None,
-                    jitter: None,
-                    duplicate: None,
-                };
-                let access = LinkToml {
-                    between: None,
-                    rate: Some(Rate(1_000_000_000)),
-                    delay: Duration(0),
-                    queue: None,
-                    loss: None,
-                    trace: None,
-                    reverse_trace: None,
-                    reverse_rate: None,
-                    reverse_loss: None,
-                    jitter: None,
-                    duplicate: None,
                 };
                 let s = net.add_node("s0", NodeKind::Host);
                 let r1 = net.add_node("r1", NodeKind::Router);

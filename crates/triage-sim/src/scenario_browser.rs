@@ -1,7 +1,7 @@
 //! `[flows.browser]`: how a page-loading client connects, as a browser does — its connections
 //! (one, or one per origin), DNS, TLS and the server's think time ([`BrowserModel`]).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::app::{BrowserModel, ConnGroup};
 use crate::sim::MAX_PAGE_CONNECTIONS;
@@ -9,40 +9,52 @@ use crate::units::{Duration, Size};
 
 /// The `[flows.browser]` table. Without it a page load uses the flow's one connection,
 /// opened at the flow start, with no DNS, no TLS and no server time.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct BrowserToml {
     /// `"per-origin"` (default): a connection per origin, as HTTP/2 and HTTP/3 browsers
     /// open them; `"single"`: one connection for every object (DNS, TLS and server time
     /// still apply to it).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connections: Option<String>,
     /// A host's DNS lookup before its first connection: `"auto"` (default, twice the path's
     /// base round-trip time, as Lantern assumes) or a duration (`"0ms"`: none).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dns: Option<String>,
     /// TLS 1.3 over TCP to https origins (default true; QUIC mode has TLS in its handshake).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<bool>,
     /// Bytes of the ClientHello (default 512).
     #[serde(default)]
+    #[serde(
+        rename(serialize = "tls_client_hello_bytes"),
+        alias = "tls_client_hello_bytes",
+        serialize_with = "crate::scenario_resolved::ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub tls_client_hello: Option<Size>,
     /// Bytes of the server's handshake flight, certificates included (default 4000).
     #[serde(default)]
+    #[serde(
+        rename(serialize = "tls_server_flight_bytes"),
+        alias = "tls_server_flight_bytes",
+        serialize_with = "crate::scenario_resolved::ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub tls_server_flight: Option<Size>,
     /// The server's think time before each response: `"none"` (default), `"recorded"` (each
     /// object's recorded wait minus a round trip, [`BrowserModel::recorded_server_ns`]) or a
     /// duration for every response.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_time: Option<String>,
     /// A Chrome trace of the recorded load (Lighthouse's `trace.json`): its main-thread
     /// tasks become each object's CPU time ([`triage_web::cputrace`]). Relative to the
     /// scenario file.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
     /// Multiplier of the trace's CPU time (default 1; Lighthouse's mobile slowdown is 4),
     /// 0 to 100.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_slowdown: Option<f64>,
 }
 

@@ -10,14 +10,15 @@
 //! queue = { kind = "vcp", packets = 100, t_rho = "200ms" }           # VCP router
 //! ```
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use triage_core::cc::{AvgRtt, EecnConfig, VcpConfig};
 
 use crate::queue::{EecnMarkerConfig, Limit, QueueKind, RedConfig, VcpRouterConfig};
+use crate::scenario_resolved::ser;
 use crate::units::{Duration, Rate, Size};
 
 /// Queue discipline names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum QueueKindName {
     /// Tail drop (default).
@@ -32,52 +33,97 @@ pub enum QueueKindName {
 
 /// A link's queue: a limit (`packets` or `bytes`) and optionally a discipline with its
 /// parameters. Parameters of another discipline are errors.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(
     deny_unknown_fields,
     expecting = "a table: { packets = 100 }, { bytes = \"150KB\" } or a discipline such as { kind = \"red\", packets = 100, min_th = 30, max_th = 60 }"
 )]
 pub struct QueueToml {
     /// Limit in packets.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub packets: Option<u64>,
     /// Limit in bytes (DropTail only).
+    #[serde(serialize_with = "ser::opt_base", skip_serializing_if = "Option::is_none")]
     pub bytes: Option<Size>,
     /// "droptail" (default), "red", "eecn" or "vcp".
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<QueueKindName>,
     /// RED: minimum threshold, packets (default 30).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub min_th: Option<f64>,
     /// RED: maximum threshold, packets (default 60).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_th: Option<f64>,
     /// RED: max_p (default 1/50, ns-3's LInterm 50).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_p: Option<f64>,
     /// RED: averaging weight (default 0.002).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub qw: Option<f64>,
     /// RED: gentle mode (default true).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub gentle: Option<bool>,
     /// RED: mark CE instead of early drops (default false).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ecn: Option<bool>,
     /// RED: rate that ages the average while idle (default 1.5 Mbps, as ns-3).
+    #[serde(
+        rename(serialize = "idle_rate_bps"),
+        alias = "idle_rate_bps",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub idle_rate: Option<Rate>,
     /// RED: mean packet size for the idle correction (default 500 B, as ns-3).
+    #[serde(
+        rename(serialize = "mean_packet_size_bytes"),
+        alias = "mean_packet_size_bytes",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub mean_packet_size: Option<Size>,
     /// EECN: Th1 (default 0.3).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub th1: Option<f64>,
     /// EECN: Th2 (default 0.5).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub th2: Option<f64>,
     /// EECN: prediction horizon of eq. (1) (default 100 ms).
+    #[serde(
+        rename(serialize = "horizon_ns"),
+        alias = "horizon_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub horizon: Option<Duration>,
     /// EECN: rate-measurement window (default 100 ms).
+    #[serde(
+        rename(serialize = "rate_window_ns"),
+        alias = "rate_window_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub rate_window: Option<Duration>,
     /// EECN: buckets of the window (default 10).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rate_buckets: Option<u32>,
     /// VCP: load interval t_ρ (default 200 ms).
+    #[serde(
+        rename(serialize = "t_rho_ns"),
+        alias = "t_rho_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub t_rho: Option<Duration>,
     /// VCP: target utilization γ (default 0.98).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub target_utilization: Option<f64>,
     /// VCP: queue weight κ_q (default 0.5).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kappa_q: Option<f64>,
     /// Any kind: a device transmit ring of this many packets below the discipline, as
     /// ns-3's point-to-point devices have (default none).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub device_packets: Option<u64>,
 }
 
@@ -198,24 +244,37 @@ fn sub_field(m: String) -> (String, String) {
 }
 
 /// `transport.eecn`: EECN sender parameters (§4.4; defaults are the paper's).
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct EecnToml {
     /// Algorithm 1's divisor d (default 8).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub d: Option<u32>,
     /// Slow-start σ when cRTT ≥ avgRTT (default 0.3).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sigma_slow_start: Option<f64>,
     /// Congestion-avoidance σ (default 0.02).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sigma_congestion_avoidance: Option<f64>,
     /// The unit of β in e^−β: "1s" (default) takes β in seconds, "1ms" in milliseconds.
+    #[serde(
+        rename(serialize = "beta_unit_ns"),
+        alias = "beta_unit_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub beta_unit: Option<Duration>,
     /// avgRTT: "srtt" (default, RFC 6298 smoothing) or "mean" (of every sample).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub avg_rtt: Option<AvgRtt>,
     /// Initial window after CL(1) on the handshake (default 5).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_window_cl1: Option<u32>,
     /// Initial window after CL(2) on the handshake (default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_window_cl2: Option<u32>,
     /// ACKs that repeat a CL(1) echo (default 3).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cl1_echo_acks: Option<u32>,
 }
 
@@ -241,20 +300,31 @@ impl EecnToml {
 }
 
 /// `transport.vcp`: VCP end-host parameters (defaults from the VCP paper).
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct VcpToml {
     /// MI factor ξ (default 0.0625).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub xi: Option<f64>,
     /// AI in segments per RTT (default 1.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
     /// MD factor (default 0.875).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub beta: Option<f64>,
     /// t_ρ (default 200 ms).
+    #[serde(
+        rename(serialize = "t_rho_ns"),
+        alias = "t_rho_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub t_rho: Option<Duration>,
     /// Hold max(RTT, t_ρ) after an MD instead of one RTT (default true).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub hold_t_rho: Option<bool>,
     /// Slow start until the first high-load echo (default true).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub slow_start: Option<bool>,
 }
 

@@ -334,7 +334,9 @@ pub enum JitterKind {
 )]
 pub struct JitterTable {
     kind: Option<JitterKind>,
+    #[serde(alias = "max_ns")]
     max: Option<Duration>,
+    #[serde(alias = "mean_ns")]
     mean: Option<Duration>,
 }
 
@@ -342,6 +344,27 @@ pub struct JitterTable {
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(try_from = "JitterTable")]
 pub struct JitterSpec(pub Jitter);
+
+/// As the resolved input writes it: `{ kind = "uniform", max_ns = N }` or
+/// `{ kind = "exponential", mean_ns = N }` (read back through the `max_ns`/`mean_ns` aliases).
+impl serde::Serialize for JitterSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(2))?;
+        match self.0 {
+            Jitter::None => m.serialize_entry("kind", "uniform").and_then(|()| m.serialize_entry("max_ns", &0u64))?,
+            Jitter::Uniform { max_ns } => {
+                m.serialize_entry("kind", "uniform")?;
+                m.serialize_entry("max_ns", &max_ns)?
+            }
+            Jitter::Exponential { mean_ns } => {
+                m.serialize_entry("kind", "exponential")?;
+                m.serialize_entry("mean_ns", &mean_ns)?
+            }
+        }
+        m.end()
+    }
+}
 
 impl TryFrom<JitterTable> for JitterSpec {
     type Error = String;
@@ -464,6 +487,7 @@ pub enum AppKind {
 )]
 pub struct AppTable {
     kind: Option<AppKind>,
+    #[serde(alias = "size_bytes")]
     size: Option<Size>,
     messages: Option<Vec<MessageToml>>,
 }

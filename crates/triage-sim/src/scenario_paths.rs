@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use triage_core::path::sched::{EcfFormula, PriorityBucketConfig, SaEcfConfig};
 use triage_core::quic::{MultipathConfig, PathPrior, PathSchedulerKind};
 
@@ -22,6 +22,7 @@ use crate::loss::LossModel;
 use crate::scenario::{LinkToml, ModeName, Scenario, TransportToml};
 use crate::scenario_ecn::QueueToml;
 use crate::scenario_fields as fields;
+use crate::scenario_resolved::ser;
 use crate::trace::MahimahiTrace;
 use crate::units::{Duration, Rate, Size};
 
@@ -44,7 +45,7 @@ pub const LTE_DELAY_NS: u64 = 35_000_000;
 pub const PRESET_TRACE_DIR: &str = "shared/data/traces";
 
 /// A named path: `preset = "wifi"` or an LTE trace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 pub enum PathPreset {
     /// A constant [`WIFI_RATE_BPS`] each way, [`WIFI_DELAY_NS`] one way.
     #[serde(rename = "wifi")]
@@ -93,57 +94,101 @@ impl PathPreset {
 
 /// One `[[paths]]` table: a duplex link `s.i` — `c.i`. The forward direction (`rate`,
 /// `trace`, `loss`) is the downlink, server to client; the `reverse_*` fields are the uplink.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PathToml {
     /// Name in reports (default: the preset's name, else `path<i>`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// A named path; `delay`, `queue`, `loss` and the rest may still be given.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub preset: Option<PathPreset>,
     /// Rate of both directions (or of the downlink when `reverse_rate` is given).
+    #[serde(
+        rename(serialize = "rate_bps"),
+        alias = "rate_bps",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub rate: Option<Rate>,
     /// Uplink rate.
+    #[serde(
+        rename(serialize = "reverse_rate_bps"),
+        alias = "reverse_rate_bps",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub reverse_rate: Option<Rate>,
     /// Mahimahi trace of the downlink.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<PathBuf>,
     /// Mahimahi trace of the uplink.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reverse_trace: Option<PathBuf>,
     /// One-way propagation delay.
+    #[serde(
+        rename(serialize = "delay_ns"),
+        alias = "delay_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub delay: Option<Duration>,
     /// Queue of each direction (default 1000 packets).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub queue: Option<QueueToml>,
     /// Random loss, both directions (default none).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossModel>,
     /// Uplink loss, when it differs.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reverse_loss: Option<LossModel>,
     /// Extra random delay per packet.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub jitter: Option<fields::JitterSpec>,
     /// Probability of delivering a packet twice.
+    #[serde(serialize_with = "ser::opt_prob", skip_serializing_if = "Option::is_none")]
     pub duplicate: Option<crate::loss::Probability>,
     /// The path goes down (both directions lose every packet) at this time...
+    #[serde(
+        rename(serialize = "down_at_ns"),
+        alias = "down_at_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub down_at: Option<Duration>,
     /// ... and comes back at this one (default: never).
+    #[serde(
+        rename(serialize = "up_at_ns"),
+        alias = "up_at_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub up_at: Option<Duration>,
 }
 
 /// `transport.multipath`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MultipathToml {
     /// "single", "lrf", "sa_ecf" or "priority_bucket" (default: lrf over two or more paths).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduler: Option<PathSchedulerName>,
     /// PTOs in a row that declare a path failed (default 2; 0: never).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub failure_ptos: Option<u32>,
     /// Replace each path's bandwidth prior with its delivery-rate estimate (default true).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub estimate_bandwidth: Option<bool>,
     /// PriorityBucket's options.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub priority_bucket: Option<PriorityBucketToml>,
     /// SA-ECF's options.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sa_ecf: Option<SaEcfToml>,
 }
 
 /// Path scheduler names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PathSchedulerName {
     /// Everything on path 0.
@@ -157,25 +202,30 @@ pub enum PathSchedulerName {
 }
 
 /// `transport.multipath.priority_bucket`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PriorityBucketToml {
     /// A stream's last packet may go on any path that carries it (default true).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tail_on_any_path: Option<bool>,
     /// Shares smaller than this move to the lowest-`r` path with a share (default 0).
+    #[serde(serialize_with = "ser::opt_base", skip_serializing_if = "Option::is_none")]
     pub min_share_bytes: Option<Size>,
     /// Serve each path's buckets by the CATS debt rule instead of strict priority (default
     /// false).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cats_fairness: Option<bool>,
 }
 
 /// `transport.multipath.sa_ecf`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct SaEcfToml {
     /// Hysteresis β as [numerator, denominator] (default [1, 4]).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub beta: Option<[u32; 2]>,
     /// "paper" (default) or "go_code".
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub formula: Option<EcfFormula>,
 }
 

@@ -302,7 +302,7 @@ pub fn run_text(
         resolved.push(crate::document::resolved_json(sim, stop));
         reports.push((name, report));
     })?;
-    let doc = crate::document::run_document(&scenario, file, &text, stop_ns, &reports, resolved)?;
+    let doc = crate::document::run_document(&scenario, file, dir, &text, stop_ns, &reports, resolved)?;
     Ok((serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?, complete))
 }
 

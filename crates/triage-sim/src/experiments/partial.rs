@@ -27,7 +27,7 @@
 //!   p90(policy) with a 95% bootstrap interval (2,000 paired resamples, fixed seed).
 //! - **Data loss** (PR-6): bytes lost / bytes sent as datagrams, over all runs of a row.
 
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use triage_core::cc::ControllerKind;
@@ -369,7 +369,7 @@ fn p90_diff_ci95(a: &[f64], b: &[f64]) -> [f64; 2] {
     let (mut ra, mut rb) = (vec![0.0; n], vec![0.0; n]);
     for _ in 0..2000 {
         for i in 0..n {
-            let k = rng.gen_range(0..n);
+            let k = rng.random_range(0..n);
             ra[i] = a[k];
             rb[i] = b[k];
         }

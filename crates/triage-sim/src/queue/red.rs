@@ -20,7 +20,7 @@
 //!    forced one drops (hard drop);
 //! 6. a full queue drops.
 
-use rand::Rng;
+use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use triage_core::wire::Ecn;
 
@@ -174,7 +174,7 @@ impl QueueDiscipline for Red {
                 self.old = true;
             } else {
                 let p = self.cfg.p_a(self.cfg.p_b(self.avg), self.count);
-                let u: f64 = self.rng.gen();
+                let u: f64 = self.rng.random();
                 if u <= p {
                     self.count = 0;
                     hit = Hit::Early;

@@ -6,7 +6,7 @@
 //! also waits until inflight reaches its 5/4 target (or a loss says it won't fit), and
 //! the 3/4 phase ends early once inflight is down to the BDP.
 
-use rand::Rng;
+use rand::RngExt;
 
 use super::gain::{Gain, UNIT};
 use super::state::Mode;
@@ -40,7 +40,7 @@ impl Bbr {
     /// then advance one phase, so the start is uniform over {0, 2, 3, ..., 7}).
     pub(super) fn enter_probe_bw(&mut self, now_ns: u64) {
         self.mode = Mode::ProbeBw;
-        let draw = self.rng.gen_range(0..CYCLE_RAND);
+        let draw = self.rng.random_range(0..CYCLE_RAND);
         self.cycle_index = CYCLE_LEN - 1 - draw;
         self.advance_cycle_phase(now_ns);
     }
