@@ -1032,7 +1032,8 @@ impl Simulator {
         app.done[k] = true;
         app.responses += 1;
         let all = app.responses == page.page.len();
-        if let Some(pool) = app.pool.as_mut() {
+        if let Some(pool) = app.pool.as_mut().filter(|_| !page.page.objects()[k].from_cache) {
+            // (A cache hit never went through the pool.)
             if page.browser.delayable(&page.page, k) {
                 pool.delayable_in_flight -= 1;
             }
@@ -1108,6 +1109,10 @@ impl Simulator {
         if let Some(d) = app.discovered_ns.get_mut(k as usize) {
             d.get_or_insert(self.now_ns);
         }
+        if app.page.as_ref().is_some_and(|p| p.page.objects().get(k as usize).is_some_and(|o| o.from_cache)) {
+            self.cache_hit(f, k);
+            return;
+        }
         if let Some(pool) = app.pool.as_mut() {
             let Some(page) = app.page.clone() else { return };
             let Some(&g) = page.browser.group_of.get(k as usize) else { return };
@@ -1131,6 +1136,28 @@ impl Simulator {
         }
         let Some(c) = self.flows[f as usize].client_conn else { return };
         self.write_request(f, k, c);
+    }
+
+    /// A recorded cache hit: the browser has the object at once, with no request on the
+    /// network (its request and response records are done at this instant).
+    fn cache_hit(&mut self, f: u32, k: u32) {
+        let flow = &mut self.flows[f as usize];
+        let req = flow.apps[0].record_base + k as usize;
+        let resp = flow.apps[1].record_base + k as usize;
+        flow.apps[0].written += 1;
+        flow.apps[1].written += 1;
+        for idx in [req, resp] {
+            let rec = &mut self.recorder.messages[idx];
+            rec.written_ns = Some(self.now_ns);
+            rec.first_byte_ns = Some(self.now_ns);
+        }
+        // The request is "complete" too: nothing was sent, nothing is outstanding.
+        if self.recorder.messages[req].completed_ns.is_none() {
+            self.recorder.messages[req].completed_ns = Some(self.now_ns);
+            flow.remaining_messages -= 1;
+        }
+        let c = flow.client_conn.unwrap_or(0);
+        self.message_complete(f, 0, c, k, None);
     }
 
     /// Chrome's throttling: delayable requests held back start, in order, while the limit
