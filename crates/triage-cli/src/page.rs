@@ -30,7 +30,7 @@ enum PageCommand {
     Builtin,
     /// Simulate one load of a page without writing a scenario: a network profile (or
     /// --rate/--rtt), a transport, and the page metrics (FCP, LCP, Speed Index, TTI, load).
-    Simulate(SimulateArgs),
+    Simulate(Box<SimulateArgs>),
 }
 
 #[derive(clap::Args)]
@@ -217,7 +217,7 @@ pub fn run(a: PageArgs) -> Result<(), String> {
     match a.command {
         PageCommand::Analyze(a) => analyze(a),
         PageCommand::Export(a) => export(a),
-        PageCommand::Simulate(a) => simulate(a),
+        PageCommand::Simulate(a) => simulate(*a),
         PageCommand::Builtin => {
             for (name, desc) in BUILTIN_PAGES {
                 outln!("{name:<10} {desc}");

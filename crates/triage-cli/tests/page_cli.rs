@@ -184,8 +184,9 @@ fn built_in_pages_are_named_as_in_scenarios() {
     assert!(err.contains("the built-in page of that name is \"builtin:bing\""), "{err}");
 }
 
-/// `page simulate` runs the scenario a user would write for one page load: its metrics equal
-/// `triage run` on that scenario; bad flags are errors.
+/// `page simulate` runs the scenario a user would write for one page load (by default as the
+/// browser connects: `[flows.browser]`): its metrics equal `triage run` on that scenario; bad
+/// flags are errors.
 #[test]
 fn page_simulate_equals_the_scenario_it_stands_for() {
     let run = |args: &[&str]| {
@@ -202,7 +203,8 @@ fn page_simulate_equals_the_scenario_it_stands_for() {
     let scenario = "name = \"s\"\nseed = 1\nstop = \"600s\"\n[transport]\ncc = \"bbr\"\nmode = \"tcp\"\nscheduler = \"cats\"\n\
                     [measure]\ninterval = \"0ms\"\n[topology]\nkind = \"dumbbell\"\n\
                     bottleneck = { rate = \"2Mbps\", delay = \"25ms\" }\naccess = { rate = \"1Gbps\", delay = \"0ms\" }\n\
-                    [[flows]]\nname = \"page\"\nclient = \"c0\"\nserver = \"s0\"\npage = \"builtin:cats\"\n";
+                    [[flows]]\nname = \"page\"\nclient = \"c0\"\nserver = \"s0\"\npage = \"builtin:cats\"\n\
+                    [flows.browser]\nconnections = \"per-origin\"\ndns = \"auto\"\ntls = true\nserver_time = \"recorded\"\n";
     let dir = std::env::temp_dir().join(format!("triage-simulate-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("s.toml");
@@ -221,7 +223,8 @@ fn page_simulate_equals_the_scenario_it_stands_for() {
         assert!(sim[ours].as_f64().is_some(), "{ours} missing: {sim}");
         assert_eq!(sim[ours], page[theirs], "{ours}");
     }
-    assert_eq!((sim["objects"].as_u64(), sim["connections"].as_u64()), (Some(5), Some(1)));
+    // The CATS page's objects come from three origins: a connection each.
+    assert_eq!((sim["objects"].as_u64(), sim["connections"].as_u64()), (Some(5), Some(3)));
     assert!(sim["tbt_ms"].is_null());
     std::fs::remove_dir_all(&dir).ok();
     // Errors.
@@ -233,4 +236,10 @@ fn page_simulate_equals_the_scenario_it_stands_for() {
     let out = run(&["page", "simulate", "builtin:cats", "--loss", "two"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--loss two"));
+    // The CPU slowdown scales a trace's CPU (or recorded gaps): alone it is an error.
+    let out = run(&["page", "simulate", "builtin:cats", "--cpu-slowdown", "4"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--cpu-slowdown"));
+    let out = run(&["page", "simulate", "builtin:cats", "--connections", "many"]);
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -562,11 +562,7 @@ impl TransportToml {
             (_, SchedulerKind::Cats(c)) => StreamSchedulerKind::Cats(c.clone()),
             _ => StreamSchedulerKind::Fifo,
         };
-        if !quic_mode
-            && matches!(
-                self.scheduler,
-                Some(SchedulerName::Rr | SchedulerName::Rfc9218 | SchedulerName::Wrr)
-            )
+        if !quic_mode && matches!(self.scheduler, Some(SchedulerName::Rr | SchedulerName::Rfc9218 | SchedulerName::Wrr))
         {
             return Err((
                 "transport.scheduler".into(),
@@ -863,8 +859,8 @@ pub struct FlowToml {
     #[serde(default)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_id: Option<String>,
-    /// Keep the recording's cache hits as objects fetched over the network (a cold load;
-    /// default false: they are skipped and counted, as `triage page analyze` shows).
+    /// Fetch the recording's cache hits over the network (a cold load; default false: they
+    /// are objects the browser has at once, with no request on the network).
     #[serde(default)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub keep_cache_hits: Option<bool>,
@@ -1450,8 +1446,9 @@ impl Scenario {
                     );
                     load.sequential = f.sequential.unwrap_or(false);
                     if let Some(b) = &f.browser {
-                        load.browser =
-                            b.to_model(&load.page, base_dir).map_err(|(k, m)| invalid(format!("{field}.browser.{k}"), m))?;
+                        load.browser = b
+                            .to_model(&load.page, base_dir)
+                            .map_err(|(k, m)| invalid(format!("{field}.browser.{k}"), m))?;
                         if load.sequential {
                             return Err(invalid(
                                 format!("{field}.browser"),

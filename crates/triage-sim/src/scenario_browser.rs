@@ -81,10 +81,7 @@ impl BrowserToml {
                 m
             }
             other => {
-                return Err((
-                    "connections".into(),
-                    format!("expected \"per-origin\" or \"single\", got {other:?}"),
-                ))
+                return Err(("connections".into(), format!("expected \"per-origin\" or \"single\", got {other:?}")))
             }
         };
         if m.groups.len() > MAX_PAGE_CONNECTIONS {
@@ -115,9 +112,9 @@ impl BrowserToml {
             None | Some("none") => Vec::new(),
             Some("recorded") => BrowserModel::recorded_server_ns(page),
             Some(s) => {
-                let d = s
-                    .parse::<Duration>()
-                    .map_err(|e| ("server_time".to_string(), format!("expected \"recorded\", \"none\" or a duration: {e}")))?;
+                let d = s.parse::<Duration>().map_err(|e| {
+                    ("server_time".to_string(), format!("expected \"recorded\", \"none\" or a duration: {e}"))
+                })?;
                 vec![d.0; page.len()]
             }
         };
@@ -140,7 +137,9 @@ impl BrowserToml {
                 m.cpu_ns = cpu
                     .per_object
                     .iter()
-                    .map(|v| v.iter().map(|&d| (u128::from(d) * permille / 1000).min(u128::from(u64::MAX)) as u64).collect())
+                    .map(|v| {
+                        v.iter().map(|&d| (u128::from(d) * permille / 1000).min(u128::from(u64::MAX)) as u64).collect()
+                    })
                     .collect();
             }
         }

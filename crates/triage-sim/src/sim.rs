@@ -12,7 +12,7 @@ use triage_core::{Connection, ConnectionConfig, Endpoint, Event, SchedulerKind};
 
 use std::sync::Arc;
 
-use crate::app::{BrowserModel, AppSpec, MessageSpec, PageLoad};
+use crate::app::{AppSpec, BrowserModel, MessageSpec, PageLoad};
 use crate::event::{Ev, EventQueue};
 use crate::link::Link;
 use crate::queue::SimPacket;
@@ -860,7 +860,9 @@ impl Simulator {
                     self.tls_message(f, side, c, msg_id);
                 }
             }
-            Event::PeerClosed if side == 1 && self.flows[f as usize].apps[1].page.as_ref().is_some_and(|p| p.browser.pooled()) => {
+            Event::PeerClosed
+                if side == 1 && self.flows[f as usize].apps[1].page.as_ref().is_some_and(|p| p.browser.pooled()) =>
+            {
                 // A pooled page load's server connection: the browser closes each of its
                 // connections once the page is loaded, with nothing left to answer.
                 self.conns[c as usize].conn.close();
@@ -1209,7 +1211,9 @@ impl Simulator {
     fn dns_ns(&self, f: u32, page: &PageLoad) -> u64 {
         page.browser.dns_ns.unwrap_or_else(|| {
             let spec = &self.flows[f as usize].spec;
-            let rtt = self.path_delay_ns(spec.client, spec.server).saturating_add(self.path_delay_ns(spec.server, spec.client));
+            let rtt = self
+                .path_delay_ns(spec.client, spec.server)
+                .saturating_add(self.path_delay_ns(spec.server, spec.client));
             rtt.saturating_mul(2)
         })
     }

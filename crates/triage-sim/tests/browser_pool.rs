@@ -19,7 +19,10 @@ const HAR: &str = r#"{"log": {"entries": [
 /// Runs the page over a 1 Gbps dumbbell with a 100 ms RTT, `browser` being the lines of
 /// `[flows.browser]` (None: no table), and returns the report.
 fn run(browser: Option<&str>) -> RunReport {
-    let dir = std::env::temp_dir().join(format!("triage-browser-pool-{}", std::process::id()));
+    // A directory per call: the tests run in parallel.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("triage-browser-pool-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("page.har"), HAR).unwrap();
     let table = browser.map(|b| format!("[flows.browser]\n{b}\n")).unwrap_or_default();
@@ -112,4 +115,44 @@ fn wrong_values_name_the_field() {
     let text = text.replace("connections = \"per-host\"", "dns = \"soon\"");
     let e = build_error(&text);
     assert!(e.contains("flows[0].browser.dns"), "{e}");
+}
+
+const HTTP1_HAR: &str = r#"{"log": {"entries": [
+ {"request": {"url": "https://a.example/"}, "startedDateTime": "2024-01-01T00:00:00.000Z", "time": 50,
+  "_protocol": "http/1.1", "_priority": "VeryHigh",
+  "response": {"status": 200, "content": {"size": 10000, "mimeType": "text/html"}}},
+ {"request": {"url": "https://a.example/site.css"}, "startedDateTime": "2024-01-01T00:00:00.100Z", "time": 20,
+  "_protocol": "http/1.1", "_priority": "VeryHigh", "_renderBlocking": "blocking",
+  "response": {"status": 200, "content": {"size": 5000, "mimeType": "text/css"}}},
+ {"request": {"url": "https://a.example/1.jpg"}, "startedDateTime": "2024-01-01T00:00:00.100Z", "time": 20,
+  "_protocol": "http/1.1", "_priority": "Low",
+  "response": {"status": 200, "content": {"size": 5000, "mimeType": "image/jpeg"}}},
+ {"request": {"url": "https://a.example/2.jpg"}, "startedDateTime": "2024-01-01T00:00:00.100Z", "time": 20,
+  "_protocol": "http/1.1", "_priority": "Low",
+  "response": {"status": 200, "content": {"size": 5000, "mimeType": "image/jpeg"}}},
+ {"request": {"url": "https://a.example/3.jpg"}, "startedDateTime": "2024-01-01T00:00:00.100Z", "time": 20,
+  "_protocol": "http/1.1", "_priority": "Low",
+  "response": {"status": 200, "content": {"size": 5000, "mimeType": "image/jpeg"}}}
+]}}"#;
+
+/// HTTP/1.1: a connection per request up to 6 per host (each with its own handshake), and
+/// Chrome's tight mode: while the stylesheet (VeryHigh) is in flight only one Low image may
+/// be; the other two start when it completes.
+#[test]
+fn http1_connections_and_chromes_tight_mode() {
+    let dir = std::env::temp_dir().join(format!("triage-browser-pool-h1-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("page.har"), HTTP1_HAR).unwrap();
+    let text = "name = \"h1\"\nseed = 1\nstop = \"60s\"\n[transport]\ncc = \"newreno\"\n[topology]\nkind = \"dumbbell\"\n\
+                bottleneck = { rate = \"1Gbps\", delay = \"50ms\" }\naccess = { rate = \"10Gbps\", delay = \"0ms\" }\n\
+                [measure]\ninterval = \"0ms\"\n[[flows]]\nname = \"page\"\nclient = \"c0\"\nserver = \"s0\"\npage = \"page.har\"\n\
+                [flows.browser]\ndns = \"0ms\"\ntls = false\n";
+    let s = Scenario::parse(text, "h1.toml").unwrap();
+    let mut b = s.build("h1.toml", Some(&dir)).unwrap();
+    b.sim.run(b.stop_ns, |_| {});
+    let r = RunReport::new(&s.name, s.seed, &b.sim);
+    // Root: TCP 100, response 200. Stylesheet and first image on new connections: 400. The
+    // other images wait for tight mode to end (400), then connect: 600.
+    assert_near(&completions_ms(&r), &[200.0, 400.0, 400.0, 600.0, 600.0]);
+    assert_eq!(r.flows[0].connections, 5);
 }

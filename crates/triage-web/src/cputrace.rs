@@ -109,10 +109,8 @@ pub fn cpu_tasks(text: &str, page: &Page) -> Result<CpuTasks, String> {
     let mut on_main: Vec<&Value> = events.iter().filter(|e| thread(e) == main && num(e, "ts").is_some()).collect();
     on_main.sort_by(|a, b| num(a, "ts").partial_cmp(&num(b, "ts")).unwrap_or(std::cmp::Ordering::Equal));
     // Each object's recorded response end on the trace's clock (µs).
-    let ends_us: Vec<f64> = objects
-        .iter()
-        .map(|o| root_ts + (o.recorded_start_ns + o.recorded_duration_ns) as f64 / 1000.0)
-        .collect();
+    let ends_us: Vec<f64> =
+        objects.iter().map(|o| root_ts + (o.recorded_start_ns + o.recorded_duration_ns) as f64 / 1000.0).collect();
     let mut out = CpuTasks { per_object: vec![Vec::new(); objects.len()], ..Default::default() };
     // Paint marks of the main frame (the root's frame), after the root's request.
     let frame = events

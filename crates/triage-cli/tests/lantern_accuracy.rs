@@ -1,0 +1,71 @@
+//! The page model against Lighthouse's Lantern (issue 9, must-show 1): `triage page simulate`
+//! with its defaults (the browser model, Chrome's priorities, the trace beside a DevTools log
+//! as CPU time × 4) under mobileSlow4G, on the four Lantern fixtures of
+//! ../shared/reference/lantern and on squoosh.app and paulirish.com, whose Lantern values are
+//! Lighthouse's test snapshots (all from that reference's README).
+//!
+//! The issue's goal is a median absolute error of at most 20% per metric. FCP and TTI meet it;
+//! LCP and Speed Index do not yet (README, "Against Lantern, measured", says why): their bounds
+//! here hold today's accuracy so that a change that loses it fails, and are to be tightened.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn shared() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+}
+
+/// (recording, Lantern's FCP, LCP, SI, TTI in ms).
+const LANTERN: [(&str, [f64; 4]); 6] = [
+    ("reference/lantern/fixtures/intercom-widget/devtoolslog.json", [3089.0, 5948.0, 4761.0, 10503.0]),
+    ("reference/lantern/fixtures/lr/devtoolslog.json", [7410.0, 12285.0, 8749.0, 21865.0]),
+    ("reference/lantern/fixtures/speedindex-1ms/devtoolslog.json", [2565.0, 2757.0, 2565.0, 2775.0]),
+    ("reference/lantern/fixtures/render-blocking/devtoolslog.json", [2858.0, 3308.0, 2858.0, 3308.0]),
+    ("data/pages/squoosh.app.devtoolslog.json", [1107.0, 1120.0, 1107.0, 1122.0]),
+    ("data/pages/paulirish.com.devtoolslog.json", [1059.0, 1524.0, 1059.0, 3149.0]),
+];
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+#[test]
+fn median_error_against_lantern() {
+    let mut errors: [Vec<f64>; 4] = Default::default();
+    for (file, lantern) in LANTERN {
+        let path = shared().join(file);
+        let out = Command::new(env!("CARGO_BIN_EXE_triage"))
+            .args(["page", "simulate"])
+            .arg(&path)
+            .arg("--json")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{file}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let ours =
+            ["fcp_ms", "lcp_ms", "si_ms", "tti_ms"].map(|k| v[k].as_f64().unwrap_or_else(|| panic!("{file}: {k}")));
+        // A Lantern fixture's trace is used (CPU time, Total Blocking Time); the two other
+        // recordings have none.
+        assert_eq!(v["trace"].is_string(), file.contains("fixtures"), "{file}");
+        assert_eq!(v["tbt_ms"].is_number(), file.contains("fixtures"), "{file}");
+        assert!(v["connections"].as_u64().unwrap() >= 2, "{file}: one connection per origin");
+        for m in 0..4 {
+            errors[m].push((ours[m] - lantern[m]).abs() / lantern[m]);
+        }
+        eprintln!("{file}: ours {ours:?}, Lantern {lantern:?}");
+    }
+    let [fcp, lcp, si, tti] = errors.map(median);
+    eprintln!("median absolute error: FCP {fcp:.3}, LCP {lcp:.3}, SI {si:.3}, TTI {tti:.3}");
+    // The issue's goal, met.
+    assert!(fcp <= 0.20, "FCP {fcp}");
+    assert!(tti <= 0.20, "TTI {tti}");
+    // Not met yet: today's accuracy (0.25 and 0.325), held.
+    assert!(lcp <= 0.26, "LCP {lcp}");
+    assert!(si <= 0.34, "SI {si}");
+}
