@@ -46,8 +46,9 @@ struct SimulateArgs {
     /// Rules (TOML) that override CATS levels and essentialness.
     #[arg(long, value_name = "RULES.toml")]
     rules: Option<PathBuf>,
-    /// A network profile (`triage profiles`); default lighthouse-mobile-slow-4g unless
-    /// --rate and --rtt are given.
+    /// A network profile (`triage profiles`), or `recorded`: the recording's own network
+    /// (round trip and bandwidth inferred from its timings; CPU slowdown 1); default
+    /// lighthouse-mobile-slow-4g unless --rate and --rtt are given.
     #[arg(long, conflicts_with_all = ["rate", "rtt"])]
     profile: Option<String>,
     /// Bottleneck rate, both directions (with --rtt): a dumbbell with 1 Gbps access links.
@@ -94,7 +95,8 @@ struct SimulateArgs {
     /// scenario default: one connection open at the start, no DNS, TLS or server time).
     #[arg(long, default_value = "per-origin", value_parser = ["per-origin", "single", "flow"])]
     connections: String,
-    /// A host's DNS lookup: auto (twice the path's RTT, as Lantern) or a duration.
+    /// A host's DNS lookup: auto (twice the path's RTT, as Lantern; with --profile recorded,
+    /// the recording's own), recorded, or a duration.
     #[arg(long, default_value = "auto")]
     dns: String,
     /// No TLS handshake on https origins (TCP mode).
@@ -454,7 +456,23 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
         }
     };
     let mut topology = toml::Table::new();
-    let network = match (a.rate, a.rtt) {
+    // `--profile recorded`: the recording's own network (round trip and bandwidth inferred
+    // from its timings, triage_web::netinfer), to compare with the paint times it measured.
+    let recorded = a.profile.as_deref() == Some("recorded");
+    let (rate, rtt) = if recorded {
+        if a.file.starts_with("builtin:") {
+            return Err("--profile recorded: a built-in page has no recorded network".into());
+        }
+        let opts = ImportOptions { page: a.page.clone(), keep_cache_hits: a.keep_cache_hits };
+        let imp = import_file(Path::new(&a.file), &opts).map_err(|e| e.to_string())?;
+        let n = triage_web::netinfer::recorded_network(&imp.page).ok_or_else(|| {
+            format!("--profile recorded: {} has no connect times or response timings to infer its network from", a.file)
+        })?;
+        (Some(triage_sim::units::Rate(n.rate_bps.max(1))), Some(triage_sim::units::Duration(n.rtt_ns.max(1))))
+    } else {
+        (a.rate, a.rtt)
+    };
+    let network = match (rate, rtt) {
         (Some(rate), Some(rtt)) => {
             topology.insert("kind".into(), V::String("dumbbell".into()));
             let mut b = toml::Table::new();
@@ -468,7 +486,11 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
             acc.insert("rate".into(), V::String("1Gbps".into()));
             acc.insert("delay".into(), V::String("0ms".into()));
             topology.insert("access".into(), V::Table(acc));
-            format!("{rate}, RTT {rtt}")
+            if recorded {
+                format!("the recording's network ({rate}, RTT {rtt})")
+            } else {
+                format!("{rate}, RTT {rtt}")
+            }
         }
         _ => {
             let name = a.profile.clone().unwrap_or_else(|| "lighthouse-mobile-slow-4g".into());
@@ -509,10 +531,14 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
         let mut b = toml::Table::new();
         if let Some(t) = &trace {
             b.insert("trace".into(), V::String(abs(t)));
-            b.insert("cpu_slowdown".into(), V::Float(a.cpu_slowdown.unwrap_or(4.0)));
+            // The recording's own machine: no slowdown; Lighthouse's mobile: 4.
+            let default = if recorded { 1.0 } else { 4.0 };
+            b.insert("cpu_slowdown".into(), V::Float(a.cpu_slowdown.unwrap_or(default)));
         }
         b.insert("connections".into(), V::String(a.connections.clone()));
-        b.insert("dns".into(), V::String(a.dns.clone()));
+        // The recording's own network: its own DNS times too, unless told otherwise.
+        let dns = if recorded && a.dns == "auto" { "recorded".to_string() } else { a.dns.clone() };
+        b.insert("dns".into(), V::String(dns));
         b.insert("tls".into(), V::Boolean(!a.no_tls));
         b.insert("server_time".into(), V::String(a.server_time.clone()));
         flow.insert("browser".into(), V::Table(b));
@@ -572,7 +598,9 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
             cell(num("plt_ms"))
         );
         match &trace {
-            Some(t) => outln!("(CPU from {} × {})", t.display(), a.cpu_slowdown.unwrap_or(4.0)),
+            Some(t) => {
+                outln!("(CPU from {} × {})", t.display(), a.cpu_slowdown.unwrap_or(if recorded { 1.0 } else { 4.0 }))
+            }
             None => outln!("(no trace: network and server time only, so no Total Blocking Time)"),
         }
     }

@@ -89,6 +89,10 @@ pub struct BrowserModel {
     /// path's base round-trip time (Lantern's `DNSCache`, `DNS_RESOLUTION_RTT_MULTIPLIER` = 2).
     /// A host's later connections wait for the same lookup, never for a second one.
     pub dns_ns: Option<u64>,
+    /// `dns = "recorded"`: each host's lookup as the recording timed it (the longest DNS time
+    /// of its requests; 0 for a host the recording did not look up); hosts missing here
+    /// take [`BrowserModel::dns_ns`].
+    pub recorded_dns_ns: Option<std::collections::BTreeMap<String, u64>>,
     /// TCP mode, on connections to https origins: the TLS 1.3 handshake (RFC 8446 §2) as
     /// two messages after the TCP handshake, the client's ClientHello and the server's flight
     /// (ServerHello to Finished, with the certificate chain); requests follow the server's
@@ -195,6 +199,7 @@ impl BrowserModel {
             groups,
             group_of,
             dns_ns: None,
+            recorded_dns_ns: None,
             tls: true,
             tls_client_hello_bytes: Self::TLS_CLIENT_HELLO_BYTES,
             tls_server_flight_bytes: Self::TLS_SERVER_FLIGHT_BYTES,

@@ -18,7 +18,8 @@ pub struct BrowserToml {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connections: Option<String>,
     /// A host's DNS lookup before its first connection: `"auto"` (default, twice the path's
-    /// base round-trip time, as Lantern assumes) or a duration (`"0ms"`: none).
+    /// base round-trip time, as Lantern assumes), `"recorded"` (the recording's, per host) or
+    /// a duration (`"0ms"`: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dns: Option<String>,
     /// TLS 1.3 over TCP to https origins (default true; QUIC mode has TLS in its handshake).
@@ -95,9 +96,18 @@ impl BrowserToml {
         }
         m.dns_ns = match self.dns.as_deref() {
             None | Some("auto") => None,
+            Some("recorded") => {
+                let mut by_host = std::collections::BTreeMap::new();
+                for o in page.objects() {
+                    let t = by_host.entry(triage_web::urlparts::host(&o.url)).or_insert(0u64);
+                    *t = (*t).max(o.recorded_dns_ns);
+                }
+                m.recorded_dns_ns = Some(by_host);
+                None
+            }
             Some(s) => Some(
                 s.parse::<Duration>()
-                    .map_err(|e| ("dns".to_string(), format!("expected \"auto\" or a duration: {e}")))?
+                    .map_err(|e| ("dns".to_string(), format!("expected \"auto\", \"recorded\" or a duration: {e}")))?
                     .0,
             ),
         };

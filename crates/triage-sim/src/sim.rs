@@ -1197,7 +1197,7 @@ impl Simulator {
             let at = match pool.dns_done_ns.get(host) {
                 Some(&t) => t.max(self.now_ns),
                 None => {
-                    let t = self.now_ns.saturating_add(self.dns_ns(f, &page));
+                    let t = self.now_ns.saturating_add(self.dns_ns(f, &page, host));
                     self.flows[f as usize].apps[0].pool.as_mut().expect("pool").dns_done_ns.insert(host.clone(), t);
                     t
                 }
@@ -1206,9 +1206,13 @@ impl Simulator {
         }
     }
 
-    /// DNS lookup time of a pooled page load: as configured, or twice the path's base
-    /// round-trip time (Lantern's `DNSCache`).
-    fn dns_ns(&self, f: u32, page: &PageLoad) -> u64 {
+    /// DNS lookup time of a pooled page load: the recording's for the host (`dns =
+    /// "recorded"`), as configured, or twice the path's base round-trip time (Lantern's
+    /// `DNSCache`).
+    fn dns_ns(&self, f: u32, page: &PageLoad, host: &str) -> u64 {
+        if let Some(t) = page.browser.recorded_dns_ns.as_ref().and_then(|m| m.get(host)) {
+            return *t;
+        }
         page.browser.dns_ns.unwrap_or_else(|| {
             let spec = &self.flows[f as usize].spec;
             let rtt = self

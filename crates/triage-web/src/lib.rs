@@ -34,6 +34,7 @@ pub mod har;
 pub mod import;
 mod json;
 pub mod model;
+pub mod netinfer;
 pub mod news_versions;
 pub mod partial;
 pub mod qoe;

@@ -1,0 +1,108 @@
+//! The network a recording was made over, inferred from its own timings, so that a page can
+//! be simulated "as recorded" and checked against the paint times the recording measured
+//! (issue 9, must-show 2).
+//!
+//! - Round-trip time: per origin, the shortest connect time the recording shows for it (HAR
+//!   `timings.connect`, DevTools `connectEnd - connectStart`, both including TLS), over two
+//!   for https (TCP's and TLS 1.3's round trips) and one for http; the median over origins.
+//! - Bandwidth: the bytes of every response with timings, over the time during which at least
+//!   one response was arriving (the union of the intervals from each response's first byte
+//!   to its end). That is what the load achieved while it was downloading: a lower bound of
+//!   the path's capacity, and the right one for a load that never filled it.
+
+use crate::model::Page;
+
+/// A recording's network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordedNetwork {
+    /// Round-trip time (ns).
+    pub rtt_ns: u64,
+    /// Bandwidth (bits per second).
+    pub rate_bps: u64,
+    /// Origins whose connect time the estimate used.
+    pub origins: usize,
+    /// Bytes and time (ns) of the bandwidth estimate.
+    pub bytes: u64,
+    /// See [`RecordedNetwork::bytes`].
+    pub busy_ns: u64,
+}
+
+/// The network of `page`'s recording, or `None` when it has no connect times or no response
+/// timings (built-in pages, HARs without timings).
+pub fn recorded_network(page: &Page) -> Option<RecordedNetwork> {
+    let mut per_origin: std::collections::BTreeMap<&str, u64> = Default::default();
+    for o in page.objects().iter().filter(|o| o.recorded_connect_ns > 0) {
+        let est = o.recorded_connect_ns / if o.origin.starts_with("https:") { 2 } else { 1 };
+        let e = per_origin.entry(o.origin.as_str()).or_insert(est);
+        *e = (*e).min(est);
+    }
+    let mut rtts: Vec<u64> = per_origin.values().copied().collect();
+    rtts.sort_unstable();
+    let rtt_ns = *rtts.get(rtts.len() / 2)?;
+    let mut spans: Vec<(u64, u64)> = page
+        .objects()
+        .iter()
+        .filter(|o| o.wire_bytes > 0 && o.recorded_response_start_ns > 0)
+        .map(|o| (o.recorded_response_start_ns, o.recorded_start_ns + o.recorded_duration_ns))
+        .filter(|(a, b)| b > a)
+        .collect();
+    let bytes: u64 = page
+        .objects()
+        .iter()
+        .filter(|o| o.wire_bytes > 0 && o.recorded_response_start_ns > 0)
+        .filter(|o| o.recorded_start_ns + o.recorded_duration_ns > o.recorded_response_start_ns)
+        .map(|o| o.wire_bytes)
+        .sum();
+    spans.sort_unstable();
+    let mut busy_ns = 0u64;
+    let mut cur: Option<(u64, u64)> = None;
+    for (a, b) in spans {
+        cur = match cur {
+            Some((s, e)) if a <= e => Some((s, e.max(b))),
+            Some((s, e)) => {
+                busy_ns += e - s;
+                Some((a, b))
+            }
+            None => Some((a, b)),
+        };
+    }
+    if let Some((s, e)) = cur {
+        busy_ns += e - s;
+    }
+    if busy_ns == 0 || bytes == 0 {
+        return None;
+    }
+    let rate_bps = (u128::from(bytes) * 8 * 1_000_000_000 / u128::from(busy_ns)).min(u128::from(u64::MAX)) as u64;
+    Some(RecordedNetwork { rtt_ns, rate_bps, origins: rtts.len(), bytes, busy_ns })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{import_str, ImportOptions};
+
+    #[test]
+    fn rtt_from_connects_and_rate_from_busy_time() {
+        // https://a: connect 80 ms (TCP + TLS: 40 ms RTT); http://b: connect 60 ms (60 ms).
+        // Responses arrive over [100, 200] and [150, 300] ms (busy 200 ms) and [400, 500]
+        // (100 ms): 300 ms for 30,000 + 15,000 + 30,000 bytes = 2 Mbps.
+        let har = r#"{"log": {"entries": [
+ {"request": {"url": "https://a.example/"}, "startedDateTime": "2024-01-01T00:00:00.000Z", "time": 200,
+  "timings": {"blocked": 0, "dns": 0, "connect": 80, "send": 0, "wait": 20, "receive": 100},
+  "response": {"status": 200, "headersSize": 0, "bodySize": 30000, "content": {"size": 30000, "mimeType": "text/html"}}},
+ {"request": {"url": "http://b.example/x.js"}, "startedDateTime": "2024-01-01T00:00:00.000Z", "time": 300,
+  "timings": {"blocked": 0, "dns": 0, "connect": 60, "send": 0, "wait": 90, "receive": 150},
+  "response": {"status": 200, "headersSize": 0, "bodySize": 15000, "content": {"size": 15000, "mimeType": "text/javascript"}}},
+ {"request": {"url": "https://a.example/y.jpg"}, "startedDateTime": "2024-01-01T00:00:00.350Z", "time": 150,
+  "timings": {"blocked": 0, "dns": 0, "connect": 0, "send": 0, "wait": 50, "receive": 100},
+  "response": {"status": 200, "headersSize": 0, "bodySize": 30000, "content": {"size": 30000, "mimeType": "image/jpeg"}}}
+]}}"#;
+        let page = import_str(har, &ImportOptions::default()).unwrap().page;
+        let n = recorded_network(&page).unwrap();
+        assert_eq!(n.origins, 2);
+        // Median of {40, 60} ms over two origins: the upper one.
+        assert_eq!(n.rtt_ns, 60_000_000);
+        assert_eq!((n.bytes, n.busy_ns), (75_000, 300_000_000));
+        assert_eq!(n.rate_bps, 2_000_000);
+    }
+}
