@@ -69,3 +69,31 @@ fn median_error_against_lantern() {
     assert!(lcp <= 0.26, "LCP {lcp}");
     assert!(si <= 0.34, "SI {si}");
 }
+
+/// No network model may paint a throttled load before the same page painted unthrottled
+/// (issue 9, must-show 2): the recordings' own first contentful paints (Lantern's `observed`
+/// values for its fixtures, ferguson.com's `_googleWebVitals`, wikipedia.org's
+/// `_firstContentfulPaint`) against ours under mobileSlow4G.
+#[test]
+fn throttled_fcp_is_never_below_the_recorded_unthrottled_one() {
+    const OBSERVED_FCP_MS: [(&str, f64); 6] = [
+        ("reference/lantern/fixtures/intercom-widget/devtoolslog.json", 1689.0),
+        ("reference/lantern/fixtures/lr/devtoolslog.json", 1776.0),
+        ("reference/lantern/fixtures/speedindex-1ms/devtoolslog.json", 491.0),
+        ("reference/lantern/fixtures/render-blocking/devtoolslog.json", 25.0),
+        ("data/pages/ferguson.com.har", 1476.0),
+        ("data/pages/wikipedia.org.browsertime.har", 1016.0),
+    ];
+    for (file, observed) in OBSERVED_FCP_MS {
+        let out = Command::new(env!("CARGO_BIN_EXE_triage"))
+            .args(["page", "simulate"])
+            .arg(shared().join(file))
+            .arg("--json")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{file}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let fcp = v["fcp_ms"].as_f64().unwrap();
+        assert!(fcp >= observed, "{file}: throttled FCP {fcp} ms below the recorded unthrottled {observed} ms");
+    }
+}
