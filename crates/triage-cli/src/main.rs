@@ -263,64 +263,10 @@ fn run(a: RunArgs) -> Result<(), String> {
     if let Some(seed) = a.seed {
         scenario.seed = seed;
     }
-    let variants = scenario.build_variants(&file, dir.as_deref()).map_err(|e| e.to_string())?;
+    let outputs =
+        RunOutputs { out: a.out.as_deref(), html: a.html.as_deref(), qlog: a.qlog.as_deref(), pcap: a.pcap.as_deref() };
+    let (doc, reports) = run_loaded(&scenario, &file, dir.as_deref(), &text, &outputs)?;
     let has_variants = !scenario.variants.is_empty();
-    // Said once, though every variant loads the same pages.
-    let mut said = std::collections::BTreeSet::new();
-    for w in variants.iter().flat_map(|(_, b)| &b.warnings) {
-        if said.insert(w) {
-            eprintln!("warning: {file}: {w}");
-        }
-    }
-    let mut out = match &a.out {
-        Some(d) => Some(output::OutDir::create(d)?),
-        None => None,
-    };
-    let mut reports = Vec::new();
-    let mut objects = Vec::new();
-    let mut resolved = Vec::new();
-    let mut stop_ns = 0;
-    for (name, built) in variants {
-        let mut sim = built.sim;
-        let stop = built.stop_ns;
-        stop_ns = stop;
-        let path_names = built.path_names;
-        sim.set_qlog(a.qlog.is_some());
-        if let Some(dir) = &a.pcap {
-            let d = if has_variants { dir.join(&name) } else { dir.clone() };
-            sim.set_capture(triage_sim::pcap::Capture::create(&d, sim.network()).map_err(|e| e.to_string())?);
-        }
-        let bar = progress_bar(stop);
-        sim.run(stop, |t| bar.set_position(t / 1_000_000));
-        bar.finish_and_clear();
-        if let Some(capture) = sim.take_capture() {
-            capture.finish().map_err(|e| e.to_string())?;
-        }
-        let report = RunReport::new(&scenario.name, scenario.seed, &sim).with_path_names(&path_names);
-        let variant = if has_variants { name.clone() } else { String::new() };
-        let rows = output::object_rows(&variant, &report, &sim);
-        if let Some(o) = out.as_mut() {
-            let params = table::RunParams {
-                scenario: scenario.name.clone(),
-                variant: variant.clone(),
-                seed: Some(scenario.seed),
-            };
-            o.add(&params, &report, &sim, &rows)?;
-        }
-        if let Some(dir) = &a.qlog {
-            write_qlogs(dir, if has_variants { Some(&name) } else { None }, &sim)?;
-        }
-        objects.extend(rows);
-        resolved.push(triage_sim::document::resolved_json(&sim, stop));
-        reports.push((variant, report));
-    }
-    let doc = triage_sim::document::run_document(&scenario, &file, dir.as_deref(), &text, stop_ns, &reports, resolved)?;
-    if let Some(o) = out {
-        o.finish(&doc)?;
-    }
-    if let Some(path) = &a.html {
-        report::write(path, &report::of_run(&doc, &objects))?;
-    }
     if a.json {
         outln!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
     } else {
@@ -347,6 +293,89 @@ fn run(a: RunArgs) -> Result<(), String> {
         INCOMPLETE.store(true, std::sync::atomic::Ordering::Relaxed);
     }
     Ok(())
+}
+
+/// What a run writes besides its printed results.
+pub(crate) struct RunOutputs<'a> {
+    /// CSV files, run.json and charts (`--out DIR`).
+    pub out: Option<&'a std::path::Path>,
+    /// The HTML report (`--html FILE`).
+    pub html: Option<&'a std::path::Path>,
+    /// qlog files (`--qlog DIR`).
+    pub qlog: Option<&'a std::path::Path>,
+    /// Packet captures (`--pcap DIR`).
+    pub pcap: Option<&'a std::path::Path>,
+}
+
+/// Runs every variant of a loaded scenario with progress bars, writes `o`'s outputs, and
+/// returns the run's JSON document and each variant's report (variant name, empty without
+/// variants). `triage run` and `triage page simulate` share it.
+pub(crate) fn run_loaded(
+    scenario: &Scenario,
+    file: &str,
+    dir: Option<&std::path::Path>,
+    text: &str,
+    o: &RunOutputs,
+) -> Result<(serde_json::Value, Vec<(String, RunReport)>), String> {
+    let variants = scenario.build_variants(file, dir).map_err(|e| e.to_string())?;
+    let has_variants = !scenario.variants.is_empty();
+    // Said once, though every variant loads the same pages.
+    let mut said = std::collections::BTreeSet::new();
+    for w in variants.iter().flat_map(|(_, b)| &b.warnings) {
+        if said.insert(w) {
+            eprintln!("warning: {file}: {w}");
+        }
+    }
+    let mut out = match o.out {
+        Some(d) => Some(output::OutDir::create(d)?),
+        None => None,
+    };
+    let mut reports = Vec::new();
+    let mut objects = Vec::new();
+    let mut resolved = Vec::new();
+    let mut stop_ns = 0;
+    for (name, built) in variants {
+        let mut sim = built.sim;
+        let stop = built.stop_ns;
+        stop_ns = stop;
+        let path_names = built.path_names;
+        sim.set_qlog(o.qlog.is_some());
+        if let Some(dir) = o.pcap {
+            let d = if has_variants { dir.join(&name) } else { dir.to_path_buf() };
+            sim.set_capture(triage_sim::pcap::Capture::create(&d, sim.network()).map_err(|e| e.to_string())?);
+        }
+        let bar = progress_bar(stop);
+        sim.run(stop, |t| bar.set_position(t / 1_000_000));
+        bar.finish_and_clear();
+        if let Some(capture) = sim.take_capture() {
+            capture.finish().map_err(|e| e.to_string())?;
+        }
+        let report = RunReport::new(&scenario.name, scenario.seed, &sim).with_path_names(&path_names);
+        let variant = if has_variants { name.clone() } else { String::new() };
+        let rows = output::object_rows(&variant, &report, &sim);
+        if let Some(o) = out.as_mut() {
+            let params = table::RunParams {
+                scenario: scenario.name.clone(),
+                variant: variant.clone(),
+                seed: Some(scenario.seed),
+            };
+            o.add(&params, &report, &sim, &rows)?;
+        }
+        if let Some(dir) = o.qlog {
+            write_qlogs(dir, if has_variants { Some(&name) } else { None }, &sim)?;
+        }
+        objects.extend(rows);
+        resolved.push(triage_sim::document::resolved_json(&sim, stop));
+        reports.push((variant, report));
+    }
+    let doc = triage_sim::document::run_document(scenario, file, dir, text, stop_ns, &reports, resolved)?;
+    if let Some(o) = out {
+        o.finish(&doc)?;
+    }
+    if let Some(path) = o.html {
+        report::write(path, &report::of_run(&doc, &objects))?;
+    }
+    Ok((doc, reports))
 }
 
 /// A progress bar over simulated milliseconds, drawn only on a terminal.

@@ -87,6 +87,12 @@ struct SimulateArgs {
     /// with a trace (Lighthouse's mobile slowdown), else 1.
     #[arg(long)]
     cpu_slowdown: Option<f64>,
+    /// Write CSV files, run.json and charts into this directory (as `triage run --out`).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Write a self-contained HTML report with the page's waterfall to this file.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Seed of the run's random streams (loss).
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -555,8 +561,10 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
     doc.insert("flows".into(), V::Array(vec![V::Table(flow)]));
     let text = toml::to_string(&doc).map_err(|e| e.to_string())?;
     let what = format!("page simulate {}", a.file);
-    let (json, complete) = triage_sim::sweep::run_text(&text, &what, None, &[], None)?;
-    let v: serde_json::Value = serde_json::from_str(&json).map_err(|e| e.to_string())?;
+    let scenario = triage_sim::scenario::Scenario::parse(&text, &what).map_err(|e| e.to_string())?;
+    let outputs = crate::RunOutputs { out: a.out.as_deref(), html: a.html.as_deref(), qlog: None, pcap: None };
+    let (v, reports) = crate::run_loaded(&scenario, &what, None, &text, &outputs)?;
+    let complete = reports.iter().all(|(_, r)| r.flows.iter().all(|f| f.completed_ms.is_some()));
     let p = &v["variants"][0]["report"]["flows"][0]["page"];
     let connections = v["variants"][0]["report"]["flows"][0]["connections"].as_u64().unwrap_or(1);
     let num = |k: &str| p[k].as_f64();

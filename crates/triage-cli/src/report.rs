@@ -378,6 +378,7 @@ pub fn of_run(doc: &serde_json::Value, objects: &[ObjectRow]) -> Report {
             "lcp_ms",
             "tti_ms",
             "speed_index_ms",
+            "tbt_ms",
             "page_load_ms",
             "cls",
         ]
@@ -445,6 +446,7 @@ pub fn of_run(doc: &serde_json::Value, objects: &[ObjectRow]) -> Report {
                     str_of(&p["lcp_ms"]),
                     str_of(&p["tti_ms"]),
                     str_of(&p["speed_index_ms"]),
+                    str_of(&p["tbt_ms"]),
                     str_of(&p["plt_ms"]),
                     str_of(&p["cls"]),
                 ]);
