@@ -226,6 +226,22 @@ fn page_simulate_equals_the_scenario_it_stands_for() {
     // The CATS page's objects come from three origins: a connection each.
     assert_eq!((sim["objects"].as_u64(), sim["connections"].as_u64()), (Some(5), Some(3)));
     assert!(sim["tbt_ms"].is_null());
+    // --html and --out write what `triage run` writes.
+    let html = dir.join("r.html");
+    let out_dir = dir.join("out");
+    let out = run(&[
+        "page",
+        "simulate",
+        "builtin:cats",
+        "--html",
+        html.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(text.contains("Waterfalls") && text.contains("tbt_ms"), "an HTML report with the page's waterfall");
+    assert!(out_dir.join("pages.csv").is_file() && out_dir.join("objects.csv").is_file());
     std::fs::remove_dir_all(&dir).ok();
     // Errors.
     let out = run(&["page", "simulate", "builtin:cats", "--profile", "nope"]);
