@@ -21,6 +21,7 @@ pub mod config;
 pub mod connection;
 pub mod ecn;
 mod endpoint;
+pub mod intmap;
 pub mod path;
 pub mod qlog;
 pub mod quic;

@@ -375,49 +375,10 @@ pub struct Simulator {
 /// bounded so that a burst does not pin its memory for the rest of the run.
 const MAX_FREE_PACKETS: usize = 1 << 16;
 
-/// The hasher of the connection demultiplexer, looked up once per packet a host receives.
-/// Its keys are a handful of small integers, not input an adversary chooses, so SipHash's
-/// flooding resistance buys nothing; this is rustc's Fx hash (a rotate, xor and multiply per
-/// word). Lookups only: nothing iterates these maps, so no output depends on the hash.
-type AddrHash = std::hash::BuildHasherDefault<FxHasher>;
-
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.add(u64::from(*b));
-        }
-    }
-    #[inline]
-    fn write_u16(&mut self, n: u16) {
-        self.add(u64::from(n));
-    }
-    #[inline]
-    fn write_u32(&mut self, n: u32) {
-        self.add(u64::from(n));
-    }
-    #[inline]
-    fn write_u64(&mut self, n: u64) {
-        self.add(n);
-    }
-    #[inline]
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+/// The hasher of the connection demultiplexer, looked up once per packet a host receives:
+/// the core's integer hasher (Fx). Lookups only: nothing iterates these maps, so no output
+/// depends on the hash.
+type AddrHash = std::hash::BuildHasherDefault<triage_core::intmap::IntHasher>;
 
 const SERVER_PORT: u16 = 80;
 const CLIENT_PORT_BASE: u16 = 40000;

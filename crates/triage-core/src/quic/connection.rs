@@ -43,7 +43,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::intmap::IntMap;
+use crate::intmap::IntMap;
 
 use smallvec::SmallVec;
 

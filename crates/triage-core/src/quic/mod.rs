@@ -13,7 +13,7 @@ pub mod ack;
 pub mod bandwidth;
 pub mod config;
 pub mod connection;
-mod intmap;
+
 pub mod pacer;
 pub mod packet;
 pub mod rtt;

@@ -31,7 +31,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::intmap::IntMap;
+use crate::intmap::IntMap;
 
 use smallvec::SmallVec;
 

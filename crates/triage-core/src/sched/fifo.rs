@@ -32,29 +32,39 @@ impl SendScheduler for Fifo {
     fn next_segment(&mut self, _now_ns: u64, max_bytes: u32) -> Chunks {
         let mut out = Chunks::new();
         let mut room = max_bytes as u64;
-        while room > 0 {
-            let Some((msg, sent)) = self.queue.front_mut() else { break };
-            let take = (msg.len_bytes - *sent).min(room);
-            out.push(MsgChunk {
-                msg_id: msg.id,
-                msg_offset_bytes: *sent,
-                len_bytes: take as u32,
-                msg_len_bytes: msg.len_bytes,
-                priority: msg.priority,
-            });
-            *sent += take;
-            room -= take;
-            self.queued_bytes -= take;
-            if *sent == msg.len_bytes {
-                self.queue.pop_front();
-            }
-        }
+        self.queued_bytes -= drain_front(&mut self.queue, &mut room, &mut out);
         out
     }
 
     fn queued_bytes(&self) -> u64 {
         self.queued_bytes
     }
+}
+
+/// Moves bytes from the front of `queue` (messages in order, each with the bytes already
+/// sent) into `out` while `room` lasts, a chunk per message touched; returns the bytes taken.
+/// Finished messages leave the queue.
+#[inline]
+pub(crate) fn drain_front(queue: &mut VecDeque<(MessageMeta, u64)>, room: &mut u64, out: &mut Chunks) -> u64 {
+    let mut taken = 0;
+    while *room > 0 {
+        let Some((msg, sent)) = queue.front_mut() else { break };
+        let take = (msg.len_bytes - *sent).min(*room);
+        out.push(MsgChunk {
+            msg_id: msg.id,
+            msg_offset_bytes: *sent,
+            len_bytes: take as u32,
+            msg_len_bytes: msg.len_bytes,
+            priority: msg.priority,
+        });
+        *sent += take;
+        *room -= take;
+        taken += take;
+        if *sent == msg.len_bytes {
+            queue.pop_front();
+        }
+    }
+    taken
 }
 
 #[cfg(test)]

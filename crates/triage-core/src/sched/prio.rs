@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use super::{Chunks, MessageMeta, MsgChunk, SendScheduler};
+use super::{Chunks, MessageMeta, SendScheduler};
 
 /// Priorities kept apart; a larger priority value is served with the last one.
 const LEVELS: usize = 8;
@@ -39,23 +39,12 @@ impl SendScheduler for StrictPriority {
     fn next_segment(&mut self, _now_ns: u64, max_bytes: u32) -> Chunks {
         let mut out = Chunks::new();
         let mut room = max_bytes as u64;
-        while room > 0 {
-            let Some(q) = self.queues.iter_mut().find(|q| !q.is_empty()) else { break };
-            let (msg, sent) = q.front_mut().expect("non-empty");
-            let take = (msg.len_bytes - *sent).min(room);
-            out.push(MsgChunk {
-                msg_id: msg.id,
-                msg_offset_bytes: *sent,
-                len_bytes: take as u32,
-                msg_len_bytes: msg.len_bytes,
-                priority: msg.priority,
-            });
-            *sent += take;
-            room -= take;
-            self.queued_bytes -= take;
-            if *sent == msg.len_bytes {
-                q.pop_front();
+        // The most urgent queue first; a segment continues into the next one when it empties.
+        for q in self.queues.iter_mut() {
+            if room == 0 {
+                break;
             }
+            self.queued_bytes -= super::fifo::drain_front(q, &mut room, &mut out);
         }
         out
     }
