@@ -242,13 +242,7 @@ impl BrowserModel {
     /// for http; an origin whose connections the recording does not show takes the median
     /// of the others'. 0 for objects without a recorded wait.
     pub fn recorded_server_ns(page: &triage_web::Page) -> Vec<u64> {
-        let mut rtt: std::collections::BTreeMap<&str, u64> = Default::default();
-        for o in page.objects().iter().filter(|o| o.recorded_connect_ns > 0) {
-            let trips = if o.origin.starts_with("https:") { 2 } else { 1 };
-            let est = o.recorded_connect_ns / trips;
-            let e = rtt.entry(o.origin.as_str()).or_insert(est);
-            *e = (*e).min(est);
-        }
+        let rtt = triage_web::netinfer::origin_rtts(page);
         let mut all: Vec<u64> = rtt.values().copied().collect();
         all.sort_unstable();
         let median = all.get(all.len() / 2).copied().unwrap_or(0);

@@ -27,16 +27,23 @@ pub struct RecordedNetwork {
     pub busy_ns: u64,
 }
 
-/// The network of `page`'s recording, or `None` when it has no connect times or no response
-/// timings (built-in pages, HARs without timings).
-pub fn recorded_network(page: &Page) -> Option<RecordedNetwork> {
+/// Each origin's round-trip time in the recording: the shortest connect time to it, over two
+/// for https (TCP's and TLS 1.3's round trips), over one for http; origins the recording
+/// opened no connection to are absent.
+pub fn origin_rtts(page: &Page) -> std::collections::BTreeMap<&str, u64> {
     let mut per_origin: std::collections::BTreeMap<&str, u64> = Default::default();
     for o in page.objects().iter().filter(|o| o.recorded_connect_ns > 0) {
         let est = o.recorded_connect_ns / if o.origin.starts_with("https:") { 2 } else { 1 };
         let e = per_origin.entry(o.origin.as_str()).or_insert(est);
         *e = (*e).min(est);
     }
-    let mut rtts: Vec<u64> = per_origin.values().copied().collect();
+    per_origin
+}
+
+/// The network of `page`'s recording, or `None` when it has no connect times or no response
+/// timings (built-in pages, HARs without timings).
+pub fn recorded_network(page: &Page) -> Option<RecordedNetwork> {
+    let mut rtts: Vec<u64> = origin_rtts(page).values().copied().collect();
     rtts.sort_unstable();
     let rtt_ns = *rtts.get(rtts.len() / 2)?;
     let mut spans: Vec<(u64, u64)> = page
