@@ -63,7 +63,8 @@ struct SimulateArgs {
     /// Congestion controller: newreno, cubic or bbr.
     #[arg(long, default_value = "bbr")]
     cc: String,
-    /// Framing: tcp (one connection, HTTP/2-like) or quic (a stream per object).
+    /// Transport: tcp (HTTP/2-like: messages on each TCP connection) or quic (HTTP/3-like: a
+    /// stream per object).
     #[arg(long, default_value = "tcp")]
     mode: String,
     /// Send scheduler: fifo, prio or cats (TCP); fifo, rr, prio, rfc9218 or cats (QUIC).
