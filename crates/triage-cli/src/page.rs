@@ -430,13 +430,14 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
         std::fs::canonicalize(p).map(|p| p.display().to_string()).unwrap_or_else(|_| p.display().to_string())
     };
     let page = if a.file.starts_with("builtin:") { a.file.clone() } else { abs(Path::new(&a.file)) };
-    // A trace: given, or Lighthouse's trace.json beside its devtoolslog.json.
+    // A trace: given, or Lighthouse's trace.json beside its devtoolslog.json (the CPU model is
+    // part of the browser model: not taken by default for --connections flow).
     let trace = a.trace.clone().or_else(|| {
         let p = Path::new(&a.file);
         let beside = p.with_file_name("trace.json");
-        (!a.no_trace && p.file_name().is_some_and(|n| n == "devtoolslog.json") && beside.is_file()).then_some(beside)
+        let wanted = !a.no_trace && a.connections != "flow";
+        (wanted && p.file_name().is_some_and(|n| n == "devtoolslog.json") && beside.is_file()).then_some(beside)
     });
-    let trace = if a.no_trace { None } else { trace };
     if trace.is_some() && a.connections == "flow" {
         return Err("--trace: the CPU model is part of the browser model; not with --connections flow".into());
     }
@@ -609,6 +610,9 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
         match &trace {
             Some(t) => {
                 outln!("(CPU from {} × {})", t.display(), a.cpu_slowdown.unwrap_or(if recorded { 1.0 } else { 4.0 }))
+            }
+            None if a.connections == "flow" => {
+                outln!("(one connection open from the start: no DNS, TLS, server or CPU time)")
             }
             None => outln!("(no trace: network and server time only, so no Total Blocking Time)"),
         }

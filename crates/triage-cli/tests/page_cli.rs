@@ -252,6 +252,13 @@ fn page_simulate_equals_the_scenario_it_stands_for() {
     let out = run(&["page", "simulate", "builtin:cats", "--loss", "two"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--loss two"));
+    // A Lantern fixture's trace.json is taken by default only with the browser model: with
+    // --connections flow the run is the plain one-connection load (no error, no CPU model).
+    let log = "../shared/reference/lantern/fixtures/render-blocking/devtoolslog.json";
+    let out = run(&["page", "simulate", log, "--connections", "flow", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["trace"].is_null() && v["tbt_ms"].is_null(), "{v}");
     // The CPU slowdown scales a trace's CPU (or recorded gaps): alone it is an error.
     let out = run(&["page", "simulate", "builtin:cats", "--cpu-slowdown", "4"]);
     assert_eq!(out.status.code(), Some(1));
