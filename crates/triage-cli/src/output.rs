@@ -238,14 +238,17 @@ pub struct ObjectRow {
     pub essential: String,
     /// The object that made the browser fetch this one, if any.
     pub parent_id: Option<u32>,
-    /// The connection that carried it (the flow's one connection).
+    /// The connection that carried it: "FLOW connection N", N its group of a pooled page
+    /// load (`[flows.browser]`), 0 for the flow's one connection.
     pub connection: String,
     /// The flow's start: the client opened the connection.
     pub connection_start_ms: f64,
     /// The client's connection was established.
     pub connected_ms: Option<f64>,
-    /// When the object could be asked for: its parent complete (the connection
-    /// established for the root).
+    /// When the browser asked for it (its parent arrived or was processed, plus any
+    /// discovery delay; the connection established for the root of a one-connection load, the
+    /// flow start with `[flows.browser]`); the request is written later while its connection
+    /// is being set up or Chrome holds it back.
     pub discovered_ms: Option<f64>,
     /// The client wrote the request.
     pub request_ms: Option<f64>,
@@ -265,13 +268,10 @@ pub fn object_rows(variant: &str, r: &RunReport, sim: &Simulator) -> Vec<ObjectR
             continue;
         };
         let objects = page.page.objects();
-        let complete = |k: usize| times.objects.get(k).and_then(|t| t.complete_ns);
         for (k, o) in objects.iter().enumerate() {
             let t = times.objects.get(k).copied().unwrap_or_default();
-            let discovered = match o.parent {
-                Some(p) => complete(p.index()),
-                None => times.connected_ns,
-            };
+            // The connection of a pooled page load's object (the flow's one otherwise).
+            let group = page.browser.group_of.get(k).copied().unwrap_or(0);
             rows.push(ObjectRow {
                 variant: variant.to_string(),
                 flow: f.name.clone(),
@@ -283,10 +283,10 @@ pub fn object_rows(variant: &str, r: &RunReport, sim: &Simulator) -> Vec<ObjectR
                 cats_level: o.cats_level,
                 essential: o.essential.name().to_string(),
                 parent_id: o.parent.map(|p| p.0),
-                connection: format!("{} connection 0", f.name),
+                connection: format!("{} connection {group}", f.name),
                 connection_start_ms: ms(times.start_ns),
                 connected_ms: times.connected_ns.map(ms),
-                discovered_ms: discovered.map(ms),
+                discovered_ms: t.discovered_ns.map(ms),
                 request_ms: t.request_ns.map(ms),
                 response_start_ms: t.response_ns.map(ms),
                 first_byte_ms: t.first_byte_ns.map(ms),

@@ -225,8 +225,8 @@ struct AppState {
     /// A page-loading client: when each object was processed (its main-thread tasks done;
     /// its arrival without a CPU model).
     processed_ns: Vec<Option<u64>>,
-    /// The main thread (CPU model): busy until then, and the tasks it ran (start, length).
-    main_busy_until_ns: u64,
+    /// The main thread (CPU model): the tasks it ran (start, length), in order; it is busy
+    /// until the last one ends.
     main_tasks: Vec<(u64, u64)>,
     peer_closed: bool,
     closed: bool,
@@ -257,6 +257,16 @@ struct Pool {
 }
 
 impl Pool {
+    /// Chrome's limit of delayable requests in flight now: 1 in tight mode (a
+    /// layout-blocking request in flight), else 10.
+    fn delayable_limit(&self) -> usize {
+        if self.layout_blocking_in_flight > 0 {
+            BrowserModel::MAX_DELAYABLE_WHILE_LAYOUT_BLOCKING
+        } else {
+            BrowserModel::MAX_DELAYABLE_IN_FLIGHT
+        }
+    }
+
     fn new(groups: usize) -> Pool {
         Pool {
             conn: vec![None; groups],
@@ -1020,16 +1030,14 @@ impl Simulator {
             // The main thread processes the object (CPU model): its tasks run once it has
             // arrived and the thread is free.
             let app = &mut self.flows[f as usize].apps[0];
-            let mut t = self.now_ns.max(app.main_busy_until_ns);
+            let busy_until = app.main_tasks.last().map_or(0, |&(start, len)| start.saturating_add(len));
+            let mut t = self.now_ns.max(busy_until);
             let tasks = page.browser.cpu_ns.get(k).map_or(&[][..], |v| &v[..]);
             for &d in tasks {
                 app.main_tasks.push((t, d));
                 t = t.saturating_add(d);
             }
             let processed = if tasks.is_empty() { self.now_ns } else { t };
-            if !tasks.is_empty() {
-                app.main_busy_until_ns = t;
-            }
             app.processed_ns[k] = Some(processed);
             let parent = &page.page.objects()[k];
             // An HTML document's children are found as it arrives (the preload scanner);
@@ -1083,18 +1091,12 @@ impl Simulator {
                 pool.layout_blocking_in_flight += 1;
             }
             if page.browser.delayable(&page.page, k as usize) {
-                let limit = if pool.layout_blocking_in_flight > 0 {
-                    BrowserModel::MAX_DELAYABLE_WHILE_LAYOUT_BLOCKING
-                } else {
-                    BrowserModel::MAX_DELAYABLE_IN_FLIGHT
-                };
-                if pool.delayable_in_flight >= limit || !pool.throttled.is_empty() {
-                    pool.throttled.push_back(k);
-                    return;
-                }
-                pool.delayable_in_flight += 1;
+                // Behind the delayable requests already held back, if any.
+                pool.throttled.push_back(k);
+                self.release_throttled(f);
+            } else {
+                self.pool_enqueue(f, k, g as usize);
             }
-            self.pool_enqueue(f, k, g as usize);
             return;
         }
         let Some(c) = self.flows[f as usize].client_conn else { return };
@@ -1129,12 +1131,7 @@ impl Simulator {
         loop {
             let app = &mut self.flows[f as usize].apps[0];
             let (Some(pool), Some(page)) = (app.pool.as_mut(), app.page.clone()) else { return };
-            let limit = if pool.layout_blocking_in_flight > 0 {
-                BrowserModel::MAX_DELAYABLE_WHILE_LAYOUT_BLOCKING
-            } else {
-                BrowserModel::MAX_DELAYABLE_IN_FLIGHT
-            };
-            if pool.delayable_in_flight >= limit {
+            if pool.delayable_in_flight >= pool.delayable_limit() {
                 return;
             }
             let Some(k) = pool.throttled.pop_front() else { return };
@@ -1375,17 +1372,17 @@ impl Simulator {
 
     /// Per-flow results.
     pub fn flow_results(&self) -> Vec<FlowResult> {
+        // Every connection of each flow (several for a pooled page load), in one pass.
+        let mut per_flow: Vec<([triage_core::ConnectionStats; 2], u32)> = vec![Default::default(); self.flows.len()];
+        for slot in &self.conns {
+            let (stats, connections) = &mut per_flow[slot.flow as usize];
+            stats[slot.is_server as usize].accumulate(slot.conn.stats());
+            *connections += u32::from(!slot.is_server);
+        }
         self.flows
             .iter()
-            .enumerate()
-            .map(|(fi, f)| {
-                let mut stats: [triage_core::ConnectionStats; 2] = Default::default();
-                let mut connections = 0;
-                for slot in self.conns.iter().filter(|s| s.flow == fi as u32) {
-                    // Every connection of the flow (several for a pooled page load).
-                    stats[slot.is_server as usize].accumulate(slot.conn.stats());
-                    connections += u32::from(!slot.is_server);
-                }
+            .zip(per_flow)
+            .map(|(f, (stats, connections))| {
                 let bytes =
                     f.apps.iter().flat_map(|a| a.messages.iter()).fold(0u64, |sum, m| sum.saturating_add(m.bytes));
                 FlowResult {

@@ -37,14 +37,6 @@ pub struct CpuTasks {
     pub attributed: usize,
     /// Tasks under 10 ms that named no object, left out.
     pub dropped_short: usize,
-    /// The recording's own first contentful paint (the main frame's `firstContentfulPaint`),
-    /// ns after the root document's request.
-    pub observed_fcp_ns: Option<u64>,
-    /// The recording's last largest-contentful-paint candidate of the main frame, ns after
-    /// the root document's request.
-    pub observed_lcp_ns: Option<u64>,
-    /// The page object painted as that candidate, when it was an image of the page.
-    pub lcp_object: Option<usize>,
 }
 
 impl CpuTasks {
@@ -112,41 +104,6 @@ pub fn cpu_tasks(text: &str, page: &Page) -> Result<CpuTasks, String> {
     let ends_us: Vec<f64> =
         objects.iter().map(|o| root_ts + (o.recorded_start_ns + o.recorded_duration_ns) as f64 / 1000.0).collect();
     let mut out = CpuTasks { per_object: vec![Vec::new(); objects.len()], ..Default::default() };
-    // Paint marks of the main frame (the root's frame), after the root's request.
-    let frame = events
-        .iter()
-        .filter(|e| e.get("name").and_then(Value::as_str) == Some("ResourceSendRequest"))
-        .find(|e| e.pointer("/args/data/url").and_then(Value::as_str) == Some(root_url.as_str()))
-        .and_then(|e| e.pointer("/args/data/frame"))
-        .and_then(Value::as_str);
-    let after_root = |e: &&Value| num(e, "ts").is_some_and(|t| t >= root_ts);
-    let in_frame = |e: &&Value| frame.is_none() || e.pointer("/args/frame").and_then(Value::as_str) == frame;
-    let rel_ns = |t: f64| ((t - root_ts) * 1000.0).round().max(0.0) as u64;
-    out.observed_fcp_ns = events
-        .iter()
-        .filter(|e| e.get("name").and_then(Value::as_str) == Some("firstContentfulPaint"))
-        .filter(after_root)
-        .filter(in_frame)
-        .filter_map(|e| num(e, "ts"))
-        .min_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal))
-        .map(rel_ns);
-    let lcp = events
-        .iter()
-        .filter(|e| e.get("name").and_then(Value::as_str) == Some("largestContentfulPaint::Candidate"))
-        .filter(after_root)
-        .filter(in_frame)
-        .filter_map(|e| num(e, "ts"))
-        .max_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-    out.observed_lcp_ns = lcp.map(rel_ns);
-    if let Some(t) = lcp {
-        // The image painted at that instant, if any.
-        out.lcp_object = events
-            .iter()
-            .filter(|e| e.get("name").and_then(Value::as_str) == Some("LargestImagePaint::Candidate"))
-            .filter(|e| num(e, "ts") == Some(t))
-            .filter_map(|e| e.pointer("/args/data/imageUrl").and_then(Value::as_str))
-            .find_map(|u| objects.iter().position(|o| o.url == u));
-    }
     let mut i = 0;
     while i < on_main.len() {
         let e = on_main[i];
