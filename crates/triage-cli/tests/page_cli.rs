@@ -242,6 +242,11 @@ fn page_simulate_equals_the_scenario_it_stands_for() {
     let text = std::fs::read_to_string(&html).unwrap();
     assert!(text.contains("Waterfalls") && text.contains("tbt_ms"), "an HTML report with the page's waterfall");
     assert!(out_dir.join("pages.csv").is_file() && out_dir.join("objects.csv").is_file());
+    // Each object row names its own connection of the pool (three origins: 0, 1, 2).
+    let objects = std::fs::read_to_string(out_dir.join("objects.csv")).unwrap();
+    for n in 0..3 {
+        assert!(objects.contains(&format!("page connection {n}")), "{objects}");
+    }
     std::fs::remove_dir_all(&dir).ok();
     // Errors.
     let out = run(&["page", "simulate", "builtin:cats", "--profile", "nope"]);
