@@ -117,7 +117,19 @@ pub struct BrowserModel {
     /// the thread is free. A script's or stylesheet's children are requested once it is
     /// processed (an HTML document's as it arrives: the preload scanner needs no main
     /// thread), and the page metrics count an object when it is processed.
-    pub cpu_ns: Vec<Vec<u64>>,
+    pub cpu_tasks: Vec<Vec<MainTask>>,
+    /// What Chrome observed while recording, from the trace: Lantern's LCP and Speed Index
+    /// use it ([`triage_web::qoe::lantern`]); `None` without a trace.
+    pub observed: Option<triage_web::cputrace::Observed>,
+}
+
+/// One main-thread task of the CPU model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MainTask {
+    /// Its length (ns, scaled by the CPU slowdown).
+    pub ns: u64,
+    /// It performed layout (Lantern's layout-based Speed Index weighs these).
+    pub layout: bool,
 }
 
 /// One connection of a page load.
@@ -205,7 +217,8 @@ impl BrowserModel {
             tls_server_flight_bytes: Self::TLS_SERVER_FLIGHT_BYTES,
             server_ns: Vec::new(),
             throttle: true,
-            cpu_ns: Vec::new(),
+            cpu_tasks: Vec::new(),
+            observed: None,
         }
     }
 

@@ -170,13 +170,13 @@ pub struct PageReport {
 
 /// Lighthouse's Total Blocking Time over simulated main-thread tasks (start, length): for
 /// each task that starts at or after FCP and before TTI, its time beyond 50 ms.
-pub fn total_blocking_ns(tasks: &[(u64, u64)], fcp_ns: Option<u64>, tti_ns: Option<u64>) -> u64 {
+pub fn total_blocking_ns(tasks: &[(u64, u64, bool)], fcp_ns: Option<u64>, tti_ns: Option<u64>) -> u64 {
     const LONG_TASK_NS: u64 = 50_000_000;
     let (Some(fcp), Some(tti)) = (fcp_ns, tti_ns) else { return 0 };
     tasks
         .iter()
-        .filter(|&&(start, _)| start >= fcp && start < tti)
-        .map(|&(_, len)| len.saturating_sub(LONG_TASK_NS))
+        .filter(|&&(start, _, _)| start >= fcp && start < tti)
+        .map(|&(_, len, _)| len.saturating_sub(LONG_TASK_NS))
         .sum()
 }
 
@@ -299,7 +299,20 @@ impl RunReport {
             fr.quic = quic_report(sim, i as u32);
             fr.paths = path_report(sim, i);
             if let Some((page, d)) = sim.page_deliveries(i as u32) {
-                let q = triage_web::estimate(&page.page, &d, &triage_web::QoeConfig::default());
+                let mut q = triage_web::estimate(&page.page, &d, &triage_web::QoeConfig::default());
+                let tasks: Option<Vec<(u64, u64, bool)>> = sim
+                    .page_main_tasks(i as u32)
+                    .map(|v| v.iter().map(|&(start, task)| (start, task.ns, task.layout)).collect());
+                if let Some(observed) = page.browser.observed {
+                    let arrived = sim.page_arrivals(i as u32).unwrap_or_default();
+                    let t = triage_web::qoe::lantern::TraceMetrics {
+                        observed,
+                        arrived_ns: &arrived,
+                        rtt_ns: sim.flow_base_rtt_ns(i as u32),
+                        tasks: tasks.as_deref().unwrap_or(&[]),
+                    };
+                    triage_web::qoe::lantern::apply(&mut q, &page.page, &d, &t);
+                }
                 let t = |x: Option<u64>| x.map(ms);
                 fr.page = Some(PageReport {
                     name: page.page.name().to_string(),
@@ -311,10 +324,13 @@ impl RunReport {
                     lcp_element: q.lcp_element.map(|e| match e {
                         triage_web::qoe::LcpElement::Image(id) => format!("image {}", page.object_name(id.index())),
                         triage_web::qoe::LcpElement::Text => "text at first paint".to_string(),
+                        triage_web::qoe::LcpElement::RecordedByLcp(id) => {
+                            format!("what the recording loaded by its LCP (last: {})", page.object_name(id.index()))
+                        }
                     }),
                     tti_ms: t(q.time_to_interactive_ns),
                     speed_index_ms: t(q.speed_index_ns),
-                    tbt_ms: sim.page_main_tasks(i as u32).map(|tasks| {
+                    tbt_ms: tasks.as_deref().map(|tasks| {
                         ms(total_blocking_ns(tasks, q.first_contentful_paint_ns, q.time_to_interactive_ns))
                     }),
                     plt_ms: t(q.page_load_ns),

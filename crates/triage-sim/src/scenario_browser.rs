@@ -144,13 +144,19 @@ impl BrowserToml {
                 let cpu = triage_web::cputrace::cpu_tasks(&text, page)
                     .map_err(|e| ("trace".to_string(), format!("{}: {e}", path.display())))?;
                 let permille = (slowdown * 1000.0).round() as u128;
-                m.cpu_ns = cpu
+                m.cpu_tasks = cpu
                     .per_object
                     .iter()
                     .map(|v| {
-                        v.iter().map(|&d| (u128::from(d) * permille / 1000).min(u128::from(u64::MAX)) as u64).collect()
+                        v.iter()
+                            .map(|t| crate::app::MainTask {
+                                ns: (u128::from(t.dur_ns) * permille / 1000).min(u128::from(u64::MAX)) as u64,
+                                layout: t.layout,
+                            })
+                            .collect()
                     })
                     .collect();
+                m.observed = Some(cpu.observed);
             }
         }
         Ok(m)

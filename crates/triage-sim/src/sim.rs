@@ -227,7 +227,7 @@ struct AppState {
     processed_ns: Vec<Option<u64>>,
     /// The main thread (CPU model): the tasks it ran (start, length), in order; it is busy
     /// until the last one ends.
-    main_tasks: Vec<(u64, u64)>,
+    main_tasks: Vec<(u64, crate::app::MainTask)>,
     peer_closed: bool,
     closed: bool,
 }
@@ -1030,12 +1030,12 @@ impl Simulator {
             // The main thread processes the object (CPU model): its tasks run once it has
             // arrived and the thread is free.
             let app = &mut self.flows[f as usize].apps[0];
-            let busy_until = app.main_tasks.last().map_or(0, |&(start, len)| start.saturating_add(len));
+            let busy_until = app.main_tasks.last().map_or(0, |&(start, task)| start.saturating_add(task.ns));
             let mut t = self.now_ns.max(busy_until);
-            let tasks = page.browser.cpu_ns.get(k).map_or(&[][..], |v| &v[..]);
-            for &d in tasks {
-                app.main_tasks.push((t, d));
-                t = t.saturating_add(d);
+            let tasks = page.browser.cpu_tasks.get(k).map_or(&[][..], |v| &v[..]);
+            for &task in tasks {
+                app.main_tasks.push((t, task));
+                t = t.saturating_add(task.ns);
             }
             let processed = if tasks.is_empty() { self.now_ns } else { t };
             app.processed_ns[k] = Some(processed);
@@ -1171,13 +1171,7 @@ impl Simulator {
         if let Some(t) = page.browser.recorded_dns_ns.as_ref().and_then(|m| m.get(host)) {
             return *t;
         }
-        page.browser.dns_ns.unwrap_or_else(|| {
-            let spec = &self.flows[f as usize].spec;
-            let rtt = self
-                .path_delay_ns(spec.client, spec.server)
-                .saturating_add(self.path_delay_ns(spec.server, spec.client));
-            rtt.saturating_mul(2)
-        })
+        page.browser.dns_ns.unwrap_or_else(|| self.flow_base_rtt_ns(f).saturating_mul(2))
     }
 
     /// Sum of the propagation delays of the links from node `a` to node `b`.
@@ -1441,12 +1435,26 @@ impl Simulator {
         Some((page, d))
     }
 
-    /// For a page-load flow with a CPU model: the main-thread tasks it ran (start, length in
-    /// ns, scaled), in order; `None` without a CPU model.
-    pub fn page_main_tasks(&self, flow: u32) -> Option<&[(u64, u64)]> {
+    /// For a page-load flow: when each object's last byte arrived (page order; `None` if it
+    /// did not), before any CPU processing.
+    pub fn page_arrivals(&self, flow: u32) -> Option<Vec<Option<u64>>> {
         let f = self.flows.get(flow as usize)?;
         let page = f.apps[0].page.as_ref()?;
-        (!page.browser.cpu_ns.is_empty()).then_some(&f.apps[0].main_tasks[..])
+        Some((0..page.page.len()).map(|k| self.recorder.messages[f.apps[1].record_base + k].completed_ns).collect())
+    }
+
+    /// For a page-load flow with a CPU model: the main-thread tasks it ran (start in ns, the
+    /// task), in order; `None` without a CPU model.
+    pub fn page_main_tasks(&self, flow: u32) -> Option<&[(u64, crate::app::MainTask)]> {
+        let f = self.flows.get(flow as usize)?;
+        let page = f.apps[0].page.as_ref()?;
+        (!page.browser.cpu_tasks.is_empty()).then_some(&f.apps[0].main_tasks[..])
+    }
+
+    /// The base round-trip time (ns) of a flow's path: its propagation delays both ways.
+    pub fn flow_base_rtt_ns(&self, flow: u32) -> u64 {
+        let spec = &self.flows[flow as usize].spec;
+        self.path_delay_ns(spec.client, spec.server).saturating_add(self.path_delay_ns(spec.server, spec.client))
     }
 
     /// For a page-load flow: what arrived of each object the client is done with

@@ -41,6 +41,7 @@ pub mod qoe;
 pub mod reliability;
 pub mod rules;
 pub mod sequence;
+pub mod speedline;
 pub mod trackers;
 pub mod urlparts;
 

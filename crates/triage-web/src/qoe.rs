@@ -34,6 +34,8 @@
 //!   decoded bytes, painted at the later of its completion and FCP). With weights `w_i` painted
 //!   at `t_i` this is `Σ w_i t_i / Σ w_i`.
 //! - **Page load time** (PriorityBucket §5.1): the last completion of any delivered object.
+//! - **Where a Chrome trace gives what Chrome observed** ([`lantern`]): LCP and Speed Index
+//!   as Lantern defines them, replacing the stand-ins above.
 //! - **CLS risk** (CATS §III-C, Table II note d): layout is stable when the last stylesheet
 //!   completes (FCP if there is none); images (non-tracking) that complete more than
 //!   [`QoeConfig::cls_grace_ns`] after that shift the layout when they render, as the paper
@@ -83,6 +85,9 @@ pub enum LcpElement {
     Image(ObjectId),
     /// Text painted at first contentful paint (no candidate image).
     Text,
+    /// Lantern's LCP graph ([`lantern`]): what the recording had loaded by its observed LCP;
+    /// the object of it that completed last.
+    RecordedByLcp(ObjectId),
 }
 
 /// CLS rating, CATS Table II.
@@ -254,6 +259,147 @@ pub fn estimate(page: &Page, deliveries: &Deliveries, cfg: &QoeConfig) -> Qoe {
     }
 }
 
+/// Lantern's FCP, LCP and Speed Index (Lighthouse 13, `lantern/metrics/FirstContentfulPaint`,
+/// `LargestContentfulPaint` and `SpeedIndex`) for a simulated load whose recording has a Chrome
+/// trace, reduced to one simulation of the whole page (Lantern simulates an optimistic and a
+/// pessimistic subgraph each; ours keeps every request's contention, so schedulers still
+/// matter):
+///
+/// - **FCP**: the trace's observed FCP (unthrottled) is a cutoff: the objects the recording had
+///   finished by it with a render-blocking priority (VeryHigh, or a High script or document:
+///   Lantern's `hasRenderBlockingPriority`) are what the first paint needed. The pessimistic
+///   estimate is the last simulated completion (processed, with a CPU model) of the root and of
+///   those; the optimistic one leaves out objects a script requested; FCP is their mean.
+///   Lantern also drops scripts the recording had not run by the cutoff; we do not have
+///   per-task recorded times here and keep them.
+/// - **LCP**: the trace's observed LCP (the main frame's last `largestContentfulPaint::Candidate`,
+///   unthrottled) is a cutoff: the objects the recording had finished by it, low-priority
+///   images (browser priority Low or VeryLow: below the fold) left out, are what the largest
+///   paint needed; LCP is the last of their simulated completions (processed, with a CPU
+///   model), never before FCP. Lantern takes the mean of an optimistic graph (those objects)
+///   and a pessimistic one (also the low-priority images, and every layout task before the
+///   cutoff), each estimated by the same "last non-low-priority-image node"; in one simulation
+///   of the whole page the two coincide but for the layout tasks, which we leave out.
+/// - **Speed Index**: `max(FCP, a · SI_observed + b · SI_layout)`, where `SI_observed` is the
+///   trace's screenshots' Speed Index ([`crate::speedline`]), `SI_layout` the mean end time of the
+///   simulated main-thread tasks that performed layout, each weighted by `max(log2(length in ms),
+///   0)` and taken no earlier than FCP (FCP if there is none), and `a = 0.5 + 0.9 m`,
+///   `b = 0.5 − 0.1 m` with `m = max((RTT_ms − 30) / 120, 0)` (1.4 and 0.4 at the 150 ms of
+///   mobileSlow4G, 0.5 each at 30 ms): Lantern's `getScaledCoefficients`, RTT being the path's
+///   base round trip. Without screenshots the stand-in above stays.
+pub mod lantern {
+    use super::{Deliveries, LcpElement, Qoe};
+    use crate::cputrace::Observed;
+    use crate::model::{BrowserPriority, ContentType, Page};
+
+    /// What the trace gives and the simulation ran.
+    #[derive(Clone, Copy, Debug)]
+    pub struct TraceMetrics<'a> {
+        /// What Chrome observed while recording.
+        pub observed: Observed,
+        /// When each object's last byte arrived (page order), before its CPU processing.
+        pub arrived_ns: &'a [Option<u64>],
+        /// The path's base round-trip time (ns).
+        pub rtt_ns: u64,
+        /// The simulated main-thread tasks: (start ns, length ns, performed layout).
+        pub tasks: &'a [(u64, u64, bool)],
+    }
+
+    /// Lantern's `getScaledCoefficients` for Speed Index at `rtt_ns`: (observed, layout).
+    pub fn speed_index_coefficients(rtt_ns: u64) -> (f64, f64) {
+        let m = ((rtt_ns as f64 / 1e6 - 30.0) / 120.0).max(0.0);
+        (0.5 + (1.4 - 0.5) * m, 0.5 + (0.4 - 0.5) * m)
+    }
+
+    /// Lantern's layout-based Speed Index (ns) of simulated tasks, never before `fcp_ns`.
+    pub fn layout_speed_index_ns(tasks: &[(u64, u64, bool)], fcp_ns: u64) -> u64 {
+        let (mut weighted, mut total) = (0.0f64, 0.0f64);
+        for &(start, len, layout) in tasks {
+            if !layout {
+                continue;
+            }
+            let w = (len as f64 / 1e6).log2().max(0.0);
+            weighted += w * start.saturating_add(len).max(fcp_ns) as f64;
+            total += w;
+        }
+        if total > 0.0 {
+            (weighted / total).round() as u64
+        } else {
+            fcp_ns
+        }
+    }
+
+    /// Lantern's `hasRenderBlockingPriority`.
+    fn render_blocking_priority(o: &crate::model::WebObject) -> bool {
+        match o.browser_priority {
+            Some(BrowserPriority::VeryHigh) => true,
+            Some(BrowserPriority::High) => matches!(o.kind, ContentType::Js | ContentType::Html),
+            _ => false,
+        }
+    }
+
+    /// The last simulated completion among the root and the objects `keep` selects that the
+    /// recording had finished by `cutoff_ns`. The root document and scripts count once
+    /// processed (Lantern's paint graphs hold the first HTML parse and the evaluation of the
+    /// scripts they keep), other objects once arrived (their main-thread tasks, e.g. a long
+    /// task the trace could only attribute to the font that had just arrived, are not in
+    /// those graphs).
+    fn last_by(
+        page: &Page,
+        deliveries: &Deliveries,
+        t: &TraceMetrics<'_>,
+        cutoff_ns: u64,
+        keep: impl Fn(&crate::model::WebObject) -> bool,
+    ) -> Option<(u64, crate::model::ObjectId)> {
+        page.objects()
+            .iter()
+            .filter(|o| {
+                o.id == page.root()
+                    || (o.recorded_start_ns.saturating_add(o.recorded_duration_ns) <= cutoff_ns && keep(o))
+            })
+            .filter_map(|o| {
+                let d = deliveries.get(&o.id)?;
+                let processed = o.id == page.root() || o.kind == ContentType::Js;
+                let arrived = t.arrived_ns.get(o.id.index()).copied().flatten();
+                let done = if processed { d.complete_ns } else { arrived.unwrap_or(d.complete_ns) };
+                Some((done, o.id))
+            })
+            .max_by_key(|&(c, id)| (c, std::cmp::Reverse(id)))
+    }
+
+    /// Replaces `q`'s FCP, LCP and Speed Index by Lantern's where the trace allows (see the
+    /// module); TTI stays no earlier than FCP.
+    pub fn apply(q: &mut Qoe, page: &Page, deliveries: &Deliveries, t: &TraceMetrics<'_>) {
+        if let Some(cutoff) = t.observed.fcp_ns {
+            let by_script =
+                |o: &crate::model::WebObject| o.parent.is_some_and(|p| page.get(p).kind == ContentType::Js);
+            let pess = last_by(page, deliveries, t, cutoff, render_blocking_priority);
+            let opt = last_by(page, deliveries, t, cutoff, |o| render_blocking_priority(o) && !by_script(o));
+            if let (Some((p, _)), Some((o, _))) = (pess, opt) {
+                q.first_contentful_paint_ns = Some(p / 2 + o / 2 + (p % 2 + o % 2) / 2);
+            }
+        }
+        let Some(fcp) = q.first_contentful_paint_ns else { return };
+        q.time_to_interactive_ns = q.time_to_interactive_ns.map(|t| t.max(fcp));
+        if let Some(cutoff) = t.observed.lcp_ns {
+            let low_image = |o: &crate::model::WebObject| {
+                o.kind == ContentType::Image
+                    && matches!(o.browser_priority, Some(BrowserPriority::Low | BrowserPriority::VeryLow))
+            };
+            if let Some((complete, id)) = last_by(page, deliveries, t, cutoff, |o| !low_image(o)) {
+                q.largest_contentful_paint_ns = Some(complete.max(fcp));
+                q.lcp_element = Some(LcpElement::RecordedByLcp(id));
+            }
+        }
+        if let Some(observed_si) = t.observed.speed_index_ns {
+            let (a, b) = speed_index_coefficients(t.rtt_ns);
+            let layout = layout_speed_index_ns(t.tasks, fcp);
+            let si = a * observed_si as f64 + b * layout as f64;
+            q.speed_index_ns = Some((si.round().max(0.0) as u64).max(fcp));
+        }
+    }
+}
+
 /// A reference walk of the discovery graph (see [`crate::model`]): the root is requested at
 /// 0, each object takes `fetch_ns(object)` from request to completion, and children are
 /// requested at their parent's completion plus the discovery delay. With no contention this is
@@ -409,5 +555,76 @@ mod tests {
         // Every object is a child of the root: requested at 15 ms, done at 25 ms.
         assert_eq!(q.page_load_ns, Some(25 * MS));
         assert_eq!(q.first_render_ns, Some(25 * MS));
+    }
+
+    /// Lantern's definitions on a hand-built load: root (HTML), a stylesheet and a font that
+    /// the recording finished before its FCP (100 ms), a script finished after its LCP
+    /// (300 ms), a High and a Low image finished before LCP, and a stylesheet the script
+    /// inserted, finished before FCP.
+    #[test]
+    fn lantern_cutoffs_and_speed_index() {
+        use crate::builtin::object;
+        use crate::cputrace::Observed;
+        use crate::model::BrowserPriority::{self, High, Low, VeryHigh};
+        let spec: [(Option<u32>, ContentType, BrowserPriority, u64); 7] = [
+            (None, ContentType::Html, VeryHigh, 50),
+            (Some(0), ContentType::Css, VeryHigh, 80),
+            (Some(1), ContentType::Font, VeryHigh, 100),
+            (Some(0), ContentType::Js, High, 400),
+            (Some(0), ContentType::Image, High, 250),
+            (Some(0), ContentType::Image, Low, 200),
+            (Some(3), ContentType::Css, VeryHigh, 90),
+        ];
+        let objects = spec
+            .iter()
+            .enumerate()
+            .map(|(i, &(parent, kind, prio, end_ms))| {
+                let mut o = object(i as u32, parent, &format!("https://a.test/{i}"), kind, 20_000);
+                o.browser_priority = Some(prio);
+                o.recorded_duration_ns = end_ms * MS;
+                o
+            })
+            .collect();
+        let page = Page::new("p", objects).unwrap();
+        // Simulated: processed (deliveries) and arrived times, ms.
+        let done_ms = [1000, 1500, 2600, 5000, 3000, 4000, 2800];
+        let arrived_ms = [900, 1500, 2400, 4800, 3000, 4000, 2800];
+        let d: Deliveries = (0..7)
+            .map(|k| (ObjectId(k as u32), Delivery { request_ns: 0, complete_ns: done_ms[k] * MS }))
+            .collect();
+        let arrived: Vec<Option<u64>> = arrived_ms.iter().map(|&a| Some(a * MS)).collect();
+        let mut q = estimate(&page, &d, &QoeConfig::default());
+        let tasks = [(1000 * MS, 8 * MS, true), (2000 * MS, 2 * MS, false), (3000 * MS, 32 * MS, true)];
+        let t = lantern::TraceMetrics {
+            observed: Observed {
+                fcp_ns: Some(100 * MS),
+                lcp_ns: Some(300 * MS),
+                speed_index_ns: Some(1100 * MS),
+                ..Observed::default()
+            },
+            arrived_ns: &arrived,
+            rtt_ns: 150 * MS,
+            tasks: &tasks,
+        };
+        lantern::apply(&mut q, &page, &d, &t);
+        // FCP: pessimistic = the script-inserted stylesheet at 2800; optimistic leaves it out
+        // (its parent 3 is a script): the font, arrived at 2400 (fonts count once arrived;
+        // its 2600 includes CPU). Mean 2600.
+        assert_eq!(q.first_contentful_paint_ns, Some(2600 * MS));
+        // LCP: the High image (3000) counts, the Low one (4000) and the script (ended after
+        // the cutoff) do not.
+        assert_eq!(q.largest_contentful_paint_ns, Some(3000 * MS));
+        assert_eq!(q.lcp_element, Some(LcpElement::RecordedByLcp(ObjectId(4))));
+        // SI at 150 ms: 1.4 x 1100 + 0.4 x layout SI, never before FCP; layout SI weighs the 8 ms task
+        // (log2 8 = 3) ending at 1008 -> max(1008, FCP 2600) = 2600, and the 32 ms one (5)
+        // ending at 3032: (3 x 2600 + 5 x 3032) / 8 = 2870 -> 1540 + 1148 = 2688.
+        assert_eq!(lantern::layout_speed_index_ns(&tasks, 2600 * MS), 2870 * MS);
+        assert_eq!(q.speed_index_ns, Some(2688 * MS));
+        // At 30 ms both weigh 0.5; at 90 ms halfway between.
+        assert_eq!(lantern::speed_index_coefficients(30 * MS), (0.5, 0.5));
+        let (a, b) = lantern::speed_index_coefficients(90 * MS);
+        assert!((a - 0.95).abs() < 1e-12 && (b - 0.45).abs() < 1e-12);
+        // TTI is never before FCP.
+        assert!(q.time_to_interactive_ns.unwrap() >= 2600 * MS);
     }
 }
