@@ -267,7 +267,7 @@ pub struct DatagramObject {
     pub chunks_orphaned: u32,
     /// Their data bytes (not in `bytes_received`).
     pub bytes_orphaned: u64,
-    /// When the last chunk that was used came in.
+    /// When the last chunk that was used came in (when none was, the first chunk's arrival).
     pub last_chunk_ns: u64,
     /// Every chunk arrived and was used.
     pub complete: bool,
