@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use indicatif::ProgressBar;
-use triage_sim::experiments::partial::{self, PartialNetwork, PartialPage, PartialRow, PartialRun, POLICIES};
+use triage_sim::experiments::partial::{
+    self, PartialNetwork, PartialOptions, PartialPage, PartialRow, PartialRun, POLICIES,
+};
 use triage_web::ReliabilityPolicy;
 
 use crate::chart;
@@ -39,6 +41,17 @@ pub struct PartialArgs {
     /// that long. The link keeps order, so nothing more can come after the FIN.
     #[arg(long, default_value = "0ms", value_parser = parse_idle)]
     end_idle: Idle,
+    /// Whether the client needs an object's metadata datagram (sent first, with its size and
+    /// type) to use its chunks: `needed` (the default; the thesis's client builds its record
+    /// of a transfer from the metadata datagram, §5.8.2, so a lost one loses the object) or
+    /// `optional` (chunks are placed by object ID and offset whatever came first).
+    #[arg(long, value_enum, default_value_t = Metadata::Needed)]
+    metadata: Metadata,
+    /// The server's datagram send queue in datagrams (quiche's `dgram_send` refuses a
+    /// datagram once it is full; the quiche-server example sets 1000, the default), or
+    /// `unbounded`.
+    #[arg(long, default_value = "1000", value_parser = parse_queue)]
+    dgram_queue: Queue,
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
@@ -56,7 +69,9 @@ rest, and always the root and render-blocking objects, on streams. Fetch time of
 the sum of its objects' fetch times (request to done). The table gives per row the mean and
 90th percentile, the reduction against all-reliable over the same seeds (mean with a 95% t
 interval, p90 with a 95% bootstrap interval) and the data loss (bytes lost / bytes sent as
-datagrams), with the thesis's reductions on 9 Mbps + 5% (Figs. 16 and 18).";
+datagrams), split into what the network lost, what a lost metadata datagram made useless,
+what came after the client gave an object up and what the server's full datagram queue
+dropped, with the thesis's reductions on 9 Mbps + 5% (Figs. 16 and 18).";
 
 #[derive(Clone, Copy, Debug)]
 enum Idle {
@@ -71,6 +86,29 @@ fn parse_idle(s: &str) -> Result<Idle, String> {
     s.parse::<triage_sim::units::Duration>()
         .map(|d: triage_sim::units::Duration| Idle::Ns(d.0))
         .map_err(|e| format!("expected `pr3` or a duration such as `0ms`: {e}"))
+}
+
+/// `--metadata`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Metadata {
+    /// A lost metadata datagram loses its object.
+    Needed,
+    /// Chunks are used without it.
+    Optional,
+}
+
+/// `--dgram-queue`: datagrams, or `None` for unbounded.
+#[derive(Clone, Copy, Debug)]
+struct Queue(Option<u32>);
+
+fn parse_queue(s: &str) -> Result<Queue, String> {
+    if s == "unbounded" {
+        return Ok(Queue(None));
+    }
+    match s.parse::<u32>() {
+        Ok(n) if n > 0 => Ok(Queue(Some(n))),
+        _ => Err(format!("expected a number of datagrams (1 or more) or `unbounded`, not {s:?}")),
+    }
 }
 
 fn parse_network(s: &str) -> Result<PartialNetwork, String> {
@@ -102,13 +140,17 @@ pub fn run(a: PartialArgs) -> Result<(), String> {
         pages.push(load(n).map_err(|e| format!("--page {n}: {e}"))?);
     }
     a.seed.checked_add(u64::from(a.runs)).ok_or_else(|| format!("--seed {} + --runs {} overflows", a.seed, a.runs))?;
-    let idle = match a.end_idle {
-        Idle::Pr3 => None,
-        Idle::Ns(n) => Some(n),
+    let opts = PartialOptions {
+        end_idle_ns: match a.end_idle {
+            Idle::Pr3 => None,
+            Idle::Ns(n) => Some(n),
+        },
+        needs_metadata: a.metadata == Metadata::Needed,
+        send_queue_len: a.dgram_queue.0,
     };
     let total = (networks.len() * policies.len() * pages.len()) as u64 * u64::from(a.runs);
     let bar = progress(total);
-    let runs = partial::run_all(&networks, &policies, &pages, a.runs as usize, a.seed, idle, || bar.inc(1));
+    let runs = partial::run_all(&networks, &policies, &pages, a.runs as usize, a.seed, &opts, || bar.inc(1));
     bar.finish_and_clear();
     let rows = partial::summarize(&runs);
     if let Some(dir) = &a.out {
@@ -162,7 +204,7 @@ fn table(rows: &[PartialRow], runs: u32, seed: u64) -> String {
     );
     let _ = writeln!(
         s,
-        "{:<9} {:<18} {:<18} {:>10} {:>10} {:>22} {:>22} {:>9} {:>9} {:>14}",
+        "{:<9} {:<18} {:<18} {:>10} {:>10} {:>22} {:>22} {:>9} {:>9} {:>27} {:>14}",
         "network",
         "page",
         "policy",
@@ -172,6 +214,7 @@ fn table(rows: &[PartialRow], runs: u32, seed: u64) -> String {
         "reduction p90 [95%]",
         "dgram_MB",
         "loss_%",
+        "net/meta/late/queue %",
         "thesis mean/p90"
     );
     for r in rows {
@@ -183,7 +226,7 @@ fn table(rows: &[PartialRow], runs: u32, seed: u64) -> String {
         let red = |x: f64, ci: [f64; 2]| format!("{x:.1} [{:.0},{:.0}]", ci[0], ci[1]);
         let _ = writeln!(
             s,
-            "{:<9} {:<18} {:<18} {:>10.1} {:>10.1} {:>22} {:>22} {:>9.3} {:>9.2} {:>14}",
+            "{:<9} {:<18} {:<18} {:>10.1} {:>10.1} {:>22} {:>22} {:>9.3} {:>9.2} {:>27} {:>14}",
             r.network,
             r.page,
             r.policy,
@@ -193,6 +236,10 @@ fn table(rows: &[PartialRow], runs: u32, seed: u64) -> String {
             red(r.reduction_p90_ms, r.reduction_p90_ci95_ms),
             r.unreliable_bytes / 1e6,
             r.data_loss_pct,
+            format!(
+                "{:.2}/{:.2}/{:.2}/{:.2}",
+                r.data_loss_network_pct, r.data_loss_metadata_pct, r.data_loss_late_pct, r.data_loss_local_pct
+            ),
             th
         );
     }
@@ -216,6 +263,10 @@ fn write_out(dir: &Path, runs: &[PartialRun], rows: &[PartialRow]) -> Result<(),
         "partial_objects",
         "unreliable_bytes",
         "lost_bytes",
+        "lost_network_bytes",
+        "lost_metadata_bytes",
+        "lost_late_bytes",
+        "lost_queue_bytes",
         "page_bytes",
     ];
     for r in runs {
@@ -233,6 +284,10 @@ fn write_out(dir: &Path, runs: &[PartialRun], rows: &[PartialRow]) -> Result<(),
             r.partial_objects.to_string(),
             r.unreliable_bytes.to_string(),
             r.lost_bytes.to_string(),
+            r.lost_causes.network_bytes.to_string(),
+            r.lost_causes.metadata_bytes.to_string(),
+            r.lost_causes.late_bytes.to_string(),
+            r.lost_causes.local_bytes.to_string(),
             r.page_bytes.to_string(),
         ]);
     }
@@ -256,6 +311,10 @@ fn write_out(dir: &Path, runs: &[PartialRun], rows: &[PartialRow]) -> Result<(),
         "fetch_ms",
         "complete",
         "lost_bytes",
+        "lost_network_bytes",
+        "lost_metadata_bytes",
+        "lost_late_bytes",
+        "lost_queue_bytes",
     ];
     for r in runs {
         for o in &r.object_fetches {
@@ -272,6 +331,10 @@ fn write_out(dir: &Path, runs: &[PartialRun], rows: &[PartialRow]) -> Result<(),
                 format!("{:.3}", o.fetch_ms),
                 o.complete.to_string(),
                 o.lost_bytes.to_string(),
+                o.lost_causes.network_bytes.to_string(),
+                o.lost_causes.metadata_bytes.to_string(),
+                o.lost_causes.late_bytes.to_string(),
+                o.lost_causes.local_bytes.to_string(),
             ]);
         }
     }
@@ -296,6 +359,10 @@ fn write_out(dir: &Path, runs: &[PartialRun], rows: &[PartialRow]) -> Result<(),
         "reduction_p90_ci95_low_ms",
         "reduction_p90_ci95_high_ms",
         "data_loss_pct",
+        "data_loss_network_pct",
+        "data_loss_metadata_pct",
+        "data_loss_late_pct",
+        "data_loss_local_pct",
         "unreliable_bytes",
         "partial_objects",
     ];
@@ -314,6 +381,10 @@ fn write_out(dir: &Path, runs: &[PartialRun], rows: &[PartialRow]) -> Result<(),
             format!("{:.3}", r.reduction_p90_ci95_ms[0]),
             format!("{:.3}", r.reduction_p90_ci95_ms[1]),
             format!("{:.3}", r.data_loss_pct),
+            format!("{:.3}", r.data_loss_network_pct),
+            format!("{:.3}", r.data_loss_metadata_pct),
+            format!("{:.3}", r.data_loss_late_pct),
+            format!("{:.3}", r.data_loss_local_pct),
             format!("{:.0}", r.unreliable_bytes),
             format!("{:.2}", r.partial_objects),
         ]);

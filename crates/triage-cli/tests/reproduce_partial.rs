@@ -2,7 +2,8 @@
 //! reproduction must show (thesis §5.9, §6): on 12 Mbps without loss partial reliability changes
 //! fetch times by under 2%; on 9 Mbps + 5% loss every policy reduces mean and p90 fetch time,
 //! the combined policies more than each of their parts, and datagram data loss is near the
-//! network's 5%.
+//! thesis's 9% (the network's 5% plus the objects whose metadata datagram was lost), or the
+//! network's 5% alone with `--metadata optional`.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -51,6 +52,10 @@ fn json_has_the_issues_fields_and_is_deterministic() {
             "reduction_mean_ms",
             "reduction_p90_ms",
             "data_loss_pct",
+            "data_loss_network_pct",
+            "data_loss_metadata_pct",
+            "data_loss_late_pct",
+            "data_loss_local_pct",
         ] {
             assert!(r.get(k).is_some(), "{k} missing in {r}");
         }
@@ -71,6 +76,9 @@ fn bad_values_are_refused_naming_the_option() {
         (vec!["--policies", "essentialness"], "--policies"),
         (vec!["--runs", "1"], "--runs"),
         (vec!["--end-idle", "soon"], "--end-idle"),
+        (vec!["--metadata", "sometimes"], "--metadata"),
+        (vec!["--dgram-queue", "0"], "--dgram-queue"),
+        (vec!["--dgram-queue", "many"], "--dgram-queue"),
         (vec!["--page", "no/such/file.har"], "--page"),
     ] {
         let mut all = vec!["reproduce", "partial"];
@@ -98,7 +106,14 @@ fn lossless_12mbps_partial_reliability_changes_fetch_time_by_under_2pct() {
 
 /// Thesis Figs. 16-18 on 9 Mbps + 5% loss, as shape: every policy reduces mean and p90 fetch
 /// time, and each combined policy more than each of its parts. 120 loads per policy (the
-/// issue's default 30 leaves 95% intervals of about ±50 ms around reductions of 30-80 ms).
+/// issue's default 30 leaves 95% intervals of about ±50 ms around reductions of 30-100 ms).
+/// Data loss (§6.1: "when fonts and javascripts were grouped, the data loss was close to
+/// 9%"): with the default client, which needs an object's metadata datagram, each object is
+/// lost whole with the metadata datagram's 5% and otherwise loses 5% of its chunks, 5% +
+/// 0.95 × 5% = 9.75% expected; fonts + third party must land within 9 ± 2%, the others
+/// within 8-12% (ads are 9 objects a load, so their figure scatters most), and the parts
+/// must add up: network + metadata = the total, nothing lost to giving up (the link keeps
+/// order) or to quiche's 1000-datagram send queue (one object is queued at a time).
 #[test]
 fn lossy_9mbps_every_policy_reduces_fetch_time_and_combined_ones_more() {
     let rows = results(&["--runs", "120", "--networks", "9Mbps+5%"]);
@@ -111,8 +126,14 @@ fn lossy_9mbps_every_policy_reduces_fetch_time_and_combined_ones_more() {
         assert!(m > 0.0 && p90 > 0.0, "{p}: reductions {m} / {p90} ms");
         let ci = row(&rows, "9Mbps+5%", p)["reduction_mean_ci95_ms"].as_array().unwrap().clone();
         assert!(ci[0].as_f64().unwrap() > 0.0, "{p}: the 95% interval of the mean reduction includes 0: {ci:?}");
-        let loss = f(row(&rows, "9Mbps+5%", p), "data_loss_pct");
-        assert!((4.0..6.5).contains(&loss), "{p}: data loss {loss}% (the link drops 5%)");
+        let r = row(&rows, "9Mbps+5%", p);
+        let loss = f(r, "data_loss_pct");
+        let want = if p == "fonts_third_party" { 7.0..11.0 } else { 8.0..12.0 };
+        assert!(want.contains(&loss), "{p}: data loss {loss}% (thesis: close to 9% for fonts + JavaScript)");
+        let (net, meta) = (f(r, "data_loss_network_pct"), f(r, "data_loss_metadata_pct"));
+        assert!((4.0..6.0).contains(&net) && (3.5..7.0).contains(&meta), "{p}: network {net}%, metadata {meta}%");
+        assert!((net + meta - loss).abs() < 1e-9, "{p}: {net} + {meta} != {loss}");
+        assert_eq!((f(r, "data_loss_late_pct"), f(r, "data_loss_local_pct")), (0.0, 0.0), "{p}");
     }
     for (combined, parts) in [("fonts_ads", ["fonts", "ads"]), ("fonts_third_party", ["fonts", "third_party"])] {
         for part in parts {
@@ -120,6 +141,31 @@ fn lossy_9mbps_every_policy_reduces_fetch_time_and_combined_ones_more() {
             assert!(red(combined).1 > red(part).1, "p90: {combined} {:?} vs {part} {:?}", red(combined), red(part));
         }
     }
+}
+
+/// `--metadata optional`: the receiver places chunks by object ID and offset whether or not
+/// the metadata datagram came, so only the link loses data: 5%, give or take.
+#[test]
+fn without_the_metadata_rule_data_loss_is_the_links() {
+    let rows = results(&[
+        "--runs",
+        "60",
+        "--networks",
+        "9Mbps+5%",
+        "--metadata",
+        "optional",
+        "--policies",
+        "fonts_third_party",
+    ]);
+    let r = row(&rows, "9Mbps+5%", "fonts_third_party");
+    let loss = f(r, "data_loss_pct");
+    assert!((4.0..6.0).contains(&loss), "data loss {loss}% (the link drops 5%)");
+    assert_eq!((f(r, "data_loss_network_pct"), f(r, "data_loss_metadata_pct")), (loss, 0.0));
+    // Fetch times do not depend on the rule (the client still waits for the response's end).
+    let needed = results(&["--runs", "60", "--networks", "9Mbps+5%", "--policies", "fonts_third_party"]);
+    let n = row(&needed, "9Mbps+5%", "fonts_third_party");
+    assert_eq!(f(n, "mean_fetch_ms"), f(r, "mean_fetch_ms"));
+    assert!(f(n, "data_loss_pct") > loss + 2.0, "{} vs {loss}", f(n, "data_loss_pct"));
 }
 
 /// Must-show 5: scenarios/ferguson-slow4g-partial.toml runs FIFO, CATS, the thesis's

@@ -1478,15 +1478,29 @@ impl Simulator {
             let id = triage_web::ObjectId(k as u32);
             let d = match (page.is_unreliable(k), client) {
                 (true, Some(q)) => {
-                    match f.apps[0].given_up.get(&(k as u32)).copied().unwrap_or_else(|| q.datagram_object(k as u32)) {
+                    // What lost the missing bytes: chunks the sender never sent (full queue),
+                    // chunks that came without their metadata datagram, chunks that came after
+                    // the client gave up; the network the rest.
+                    let local = server.and_then(|s| s.datagram_local_drops(k as u32)).map_or(0, |x| x.1);
+                    let last = q.datagram_object(k as u32);
+                    let orphaned = last.map_or(0, |o| o.bytes_orphaned);
+                    let at_end = last.map_or(0, |o| o.bytes_received);
+                    let causes = |received: u64| {
+                        let lost = expected_bytes.saturating_sub(received.min(expected_bytes));
+                        triage_web::LossCauses::split(lost, orphaned, at_end.saturating_sub(received), local)
+                    };
+                    match f.apps[0].given_up.get(&(k as u32)).copied().unwrap_or(last) {
                         Some(o) => triage_web::PartialDelivery {
                             request_ns,
-                            last_chunk_ns: o.last_chunk_ns,
+                            // No chunk used (all lost, or discarded for want of the metadata
+                            // datagram): the object ended when the client gave it up.
+                            last_chunk_ns: if o.chunks_received == 0 { done_ns } else { o.last_chunk_ns },
                             expected_bytes,
                             received_bytes: o.bytes_received,
-                            chunks_lost: o.chunks_missing() as u64,
+                            chunks_lost: u64::from(o.chunks_missing() + o.chunks_orphaned),
                             complete: o.complete,
                             unreliable: true,
+                            causes: causes(o.bytes_received),
                         },
                         None => triage_web::PartialDelivery {
                             request_ns,
@@ -1496,6 +1510,7 @@ impl Simulator {
                             chunks_lost: fates.iter().find(|x| x.0 == k as u32).map_or(0, |x| x.1 as u64),
                             complete: false,
                             unreliable: true,
+                            causes: causes(0),
                         },
                     }
                 }

@@ -52,7 +52,7 @@ pub use model::{
     BrowserPriority, ContentType, DiscoveryConfig, FetchPriority, HttpProtocol, ObjectId, Page, RenderBlocking,
     WebObject,
 };
-pub use partial::{data_loss, DataLoss, PartialConfig, PartialDeliveries, PartialDelivery};
+pub use partial::{data_loss, DataLoss, LossCauses, PartialConfig, PartialDeliveries, PartialDelivery};
 pub use qoe::{estimate, Deliveries, Delivery, Qoe, QoeConfig};
 pub use reliability::{Reliability, ReliabilityPlan, ReliabilityPolicy};
 pub use rules::Rules;

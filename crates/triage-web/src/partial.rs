@@ -27,6 +27,13 @@
 //! no report at all counts as wholly lost (in the page and per-type totals; whether it was sent
 //! unreliably is unknown, so not in the unreliable totals).
 //!
+//! The lost bytes of an object are split by what lost them ([`LossCauses`]): the network
+//! (chunks that never arrived), a lost metadata datagram (chunks that arrived but that a
+//! receiver which needs the object's metadata datagram could not use), the client giving up
+//! (chunks that arrived after the client was done with the object) and the sender's full
+//! datagram queue (chunks never sent). The four add up to the lost bytes of every object a
+//! receiver reported (`network` takes what the others do not explain).
+//!
 //! # What a browser does with a partial object, and what the model does
 //!
 //! A response body with a hole cannot be handed to a browser as it is: the bytes after the
@@ -84,6 +91,53 @@ pub struct PartialDelivery {
     pub complete: bool,
     /// Sent as datagram chunks (false: a reliable stream).
     pub unreliable: bool,
+    /// What lost the missing bytes (all 0 for a complete object).
+    #[serde(default)]
+    pub causes: LossCauses,
+}
+
+/// What lost an object's missing bytes (see the module docs). The four add up to
+/// [`PartialDelivery::lost_bytes`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LossCauses {
+    /// Chunks the network lost (sent, never arrived).
+    pub network_bytes: u64,
+    /// Chunks that arrived but were discarded because the object's metadata datagram did not
+    /// (a receiver that needs it, `QuicConfig::datagram_needs_metadata` in triage-core).
+    pub metadata_bytes: u64,
+    /// Chunks that arrived after the client had given the object up.
+    pub late_bytes: u64,
+    /// Chunks the sender dropped because its datagram send queue was full (never sent).
+    pub local_bytes: u64,
+}
+
+impl LossCauses {
+    /// The causes of `lost_bytes` lost bytes given the metadata, late and local ones: the
+    /// network takes the rest (the others are capped so that they never exceed `lost_bytes`).
+    pub fn split(lost_bytes: u64, metadata_bytes: u64, late_bytes: u64, local_bytes: u64) -> LossCauses {
+        let local_bytes = local_bytes.min(lost_bytes);
+        let metadata_bytes = metadata_bytes.min(lost_bytes - local_bytes);
+        let late_bytes = late_bytes.min(lost_bytes - local_bytes - metadata_bytes);
+        LossCauses {
+            network_bytes: lost_bytes - local_bytes - metadata_bytes - late_bytes,
+            metadata_bytes,
+            late_bytes,
+            local_bytes,
+        }
+    }
+
+    /// The sum of the four.
+    pub fn total(&self) -> u64 {
+        self.network_bytes + self.metadata_bytes + self.late_bytes + self.local_bytes
+    }
+
+    fn add(&mut self, o: &LossCauses) {
+        self.network_bytes = self.network_bytes.saturating_add(o.network_bytes);
+        self.metadata_bytes = self.metadata_bytes.saturating_add(o.metadata_bytes);
+        self.late_bytes = self.late_bytes.saturating_add(o.late_bytes);
+        self.local_bytes = self.local_bytes.saturating_add(o.local_bytes);
+    }
 }
 
 impl PartialDelivery {
@@ -97,6 +151,7 @@ impl PartialDelivery {
             chunks_lost: 0,
             complete: true,
             unreliable: false,
+            causes: LossCauses::default(),
         }
     }
 
@@ -231,6 +286,8 @@ pub struct ObjectLoss {
     pub delivered_ns: Option<u64>,
     /// The deadline ended it before its last chunk.
     pub cut_by_deadline: bool,
+    /// What lost its lost bytes (all 0 when undelivered: unknown).
+    pub causes: LossCauses,
 }
 
 impl ObjectLoss {
@@ -267,6 +324,8 @@ pub struct LossTotals {
     pub lost_bytes: u64,
     /// Chunks lost.
     pub chunks_lost: u64,
+    /// What lost the lost bytes (undelivered objects' bytes are in none of them).
+    pub causes: LossCauses,
 }
 
 impl LossTotals {
@@ -286,6 +345,7 @@ impl LossTotals {
         self.received_bytes = self.received_bytes.saturating_add(o.received_bytes);
         self.lost_bytes = self.lost_bytes.saturating_add(o.lost_bytes);
         self.chunks_lost = self.chunks_lost.saturating_add(o.chunks_lost);
+        self.causes.add(&o.causes);
     }
 }
 
@@ -324,6 +384,7 @@ pub fn data_loss(page: &Page, partials: &PartialDeliveries, cfg: &PartialConfig)
                 chunks_lost: d.chunks_lost,
                 delivered_ns: Some(cfg.delivered_ns(o.kind, d)),
                 cut_by_deadline: cfg.cut_by_deadline(o.kind, d),
+                causes: d.causes,
             },
             None => ObjectLoss {
                 id: o.id,
@@ -336,6 +397,7 @@ pub fn data_loss(page: &Page, partials: &PartialDeliveries, cfg: &PartialConfig)
                 chunks_lost: 0,
                 delivered_ns: None,
                 cut_by_deadline: false,
+                causes: LossCauses::default(),
             },
         };
         out.by_type.entry(o.kind).or_default().add(&loss);
@@ -384,6 +446,7 @@ mod tests {
                 chunks_lost: 4,
                 complete: false,
                 unreliable: true,
+                causes: LossCauses::split(5_000, 0, 0, 0),
             },
         );
         // The image, unreliable but complete at 600 ms.
@@ -397,6 +460,7 @@ mod tests {
                 chunks_lost: 0,
                 complete: true,
                 unreliable: true,
+                causes: LossCauses::default(),
             },
         );
         // The stylesheet: no report.
@@ -427,6 +491,26 @@ mod tests {
         assert_eq!(loss.by_type[&ContentType::Css].lost_pct(), 100.0);
         assert_eq!(loss.by_type[&ContentType::Html].lost_pct(), 0.0);
         assert_eq!(loss.by_type.len(), 4);
+    }
+
+    #[test]
+    fn loss_causes_add_up_to_the_lost_bytes() {
+        // A font of 10 000 bytes whose metadata datagram was lost: its 10 000 bytes all
+        // arrived and were discarded.
+        let c = LossCauses::split(10_000, 10_000, 0, 0);
+        assert_eq!((c.network_bytes, c.metadata_bytes, c.late_bytes, c.local_bytes), (0, 10_000, 0, 0));
+        // 5 000 lost: 200 never sent, 1 000 without metadata, 500 after the give-up, the
+        // network the other 3 300.
+        let c = LossCauses::split(5_000, 1_000, 500, 200);
+        assert_eq!((c.network_bytes, c.metadata_bytes, c.late_bytes, c.local_bytes), (3_300, 1_000, 500, 200));
+        // Claims beyond the lost bytes are capped, in the order local, metadata, late.
+        let c = LossCauses::split(5_000, 9_000, 100, 200);
+        assert_eq!((c.network_bytes, c.metadata_bytes, c.late_bytes, c.local_bytes), (0, 4_800, 0, 200));
+        assert_eq!(c.total(), 5_000);
+        let page = page();
+        let loss = data_loss(&page, &reports(), &PartialConfig::default());
+        assert_eq!(loss.unreliable.causes, LossCauses { network_bytes: 5_000, ..LossCauses::default() });
+        assert_eq!(loss.page.causes.total(), 5_000, "the undelivered stylesheet's 3 000 have no cause");
     }
 
     #[test]

@@ -4,7 +4,9 @@
 
 use proptest::prelude::*;
 use triage_web::builtin::builtin;
-use triage_web::partial::{data_loss, Arrival, LossTotals, PartialConfig, PartialDeliveries, PartialDelivery};
+use triage_web::partial::{
+    data_loss, Arrival, LossCauses, LossTotals, PartialConfig, PartialDeliveries, PartialDelivery,
+};
 use triage_web::ObjectId;
 
 const PAGES: [&str; 5] = ["cats", "youtube", "news", "news-v1", "news-v4"];
@@ -44,6 +46,7 @@ fn config() -> impl Strategy<Value = PartialConfig> {
 fn check_totals(t: &LossTotals) -> Result<(), TestCaseError> {
     prop_assert_eq!(t.received_bytes + t.lost_bytes, t.expected_bytes);
     prop_assert_eq!(t.complete + t.partial + t.undelivered, t.objects);
+    prop_assert!(t.causes.total() <= t.lost_bytes);
     prop_assert!((0.0..=100.0).contains(&t.lost_pct()));
     Ok(())
 }
@@ -61,6 +64,10 @@ proptest! {
             // Sometimes a complete report: every byte (or more, counted once) arrived.
             let received = if full { expected.max(received) } else { received.min(expected.saturating_sub(1)) };
             let complete = received >= expected;
+            // Some of the lost bytes to a lost metadata datagram, to giving up and to the
+            // sender's queue; the network the rest.
+            let lost = expected.saturating_sub(received);
+            let causes = LossCauses::split(lost, lost / 3, lost / 5, lost / 7 + dur % 3);
             reports.insert(o.id, PartialDelivery {
                 request_ns,
                 last_chunk_ns: request_ns + dur,
@@ -69,6 +76,7 @@ proptest! {
                 chunks_lost: if complete { 0 } else { lost_chunks },
                 complete,
                 unreliable,
+                causes,
             });
         }
         let loss = data_loss(&page, &reports, &cfg);
@@ -78,6 +86,9 @@ proptest! {
         for (o, l) in page.objects().iter().zip(&loss.objects) {
             prop_assert_eq!(l.id, o.id);
             prop_assert_eq!(l.received_bytes + l.lost_bytes, l.expected_bytes);
+            if l.arrival != Arrival::Undelivered {
+                prop_assert_eq!(l.causes.total(), l.lost_bytes);
+            }
             prop_assert!((0.0..=100.0).contains(&l.lost_pct()));
             match reports.get(&o.id) {
                 None => {
@@ -110,6 +121,10 @@ proptest! {
             sum.received_bytes += t.received_bytes;
             sum.lost_bytes += t.lost_bytes;
             sum.chunks_lost += t.chunks_lost;
+            sum.causes.network_bytes += t.causes.network_bytes;
+            sum.causes.metadata_bytes += t.causes.metadata_bytes;
+            sum.causes.late_bytes += t.causes.late_bytes;
+            sum.causes.local_bytes += t.causes.local_bytes;
         }
         prop_assert_eq!(sum, loss.page);
         check_totals(&loss.page)?;

@@ -135,6 +135,24 @@ pub struct QuicConfig {
     /// reports it as [`crate::connection::Event::ResponseEnded`]. 0 (the default): no
     /// HEADERS, the request stream is left as it is (the reference tool sends none).
     pub response_headers_bytes: u32,
+    /// [`DatagramFraming::Http3`]: the receiver uses an object's data chunks only once its
+    /// metadata datagram (chunk 0, with the object's size and type) has arrived, as a client
+    /// that opens its record of a transfer from the metadata datagram and looks the chunks up
+    /// in it does (thesis §5.8.2: the client "differentiates between metadata datagrams
+    /// (containing information about the file transfer) and file chunk datagrams"). Data
+    /// chunks that arrive without it are discarded and reported as
+    /// [`super::DatagramObject::chunks_orphaned`]: when the metadata datagram is lost, the
+    /// whole object is. `false` (the default): chunks carry their object ID and offset, so
+    /// the receiver places them whether or not the metadata datagram came.
+    pub datagram_needs_metadata: bool,
+    /// At most this many DATAGRAM frames wait to be sent; a chunk written while the queue is
+    /// full is dropped at once and never sent (quiche: `dgram_send` returns `Done` once the
+    /// send queue set by `enable_dgram(true, recv_len, send_len)` is full; the
+    /// quiche-server example uses 1000). The sender reports such chunks per object
+    /// ([`super::QuicConnection::datagram_local_drops`]). `None` (the default): no limit.
+    /// (A receive queue is not modelled: the simulator's applications read every datagram
+    /// the moment it arrives, so one would never fill.)
+    pub datagram_send_queue_len: Option<u32>,
     /// Send scheduler over streams.
     pub scheduler: StreamSchedulerKind,
     /// Pace with the reference's token bucket when the controller has no pacing rate.
@@ -256,6 +274,8 @@ impl Default for QuicConfig {
             datagram_content_type_bytes: 16,
             datagram_order: DatagramOrder::First,
             response_headers_bytes: 0,
+            datagram_needs_metadata: false,
+            datagram_send_queue_len: None,
             scheduler: StreamSchedulerKind::Fifo,
             pacing: true,
             ecn: false,

@@ -119,6 +119,9 @@ pub struct QuicStats {
     pub datagrams_lost: u64,
     /// DATAGRAM chunks received.
     pub datagrams_received: u64,
+    /// DATAGRAM chunks dropped at the sender because the send queue was full
+    /// ([`QuicConfig::datagram_send_queue_len`]): never sent.
+    pub datagrams_dropped_locally: u64,
     /// Times a stream was held at the peer's MAX_STREAM_DATA limit (once per limit value).
     pub stream_data_blocked: u64,
     /// Streams that waited for the peer's MAX_STREAMS credit before they could open.
@@ -238,6 +241,10 @@ struct DatagramTally {
     chunks: u32,
     acked: u32,
     lost: u32,
+    /// Chunks dropped at the sender because the send queue was full
+    /// ([`QuicConfig::datagram_send_queue_len`]), and their data bytes.
+    dropped: u32,
+    dropped_bytes: u64,
 }
 
 /// What a receiver holds of one datagram message (object).
@@ -253,18 +260,24 @@ pub struct DatagramObject {
     pub bytes_received: u64,
     /// Its chunks (with HTTP/3 framing, the metadata datagram is chunk 0).
     pub chunks: u32,
-    /// Chunks that arrived.
+    /// Chunks that arrived and were used.
     pub chunks_received: u32,
-    /// When the last chunk that arrived came in.
+    /// Data chunks that arrived but were discarded because the object's metadata datagram
+    /// had not ([`QuicConfig::datagram_needs_metadata`]); 0 otherwise.
+    pub chunks_orphaned: u32,
+    /// Their data bytes (not in `bytes_received`).
+    pub bytes_orphaned: u64,
+    /// When the last chunk that was used came in (when none was, the first chunk's arrival).
     pub last_chunk_ns: u64,
-    /// Every chunk arrived.
+    /// Every chunk arrived and was used.
     pub complete: bool,
 }
 
 impl DatagramObject {
-    /// Chunks that never arrived (lost, or still on their way).
+    /// Chunks that never arrived (lost, dropped at the sender, or still on their way):
+    /// neither used nor discarded.
     pub fn chunks_missing(&self) -> u32 {
-        self.chunks - self.chunks_received
+        self.chunks - self.chunks_received - self.chunks_orphaned
     }
 }
 
@@ -280,6 +293,9 @@ struct RecvMsg {
     datagram_seen: std::collections::BTreeSet<u32>,
     received_bytes: u64,
     quarter_stream_id: Option<u64>,
+    /// Data chunks discarded for want of the metadata datagram, and their bytes.
+    orphaned: u32,
+    orphaned_bytes: u64,
 }
 
 /// A bidirectional stream the peer opened: its credit returns once both sides are done.
@@ -472,7 +488,7 @@ pub struct QuicConnection {
     datagram_queue: VecDeque<Frame>,
     /// Response ends waiting for their message's last chunk to leave, by message id: the
     /// HEADERS-and-FIN message, its stream, its signals.
-    pending_ends: BTreeMap<u32, (MessageMeta, u64, PrioritySignals)>,
+    pending_ends: BTreeMap<u32, (MessageMeta, u64, PrioritySignals, u32)>,
     peer_max_data: u64,
     data_sent_bytes: u64,
     send_streams: SendStreams,
@@ -812,13 +828,30 @@ impl QuicConnection {
             return;
         }
         let mut datagram = None;
+        let mut last_queued = None;
         let stream_id = if unreliable {
             let stream = match choice {
                 StreamChoice::On(id) => Some(id),
                 StreamChoice::New => None,
             };
-            let chunks = self.datagram_chunks(msg, stream);
-            datagram = Some(DatagramTally { chunks: chunks.len() as u32, ..Default::default() });
+            let mut chunks = self.datagram_chunks(msg, stream);
+            let mut tally = DatagramTally { chunks: chunks.len() as u32, ..Default::default() };
+            if let Some(cap) = self.q.datagram_send_queue_len {
+                // quiche's `dgram_send` on a full send queue: `Done`, the chunk is not sent.
+                let room = (cap as usize).saturating_sub(self.datagram_queue.len());
+                for f in chunks.drain(room.min(chunks.len())..) {
+                    if let Frame::Datagram { data_len, .. } = f {
+                        tally.dropped += 1;
+                        tally.dropped_bytes += u64::from(data_len);
+                    }
+                }
+                self.qstats.datagrams_dropped_locally += u64::from(tally.dropped);
+            }
+            last_queued = chunks.last().and_then(|f| match f {
+                Frame::Datagram { index, .. } => Some(*index),
+                _ => None,
+            });
+            datagram = Some(tally);
             self.datagram_queue.extend(chunks);
             stream
         } else {
@@ -838,7 +871,13 @@ impl QuicConnection {
             // chunk has left, so that it never overtakes a chunk.
             let end = MessageMeta { id: msg.id | RESPONSE_END_BIT, len_bytes: headers, priority: msg.priority };
             self.send_msgs.insert(end.id, SendMsg::new(stream_id, &end, None));
-            self.pending_ends.insert(msg.id, (end, id, signals));
+            match last_queued {
+                Some(last) => {
+                    self.pending_ends.insert(msg.id, (end, id, signals, last));
+                }
+                // Every chunk was dropped at the sender: the response ends at once.
+                None => self.write_to_stream(now_ns, id, end, signals),
+            }
         }
     }
 
@@ -1651,6 +1690,7 @@ impl QuicConnection {
     fn on_datagram_frame(&mut self, now_ns: u64, msg_id: u32, chunk: (u32, u32, u32), msg_len: u64, qsid: Option<u64>) {
         let (index, count, len) = chunk;
         self.qstats.datagrams_received += 1;
+        let needs_metadata = self.q.datagram_needs_metadata && qsid.is_some();
         let r = self.recv_msgs.entry(msg_id).or_default();
         r.quarter_stream_id = r.quarter_stream_id.or(qsid);
         if r.datagram.is_none() {
@@ -1660,6 +1700,12 @@ impl QuicConnection {
         let count = r.datagram.map_or(0, |d| d.1);
         if index >= count || !r.datagram_seen.insert(index) {
             return; // beyond the count the first chunk gave, or a duplicate
+        }
+        if needs_metadata && index != 0 && !r.datagram_seen.contains(&0) {
+            // No record of the transfer yet: the chunk is of no use (and is not kept).
+            r.orphaned += 1;
+            r.orphaned_bytes += len as u64;
+            return;
         }
         if r.received_bytes == 0 && len > 0 {
             self.events.push_back(Event::MessageStarted { msg_id });
@@ -1702,9 +1748,18 @@ impl QuicConnection {
             bytes_received: r.received_bytes,
             chunks: n,
             chunks_received: got,
+            chunks_orphaned: r.orphaned,
+            bytes_orphaned: r.orphaned_bytes,
             last_chunk_ns: last,
             complete: r.complete,
         })
+    }
+
+    /// Chunks of this end's datagram message `msg_id` dropped at the sender because the send
+    /// queue was full ([`QuicConfig::datagram_send_queue_len`]), and their data bytes; `None`
+    /// for a message that is not one.
+    pub fn datagram_local_drops(&self, msg_id: u32) -> Option<(u32, u64)> {
+        self.send_msgs.get(&msg_id).and_then(|m| m.datagram.as_ref()).map(|t| (t.dropped, t.dropped_bytes))
     }
 
     /// Per datagram message this end sent: (msg id, chunks, acknowledged, declared lost).
@@ -2568,11 +2623,10 @@ impl QuicConnection {
             *budget -= f.len_bytes();
             let f = self.datagram_queue.pop_front().expect("present");
             self.qstats.datagrams_sent += 1;
-            if let Frame::Datagram { msg_id, index, count, .. } = f {
-                if index + 1 == count {
-                    if let Some((end, id, signals)) = self.pending_ends.remove(&msg_id) {
-                        self.write_to_stream(now_ns, id, end, signals);
-                    }
+            if let Frame::Datagram { msg_id, index, .. } = f {
+                if self.pending_ends.get(&msg_id).is_some_and(|e| e.3 == index) {
+                    let (end, id, signals, _) = self.pending_ends.remove(&msg_id).expect("present");
+                    self.write_to_stream(now_ns, id, end, signals);
                 }
             }
             frames.push(f);

@@ -421,8 +421,14 @@ mod props {
 
 /// The client requests object 1 on stream 4; the server answers as HTTP/3 datagrams.
 fn h3_pair(len: u64) -> Pair {
+    h3_pair_with(len, |_| {})
+}
+
+/// [`h3_pair`] with the configuration changed by `f`.
+fn h3_pair_with(len: u64, f: impl FnOnce(&mut ConnectionConfig)) -> Pair {
     let mut cfg = config(1_250_000, 100);
     cfg.quic.datagram_framing = DatagramFraming::Http3;
+    f(&mut cfg);
     let mut p = Pair::new(cfg, 20_000_000, 5 * MS);
     p.run(50 * MS);
     let now = p.now;
@@ -483,6 +489,72 @@ fn http3_datagrams_carry_the_quarter_stream_id_metadata_first_and_fill_the_frame
     assert_eq!((o.chunks, o.chunks_received, o.complete), (d.len() as u32, d.len() as u32, true));
 }
 
+/// The data chunks of a 10 000-byte object with HTTP/3 framing (quarter stream ID 1, object
+/// 0) in 1414-byte DATAGRAM payloads: the first chunk's header is 6 bytes (offset 0 in one
+/// byte), the others' 7 (offsets from 64 take two), so 1408, six of 1407 and 150 bytes; with
+/// the metadata datagram, 9 chunks.
+const H3_10K: [u64; 8] = [1408, 1407, 1407, 1407, 1407, 1407, 1407, 150];
+
+/// True for a server packet that carries the metadata datagram (chunk 0) or data chunk `k`.
+fn carries_chunk(p: &Packet, k: u32) -> bool {
+    p.quic.as_ref().is_some_and(|q| {
+        q.packets.iter().any(|qp| qp.frames.iter().any(|f| matches!(f, Frame::Datagram { index, .. } if *index == k)))
+    })
+}
+
+#[test]
+fn a_receiver_that_needs_the_metadata_datagram_loses_the_object_with_it() {
+    assert_eq!(H3_10K.iter().sum::<u64>(), 10_000);
+    // The metadata datagram is lost; every data chunk arrives.
+    for needs in [false, true] {
+        let mut p = h3_pair_with(10_000, |c| c.quic.datagram_needs_metadata = needs);
+        p.drop = Box::new(|side, _, pk| side == 1 && carries_chunk(pk, 0));
+        p.run(10_000 * MS);
+        assert_eq!(datagrams(&p.frames[1]).len(), 9);
+        let o = p.client.datagram_object(1).expect("chunks arrived");
+        let got =
+            (o.chunks, o.chunks_received, o.chunks_orphaned, o.chunks_missing(), o.bytes_received, o.bytes_orphaned);
+        if needs {
+            // No record of the transfer: all 8 data chunks (10 000 bytes) are discarded.
+            assert_eq!(got, (9, 0, 8, 1, 0, 10_000));
+        } else {
+            // Placed by object ID and offset: only the (empty) metadata datagram is missing.
+            assert_eq!(got, (9, 8, 0, 1, 10_000, 0));
+        }
+        assert!(!o.complete);
+    }
+    // The metadata arrives and data chunk 3 (1407 bytes) is lost: the rule changes nothing.
+    let mut p = h3_pair_with(10_000, |c| c.quic.datagram_needs_metadata = true);
+    p.drop = Box::new(|side, _, pk| side == 1 && carries_chunk(pk, 3));
+    p.run(10_000 * MS);
+    let o = p.client.datagram_object(1).unwrap();
+    assert_eq!((o.chunks_received, o.chunks_orphaned, o.chunks_missing(), o.bytes_received), (8, 0, 1, 10_000 - 1407));
+}
+
+#[test]
+fn a_full_datagram_send_queue_drops_the_chunks_written_after_it_filled() {
+    // Room for 5 datagrams: the metadata and the first four data chunks (1408 + 3 × 1407 =
+    // 5629 bytes) are queued; the other four chunks (3 × 1407 + 150 = 4371 bytes) are dropped
+    // at once, and the response's HEADERS and FIN follow the last chunk that was queued.
+    let mut p = h3_pair_with(10_000, |c| {
+        c.quic.datagram_send_queue_len = Some(5);
+        c.quic.response_headers_bytes = 24;
+    });
+    p.run(10_000 * MS);
+    let sent = datagrams(&p.frames[1]);
+    assert_eq!(sent.iter().map(|d| d.0).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+    let server = p.server();
+    assert_eq!(server.datagram_local_drops(1), Some((4, 4371)));
+    assert_eq!(server.datagram_local_drops(0), None, "message 0 is reliable");
+    assert_eq!(server.quic_stats().datagrams_dropped_locally, 4);
+    let o = p.client.datagram_object(1).unwrap();
+    assert_eq!((o.chunks, o.chunks_received, o.chunks_missing(), o.bytes_received), (9, 5, 4, 5629));
+    // The end of the response on stream 4 left after the fifth datagram.
+    let last_dgram = p.frames[1].iter().rposition(|(_, f)| matches!(f, Frame::Datagram { .. })).unwrap();
+    let fin = p.frames[1].iter().position(|(_, f)| matches!(f, Frame::Stream { stream_id: 4, fin: true, .. }));
+    assert!(fin.is_some_and(|k| k > last_dgram), "HEADERS and FIN on stream 4 after the last queued chunk");
+}
+
 mod datagram_props {
     use super::*;
     use proptest::prelude::*;
@@ -500,8 +572,9 @@ mod datagram_props {
             dup_per_mille in 0u64..200,
             jitter_ms in 0u64..20,
             seed in any::<u64>(),
+            needs_metadata in any::<bool>(),
         ) {
-            let mut p = h3_pair(len);
+            let mut p = h3_pair_with(len, |c| c.quic.datagram_needs_metadata = needs_metadata);
             let mut st = seed | 1;
             let mut rnd = move || { st ^= st << 13; st ^= st >> 7; st ^= st << 17; st };
             let mut st2 = seed.rotate_left(17) | 1;
@@ -531,15 +604,24 @@ mod datagram_props {
                 None => prop_assert!(arrived.is_empty()),
                 Some(o) => {
                     prop_assert_eq!(o.chunks, chunks);
-                    prop_assert_eq!(o.chunks_received as usize, arrived.len(), "each arrived chunk once");
-                    prop_assert_eq!(o.bytes_received, arrived.values().sum::<u64>());
-                    prop_assert_eq!(o.chunks_received + o.chunks_missing(), chunks);
-                    prop_assert_eq!(o.complete, o.chunks_missing() == 0);
+                    // Used or (for want of the metadata datagram) discarded, each once.
+                    let (used, orphaned) = (o.chunks_received, o.chunks_orphaned);
+                    prop_assert_eq!((used + orphaned) as usize, arrived.len(), "each arrived chunk once");
+                    prop_assert_eq!(o.bytes_received + o.bytes_orphaned, arrived.values().sum::<u64>());
+                    prop_assert_eq!(used + orphaned + o.chunks_missing(), chunks);
+                    if !needs_metadata {
+                        prop_assert_eq!(orphaned, 0);
+                    } else if !arrived.contains_key(&0) {
+                        prop_assert_eq!((used, o.bytes_received), (0, 0), "no metadata, nothing used");
+                    } else if jitter_ms == 0 {
+                        prop_assert_eq!(orphaned, 0, "in order, the metadata datagram comes first");
+                    }
+                    prop_assert_eq!(o.complete, o.chunks_missing() == 0 && orphaned == 0);
                     if o.complete { prop_assert_eq!(o.bytes_received, len); }
                     // The sender knows less: an acknowledged chunk arrived; one it declared
                     // lost may still have arrived late (reordering past the time threshold).
-                    prop_assert!(acked <= o.chunks_received);
                     prop_assert!(lost >= o.chunks_missing());
+                    prop_assert!(acked <= o.chunks_received + o.chunks_orphaned);
                 }
             }
             if jitter_ms == 0 {

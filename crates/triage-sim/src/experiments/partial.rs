@@ -11,13 +11,15 @@
 //!   same rate and no loss. DropTail queues of 64 KB (PR-7: "limit ≈ 1 BDP but ≥ 64 KB").
 //! - **Stack** (PR-9, quiche 0.22's defaults and the thesis's "QUIC Payload = 1350 bytes"):
 //!   CUBIC with HyStart++, pacing, an initial window of 10 packets, 1350-byte UDP payloads,
-//!   20-byte connection IDs, 1 MB stream windows, 100 streams each way.
+//!   20-byte connection IDs, 1 MB stream windows, 100 streams each way; every ack-eliciting
+//!   packet acknowledged at once (quiche has no delayed-ACK timer), max_ack_delay 25 ms.
 //! - **Framing** (PR-2, RFC 9297): HTTP/3 datagrams (quarter stream ID, object ID, offset,
 //!   length; a metadata datagram first), chunks filling the largest DATAGRAM frame.
 //! - **End of an unreliable object** (PR-3): the server sends the response's HEADERS (24
 //!   bytes) and FIN on the request stream after the last chunk; the client is done with the
-//!   object when every chunk arrived, or when the FIN has arrived and no chunk came for
-//!   max(2·SRTT, 10 ms). Missing bytes are data loss.
+//!   object when every chunk arrived, or when the FIN has arrived (and, with
+//!   [`PartialOptions::end_idle_ns`] `None`, no chunk came for max(2·SRTT, 10 ms)). Missing
+//!   bytes are data loss.
 //! - **Client** (PR-1): one request at a time in the page's order (a
 //!   `transfer_sequence.json`'s order), the next as soon as the previous object is done.
 //! - **Fetch time** (PR-4): per object, request to done; per page load, the sum over its
@@ -25,7 +27,12 @@
 //!   is mean(reliable) − mean(policy) over the same seeds and page versions, with a 95%
 //!   confidence interval of the paired differences (Student's t), and p90(reliable) −
 //!   p90(policy) with a 95% bootstrap interval (2,000 paired resamples, fixed seed).
-//! - **Data loss** (PR-6): bytes lost / bytes sent as datagrams, over all runs of a row.
+//! - **Data loss** (PR-6): bytes lost / bytes sent as datagrams, over all runs of a row, and
+//!   split by what lost them ([`triage_web::LossCauses`]): the network, a lost metadata
+//!   datagram, the client giving up, the sender's full datagram queue.
+//! - **How datagram data is lost beyond the link** ([`PartialOptions`]): by default as the
+//!   thesis's client most plausibly did, which needs an object's metadata datagram to use its
+//!   chunks (§5.8.2), with quiche's datagram send queue of 1000 (PR-6).
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -111,9 +118,50 @@ pub fn transport(seed: u64) -> ConnectionConfig {
     // 20) short header − 4 packet number − 16 tag − 3 frame header.
     q.max_datagram_frame_bytes = 1306;
     q.stream_receive_window_bytes = 1_000_000;
+    // quiche acknowledges at once: `send_single` puts an ACK frame in the next packet it
+    // builds whenever an ack-eliciting packet has arrived (`ack_elicited`), with no delay
+    // timer, and its applications call `send` after every batch of packets they read; at
+    // 9-12 Mbps and a 1 ms RTT each packet is its own batch, so every ack-eliciting packet is
+    // acknowledged (RFC 9000 §13.2.2 allows it). max_ack_delay stays quiche's advertised 25 ms
+    // (it enters the peer's PTO, RFC 9002 §6.2.1).
+    q.ack_eliciting_threshold = 1;
     q.datagram_framing = DatagramFraming::Http3;
     q.response_headers_bytes = 24;
     cfg
+}
+
+/// The choices the thesis leaves open that decide how an unreliable object ends and how its
+/// data is lost (see the README's "Reproduction: partially reliable transport").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartialOptions {
+    /// How long the client waits, after an unreliable object's response ended, before it
+    /// gives the object up: `None` is PR-3's max(2·SRTT, 10 ms) since the last chunk,
+    /// `Some(t)` is `t` since the last chunk.
+    pub end_idle_ns: Option<u64>,
+    /// The client uses an object's chunks only once its metadata datagram has arrived
+    /// (`QuicConfig::datagram_needs_metadata`): a lost metadata datagram loses the object.
+    pub needs_metadata: bool,
+    /// The sender's datagram send queue, in datagrams (`QuicConfig::datagram_send_queue_len`;
+    /// quiche-server: 1000); `None`: unbounded.
+    pub send_queue_len: Option<u32>,
+}
+
+impl PartialOptions {
+    /// What `triage reproduce partial` runs by default: the client gives an object up at the
+    /// end of its response, needs the metadata datagram, and the server's queue holds 1000
+    /// datagrams (quiche's `enable_dgram(true, 1000, 1000)`).
+    pub const THESIS: PartialOptions =
+        PartialOptions { end_idle_ns: Some(0), needs_metadata: true, send_queue_len: Some(1000) };
+    /// Only the link loses datagram data: chunks are placed by their object ID and offset
+    /// whether or not the metadata datagram came, and the send queue has no limit.
+    pub const LINK_ONLY: PartialOptions =
+        PartialOptions { end_idle_ns: Some(0), needs_metadata: false, send_queue_len: None };
+}
+
+impl Default for PartialOptions {
+    fn default() -> Self {
+        PartialOptions::THESIS
+    }
 }
 
 /// One page load of the reproduction.
@@ -145,6 +193,8 @@ pub struct PartialRun {
     pub unreliable_bytes: u64,
     /// Of those, bytes that never arrived.
     pub lost_bytes: u64,
+    /// `lost_bytes` by what lost them.
+    pub lost_causes: triage_web::LossCauses,
     /// Bytes of the page.
     pub page_bytes: u64,
     /// Every object the client was done with, in page order.
@@ -168,6 +218,8 @@ pub struct ObjectFetch {
     pub complete: bool,
     /// Bytes that did not arrive before the client was done with it.
     pub lost_bytes: u64,
+    /// `lost_bytes` by what lost them.
+    pub lost_causes: triage_web::LossCauses,
 }
 
 /// Loads one page version once.
@@ -178,7 +230,7 @@ pub fn run_one(
     version: usize,
     page: &Page,
     seed: u64,
-    end_idle_ns: Option<u64>,
+    opts: &PartialOptions,
 ) -> PartialRun {
     let plan = policy.plan(page);
     let mut unreliable = vec![false; page.len()];
@@ -189,7 +241,7 @@ pub fn run_one(
         unreliable,
         partial: PartialConfig::default(),
         sequential: true,
-        end_idle_ns,
+        end_idle_ns: opts.end_idle_ns,
         ..PageLoad::new(page.clone(), 300, triage_web::DiscoveryConfig::default())
     });
     let mut net = Network::default();
@@ -204,7 +256,9 @@ pub fn run_one(
     add_simplex(&mut net, seed, server, client, &downlink);
     add_simplex(&mut net, seed, client, server, &uplink);
     net.compute_routes();
-    let cfg = transport(seed);
+    let mut cfg = transport(seed);
+    cfg.quic.datagram_needs_metadata = opts.needs_metadata;
+    cfg.quic.datagram_send_queue_len = opts.send_queue_len;
     let mut sim = Simulator::new(net, 0);
     sim.add_flow(FlowSpec {
         name: "page".into(),
@@ -236,6 +290,7 @@ pub fn run_one(
                 fetch_ms: ms(d.complete_ns.saturating_sub(d.request_ns)),
                 complete: p.is_none_or(|p| p.complete),
                 lost_bytes: p.map_or(0, |p| p.lost_bytes()),
+                lost_causes: p.map_or_else(Default::default, |p| p.causes),
             }
         })
         .collect();
@@ -253,6 +308,7 @@ pub fn run_one(
         partial_objects: partials.values().filter(|d| d.unreliable && !d.complete).count(),
         unreliable_bytes: loss.unreliable.expected_bytes,
         lost_bytes: loss.unreliable.lost_bytes,
+        lost_causes: loss.unreliable.causes,
         page_bytes: page.total_wire_bytes(),
         object_fetches,
     }
@@ -276,7 +332,7 @@ pub fn run_all(
     pages: &[PartialPage],
     runs: usize,
     seed: u64,
-    end_idle_ns: Option<u64>,
+    opts: &PartialOptions,
     mut progress: impl FnMut(),
 ) -> Vec<PartialRun> {
     let mut out = Vec::new();
@@ -285,7 +341,7 @@ pub fn run_all(
             for &pol in policies {
                 for r in 0..runs {
                     let v = r % p.versions.len();
-                    out.push(run_one(n, pol, &p.name, v, &p.versions[v], seed.wrapping_add(r as u64), end_idle_ns));
+                    out.push(run_one(n, pol, &p.name, v, &p.versions[v], seed.wrapping_add(r as u64), opts));
                     progress();
                 }
             }
@@ -319,6 +375,14 @@ pub struct PartialRow {
     pub reduction_p90_ci95_ms: [f64; 2],
     /// Bytes lost / bytes sent as datagrams, over the runs, in percent (0 when none sent).
     pub data_loss_pct: f64,
+    /// Of `data_loss_pct`, the bytes the network lost.
+    pub data_loss_network_pct: f64,
+    /// ... the bytes discarded for want of their object's metadata datagram.
+    pub data_loss_metadata_pct: f64,
+    /// ... the bytes that came after the client had given their object up.
+    pub data_loss_late_pct: f64,
+    /// ... the bytes the sender dropped from its full datagram queue.
+    pub data_loss_local_pct: f64,
     /// Bytes sent as datagrams per page load, on average.
     pub unreliable_bytes: f64,
     /// Unreliable objects that arrived incomplete, per page load, on average.
@@ -416,6 +480,14 @@ pub fn summarize(runs: &[PartialRun]) -> Vec<PartialRow> {
             };
             let sent: u64 = mine.iter().map(|r| r.unreliable_bytes).sum();
             let lost: u64 = mine.iter().map(|r| r.lost_bytes).sum();
+            let cause = |c: fn(&triage_web::LossCauses) -> u64| {
+                let b: u64 = mine.iter().map(|r| c(&r.lost_causes)).sum();
+                if sent == 0 {
+                    0.0
+                } else {
+                    b as f64 * 100.0 / sent as f64
+                }
+            };
             let k = mine.len() as f64;
             PartialRow {
                 network: n,
@@ -429,6 +501,10 @@ pub fn summarize(runs: &[PartialRun]) -> Vec<PartialRow> {
                 reduction_p90_ms: red90,
                 reduction_p90_ci95_ms: ci90,
                 data_loss_pct: if sent == 0 { 0.0 } else { lost as f64 * 100.0 / sent as f64 },
+                data_loss_network_pct: cause(|c| c.network_bytes),
+                data_loss_metadata_pct: cause(|c| c.metadata_bytes),
+                data_loss_late_pct: cause(|c| c.late_bytes),
+                data_loss_local_pct: cause(|c| c.local_bytes),
                 unreliable_bytes: sent as f64 / k,
                 partial_objects: mine.iter().map(|r| r.partial_objects).sum::<usize>() as f64 / k,
             }
@@ -437,10 +513,12 @@ pub fn summarize(runs: &[PartialRun]) -> Vec<PartialRow> {
 }
 
 /// The thesis's reductions on 9 Mbps + 5% loss (Figs. 16 and 18): policy, mean ms, p90 ms.
+/// Fig. 18a is fonts + ads (244.8 / 295.0), 18b fonts + third party (243.7 / 291.5, which
+/// §6.1's text gives for "fonts, third-party JavaScript, and CSS").
 pub const THESIS_REDUCTIONS: [(&str, f64, f64); 5] = [
     ("fonts", 99.2, 115.3),
     ("ads", 113.4, 132.4),
     ("third_party", 136.0, 151.6),
-    ("fonts_ads", 243.7, 291.5),
-    ("fonts_third_party", 244.8, 295.0),
+    ("fonts_ads", 244.8, 295.0),
+    ("fonts_third_party", 243.7, 291.5),
 ];
