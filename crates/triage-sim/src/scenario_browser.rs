@@ -102,6 +102,10 @@ impl BrowserToml {
                     let t = by_host.entry(triage_web::urlparts::host(&o.url)).or_insert(0u64);
                     *t = (*t).max(o.recorded_dns_ns);
                 }
+                for hop in page.navigation_redirects() {
+                    let t = by_host.entry(triage_web::urlparts::host(&hop.url)).or_insert(0u64);
+                    *t = (*t).max(hop.recorded_dns_ns);
+                }
                 m.recorded_dns_ns = Some(by_host);
                 None
             }

@@ -665,8 +665,12 @@ impl Simulator {
 
     fn start_flow(&mut self, f: u32) {
         if self.flows[f as usize].apps[0].pool.is_some() {
-            // A browser with a connection pool: the root's request opens its connection.
-            self.page_request(f, 0);
+            // A browser with a connection pool: the root's request opens its connection, once
+            // the navigation's redirect hops are done.
+            match self.navigation_redirects_ns(f) {
+                0 => self.page_request(f, 0),
+                t => self.events.push(self.now_ns.saturating_add(t), Ev::PageRequest(f, 0)),
+            }
             return;
         }
         let flow = &self.flows[f as usize];
@@ -1162,6 +1166,47 @@ impl Simulator {
             };
             self.events.push(at, Ev::PoolOpen(f, g as u32));
         }
+    }
+
+    /// What the navigation's redirect hops cost a pooled page load before its root request
+    /// (ns). Nothing else is on the wire while they run, so each is its round trips on the
+    /// idle path, not packets: the host's DNS lookup unless the host was looked up before or
+    /// is the root's (whose lookup the root's connection pays), a TCP handshake and, on https
+    /// with TLS, a TLS 1.3 handshake (one round trip each) unless its origin was connected
+    /// before or is the root's (the root's connection pays those), then one round trip for
+    /// the request and its 3xx response, plus, with server time, the hop's recorded wait less
+    /// one recorded round trip (its recorded connect time, halved on https).
+    fn navigation_redirects_ns(&self, f: u32) -> u64 {
+        let Some(page) = self.flows[f as usize].apps[0].page.clone() else { return 0 };
+        let hops = page.page.navigation_redirects();
+        if hops.is_empty() {
+            return 0;
+        }
+        let rtt = self.flow_base_rtt_ns(f);
+        let root_url = &page.page.objects()[page.page.root().index()].url;
+        let root_host = triage_web::urlparts::host(root_url);
+        let root_origin = triage_web::urlparts::origin(root_url);
+        let mut hosts = std::collections::BTreeSet::new();
+        let mut origins = std::collections::BTreeSet::new();
+        let mut total = 0u64;
+        for hop in hops {
+            let host = triage_web::urlparts::host(&hop.url);
+            let origin = triage_web::urlparts::origin(&hop.url);
+            let https = triage_web::urlparts::scheme(&hop.url) == "https";
+            if host != root_host && hosts.insert(host.clone()) {
+                total = total.saturating_add(self.dns_ns(f, &page, &host));
+            }
+            if origin != root_origin && origins.insert(origin) {
+                let handshakes = if https && page.browser.tls { 2 } else { 1 };
+                total = total.saturating_add(rtt.saturating_mul(handshakes));
+            }
+            total = total.saturating_add(rtt);
+            if !page.browser.server_ns.is_empty() {
+                let recorded_rtt = if https { hop.recorded_connect_ns / 2 } else { hop.recorded_connect_ns };
+                total = total.saturating_add(hop.server_wait_ns.saturating_sub(recorded_rtt));
+            }
+        }
+        total
     }
 
     /// DNS lookup time of a pooled page load: the recording's for the host (`dns =

@@ -16,15 +16,30 @@ const HAR: &str = r#"{"log": {"entries": [
   "response": {"status": 200, "content": {"size": 5000, "mimeType": "image/jpeg"}}}
 ]}}"#;
 
+/// The same page reached through two navigation redirects: `http://a.example/` (the root's
+/// host, another origin: plain http) to `https://www.a.example/` (a new host) to the root.
+fn redirected_har() -> String {
+    let hops = r#"
+ {"request": {"url": "http://a.example/"}, "startedDateTime": "2023-12-31T23:59:59.000Z", "time": 40,
+  "response": {"status": 301, "redirectURL": "https://www.a.example/", "content": {"size": 0, "mimeType": ""}}},
+ {"request": {"url": "https://www.a.example/"}, "startedDateTime": "2023-12-31T23:59:59.500Z", "time": 40,
+  "response": {"status": 302, "redirectURL": "https://a.example/", "content": {"size": 0, "mimeType": ""}}},"#;
+    HAR.replacen(r#"{"log": {"entries": ["#, &format!(r#"{{"log": {{"entries": [{hops}"#), 1)
+}
+
 /// Runs the page over a 1 Gbps dumbbell with a 100 ms RTT, `browser` being the lines of
 /// `[flows.browser]` (None: no table), and returns the report.
 fn run(browser: Option<&str>) -> RunReport {
+    run_har(HAR, browser)
+}
+
+fn run_har(har: &str, browser: Option<&str>) -> RunReport {
     // A directory per call: the tests run in parallel.
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("triage-browser-pool-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("page.har"), HAR).unwrap();
+    std::fs::write(dir.join("page.har"), har).unwrap();
     let table = browser.map(|b| format!("[flows.browser]\n{b}\n")).unwrap_or_default();
     let text = format!(
         r#"name = "pool"
@@ -94,6 +109,19 @@ fn each_step_can_be_turned_off_or_set() {
     assert_near(&completions_ms(&run(Some("connections = \"single\""))), &[500.0, 600.0, 600.0]);
     // 30 ms of server time before each response.
     assert_near(&completions_ms(&run(Some("server_time = \"30ms\""))), &[530.0, 660.0, 1060.0]);
+}
+
+#[test]
+fn navigation_redirects_are_round_trips_before_the_root() {
+    let r = run_har(&redirected_har(), Some(""));
+    // http://a.example/: the root's host (its DNS is the root connection's), another origin:
+    // TCP 1 RTT, the 301 1 RTT. https://www.a.example/: DNS 2 RTT, TCP and TLS 2 RTT, the
+    // 302 1 RTT. 700 ms, then the load as without redirects (500, 600, 1000).
+    assert_near(&completions_ms(&r), &[1200.0, 1300.0, 1700.0]);
+    // The hops are not objects of the page.
+    assert_eq!(r.flows[0].page.as_ref().unwrap().objects, 3);
+    // Without TLS the https hop has one handshake less, and so do the connections after it.
+    assert_near(&completions_ms(&run_har(&redirected_har(), Some("tls = false"))), &[1000.0, 1100.0, 1400.0]);
 }
 
 fn build_error(text: &str) -> String {

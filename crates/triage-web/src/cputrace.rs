@@ -156,7 +156,8 @@ pub fn cpu_tasks(text: &str, page: &Page) -> Result<CpuTasks, String> {
             )
         })?;
     let since = |ts: f64| (ts >= root_ts).then(|| ((ts - root_ts) * 1000.0).round() as u64);
-    let in_main_frame = |e: &Value| main_frame.is_none() || e.pointer("/args/frame").and_then(Value::as_str) == main_frame;
+    let in_main_frame =
+        |e: &Value| main_frame.is_none() || e.pointer("/args/frame").and_then(Value::as_str) == main_frame;
     let mut observed = Observed::default();
     let mut frames = Vec::new();
     for e in events {

@@ -282,7 +282,8 @@ pub struct Import {
     /// (0 with [`ImportOptions::keep_cache_hits`], which fetches them).
     pub cache_hits: usize,
     /// Redirect hops of subresources kept as objects ([`WebObject::redirect`]); the
-    /// navigation's own hops are skipped and counted as `redirect`.
+    /// navigation's own hops are not objects, are counted as `redirect`, and are kept as
+    /// [`Page::navigation_redirects`] (round trips the load pays before its root).
     pub redirect_hops: usize,
 }
 
@@ -802,7 +803,26 @@ pub fn build_page(
         objects.push(o);
     }
     let name = if name.is_empty() { root_url } else { name.to_string() };
-    Page::new(name, objects)
+    let mut page = Page::new(name, objects)?;
+    // The navigation's redirect hops before the root: skipped as objects (counted as
+    // `redirect`), kept as round trips the load pays first.
+    let hops = nav_chain
+        .iter()
+        .take_while(|&&i| i != root_entry)
+        .filter(|&&i| reasons[i] == Some(SkipReason::Redirect))
+        .map(|&i| {
+            let e = &entries[i];
+            let ns = |ms: f64| if ms.is_finite() && ms > 0.0 { (ms * 1e6).round() as u64 } else { 0 };
+            crate::model::NavigationHop {
+                url: e.url.clone(),
+                server_wait_ns: ns(e.server_wait_ms),
+                recorded_dns_ns: ns(e.dns_ms),
+                recorded_connect_ns: ns(e.connect_ms),
+            }
+        })
+        .collect();
+    page.set_navigation_redirects(hops);
+    Ok(page)
 }
 
 #[cfg(test)]

@@ -421,6 +421,21 @@ impl DiscoveryConfig {
     }
 }
 
+/// One redirect hop of the navigation, before the root document (e.g. `http://example.com/`
+/// -> `https://www.example.com/`): the browser requests it, waits for the 3xx response, and
+/// only then requests the next URL. A page load pays its round trips before anything else.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NavigationHop {
+    /// The URL requested.
+    pub url: String,
+    /// Server time the recording shows for it (ns; see [`WebObject::server_wait_ns`]).
+    pub server_wait_ns: u64,
+    /// DNS lookup it spent in the recording (ns).
+    pub recorded_dns_ns: u64,
+    /// Connection setup it spent in the recording (ns).
+    pub recorded_connect_ns: u64,
+}
+
 /// A page: objects in topological order and their discovery tree. See the module docs for
 /// how a simulator walks it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -429,6 +444,9 @@ pub struct Page {
     objects: Vec<WebObject>,
     #[serde(skip)]
     children: Vec<Vec<ObjectId>>,
+    /// The navigation's redirect hops before the root document, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    navigation_redirects: Vec<NavigationHop>,
 }
 
 impl Page {
@@ -458,7 +476,18 @@ impl Page {
                 return Err(WebError::Invalid(format!("object {} has CATS level {} (0-4)", o.id, o.cats_level)));
             }
         }
-        Ok(Page { name: name.into(), objects, children })
+        Ok(Page { name: name.into(), objects, children, navigation_redirects: Vec::new() })
+    }
+
+    /// The navigation's redirect hops before the root document, in order (empty for built-in
+    /// pages and recordings whose navigation was not redirected).
+    pub fn navigation_redirects(&self) -> &[NavigationHop] {
+        &self.navigation_redirects
+    }
+
+    /// Sets the navigation's redirect hops.
+    pub fn set_navigation_redirects(&mut self, hops: Vec<NavigationHop>) {
+        self.navigation_redirects = hops;
     }
 
     /// Name (the page URL for imported pages).

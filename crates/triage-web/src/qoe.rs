@@ -371,8 +371,7 @@ pub mod lantern {
     /// module); TTI stays no earlier than FCP.
     pub fn apply(q: &mut Qoe, page: &Page, deliveries: &Deliveries, t: &TraceMetrics<'_>) {
         if let Some(cutoff) = t.observed.fcp_ns {
-            let by_script =
-                |o: &crate::model::WebObject| o.parent.is_some_and(|p| page.get(p).kind == ContentType::Js);
+            let by_script = |o: &crate::model::WebObject| o.parent.is_some_and(|p| page.get(p).kind == ContentType::Js);
             let pess = last_by(page, deliveries, t, cutoff, render_blocking_priority);
             let opt = last_by(page, deliveries, t, cutoff, |o| render_blocking_priority(o) && !by_script(o));
             if let (Some((p, _)), Some((o, _))) = (pess, opt) {
@@ -589,9 +588,8 @@ mod tests {
         // Simulated: processed (deliveries) and arrived times, ms.
         let done_ms = [1000, 1500, 2600, 5000, 3000, 4000, 2800];
         let arrived_ms = [900, 1500, 2400, 4800, 3000, 4000, 2800];
-        let d: Deliveries = (0..7)
-            .map(|k| (ObjectId(k as u32), Delivery { request_ns: 0, complete_ns: done_ms[k] * MS }))
-            .collect();
+        let d: Deliveries =
+            (0..7).map(|k| (ObjectId(k as u32), Delivery { request_ns: 0, complete_ns: done_ms[k] * MS })).collect();
         let arrived: Vec<Option<u64>> = arrived_ms.iter().map(|&a| Some(a * MS)).collect();
         let mut q = estimate(&page, &d, &QoeConfig::default());
         let tasks = [(1000 * MS, 8 * MS, true), (2000 * MS, 2 * MS, false), (3000 * MS, 32 * MS, true)];

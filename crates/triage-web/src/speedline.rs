@@ -38,7 +38,8 @@ pub fn histogram(base64_jpeg: &str) -> Option<Box<Histogram>> {
     let bytes = base64::engine::general_purpose::STANDARD.decode(base64_jpeg.trim()).ok()?;
     let opts = zune_jpeg::zune_core::options::DecoderOptions::default()
         .jpeg_set_out_colorspace(zune_jpeg::zune_core::colorspace::ColorSpace::RGB);
-    let mut dec = zune_jpeg::JpegDecoder::new_with_options(zune_jpeg::zune_core::bytestream::ZCursor::new(&bytes), opts);
+    let mut dec =
+        zune_jpeg::JpegDecoder::new_with_options(zune_jpeg::zune_core::bytestream::ZCursor::new(&bytes), opts);
     let pixels = dec.decode().ok()?;
     if pixels.is_empty() || pixels.len() % 3 != 0 {
         return None;

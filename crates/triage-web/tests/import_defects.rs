@@ -312,3 +312,19 @@ fn redirect_hops_are_objects() {
     let etat = load("etat.lu.har");
     assert_eq!((etat.redirect_hops, etat.skipped.get(&triage_web::SkipReason::Redirect)), (0, Some(&2)));
 }
+
+/// wikipedia.org's recording starts at a mistyped host that redirects to the real one: the hop
+/// is no object of the page but is kept, with its recorded DNS lookup, as a round trip the
+/// load pays before its root (it was skipped and lost before).
+#[test]
+fn navigation_redirect_hops_are_kept_as_round_trips() {
+    let imp = load("wikipedia.org.browsertime.har");
+    let hops = imp.page.navigation_redirects();
+    assert_eq!(hops.len(), 1);
+    assert_eq!(hops[0].url, "https://www.wikpedia.org/");
+    assert_eq!((hops[0].recorded_dns_ns, hops[0].recorded_connect_ns), (441_353_000, 62_684_000));
+    assert!(imp.page.objects().iter().all(|o| o.url != hops[0].url));
+    assert_eq!(imp.skipped.get(&triage_web::SkipReason::Redirect), Some(&1));
+    // A load without redirects has none.
+    assert!(load("ferguson.com.har").page.navigation_redirects().is_empty());
+}

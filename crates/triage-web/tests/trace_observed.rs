@@ -32,8 +32,16 @@ fn observed_paints_and_speed_index_match_lighthouse() {
         let ms = |x: Option<u64>| x.map(|v| (v + 500_000) / 1_000_000);
         eprintln!("{name}: {o:?}");
         // Lighthouse rounds its milliseconds; the time origin is the same navigationStart.
-        assert!(ms(o.fcp_ns).is_some_and(|v| v.abs_diff(fcp) <= 1), "{name}: FCP {:?} ms, Lighthouse {fcp}", ms(o.fcp_ns));
-        assert!(ms(o.lcp_ns).is_some_and(|v| v.abs_diff(lcp) <= 1), "{name}: LCP {:?} ms, Lighthouse {lcp}", ms(o.lcp_ns));
+        assert!(
+            ms(o.fcp_ns).is_some_and(|v| v.abs_diff(fcp) <= 1),
+            "{name}: FCP {:?} ms, Lighthouse {fcp}",
+            ms(o.fcp_ns)
+        );
+        assert!(
+            ms(o.lcp_ns).is_some_and(|v| v.abs_diff(lcp) <= 1),
+            "{name}: LCP {:?} ms, Lighthouse {lcp}",
+            ms(o.lcp_ns)
+        );
         assert_eq!(o.bad_screenshots, 0, "{name}");
         // Another JPEG decoder than speedline's: within 1% or 3 ms.
         let got = ms(o.speed_index_ns).expect("screenshots give a Speed Index");
