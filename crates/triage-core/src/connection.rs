@@ -56,6 +56,9 @@ use crate::sched::{Chunks, Conductor, DiscardReason, Discarded, Fifo, MessageMet
 use crate::wire::packet::MAX_SACK_BLOCKS;
 use crate::wire::{Addr, Ecn, Packet, SackBlock, TcpFlags};
 
+mod sack_blocks;
+use sack_blocks::SackBlocks;
+
 /// Connection state (RFC 9293 §3.3.2, without the closing states the simulator does not
 /// need: a connection is `Closed` once both FINs are acknowledged).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -266,8 +269,6 @@ struct OooSeg {
     chunks: Chunks,
     fin: bool,
     priority: Option<u8>,
-    /// When it last arrived (a counter), for the recency order of SACK blocks.
-    arrival: u64,
 }
 
 /// The RTT candidates among the segments one ACK newly acknowledges, cumulatively or
@@ -327,7 +328,16 @@ pub struct Connection {
     snd_nxt: u64,
     segs: VecDeque<SentSeg>,
     sacked_segs: usize,
+    /// Start of the highest segment SACKed (while `sacked_segs > 0`, it is in `segs`).
+    high_sacked_start: u64,
+    /// IsLost() has judged every segment starting below this: each was marked lost when
+    /// it qualified, and one that qualified cannot qualify again (it is lost, SACKed or
+    /// retransmitted), so `detect_losses` walks only what lies above.
+    loss_floor: u64,
     lost_pending: usize,
+    /// No segment starting below this is lost and waiting to be sent again (a lower bound:
+    /// the search for the next retransmission starts here instead of at `snd_una`).
+    lost_from: u64,
     rexmit: RetransmitLoss,
     scheduler: Box<dyn SendScheduler>,
     fin_requested: bool,
@@ -353,6 +363,8 @@ pub struct Connection {
     /// Right edge of the window last advertised (RCV.NXT + RCV.WND); never moves left.
     rcv_adv_edge: u64,
     ooo_arrivals: u64,
+    /// The blocks `ooo` forms, by start and by recency, for the SACK option.
+    sack_blocks: SackBlocks,
     segs_since_ack: u32,
     ack_now: bool,
     delack_deadline_ns: Option<u64>,
@@ -403,7 +415,10 @@ impl Connection {
             snd_nxt: 0,
             segs: VecDeque::new(),
             sacked_segs: 0,
+            high_sacked_start: 0,
+            loss_floor: 0,
             lost_pending: 0,
+            lost_from: u64::MAX,
             rexmit: RetransmitLoss::new(cfg.dup_thresh),
             scheduler,
             fin_requested: false,
@@ -423,6 +438,7 @@ impl Connection {
             ooo_bytes: 0,
             rcv_adv_edge: 0,
             ooo_arrivals: 0,
+            sack_blocks: SackBlocks::default(),
             segs_since_ack: 0,
             ack_now: false,
             delack_deadline_ns: None,
@@ -936,8 +952,10 @@ impl Connection {
         let paced_out = pacing.is_some() && now_ns < self.path.next_send_ns;
 
         if self.lost_pending > 0 {
-            let idx = self.segs.iter().position(|s| s.lost && !s.in_flight && !s.sacked);
+            let from = self.segs.partition_point(|s| s.start < self.lost_from);
+            let idx = self.segs.range(from..).position(|s| s.lost && !s.in_flight && !s.sacked).map(|i| from + i);
             if let Some(i) = idx {
+                self.lost_from = self.segs[i].start;
                 let len = self.segs[i].end - self.segs[i].start;
                 if self.path.pipe_bytes > 0 && self.path.pipe_bytes + len > window {
                     return None;
@@ -1120,6 +1138,7 @@ impl Connection {
                 seg.lost = true;
                 self.path.pipe_bytes -= seg.end - seg.start;
                 self.lost_pending += 1;
+                self.lost_from = self.lost_from.min(seg.start);
             }
         }
     }
@@ -1232,6 +1251,7 @@ impl Connection {
                     s.sacked = true;
                     s.in_flight = false;
                     s.lost = false;
+                    self.high_sacked_start = self.high_sacked_start.max(s.start);
                     self.sacked_segs += 1;
                 }
                 i += 1;
@@ -1349,21 +1369,34 @@ impl Connection {
         let mut newly_lost = 0u64;
         let mut lost_count = 0u32;
         if self.sacked_segs > 0 {
-            for seg in self.segs.iter_mut().rev() {
+            // Nothing above the highest SACKed segment has SACKed bytes above it, and
+            // nothing below `loss_floor` can newly qualify: walk down from the one to the
+            // other (a few segments per ACK, each below the new floor once).
+            let top = self.segs.partition_point(|s| s.start <= self.high_sacked_start);
+            let mut floor = self.loss_floor;
+            for seg in self.segs.range_mut(..top).rev() {
+                if seg.start < self.loss_floor {
+                    break;
+                }
                 if seg.sacked {
                     sacked_above += seg.end - seg.start;
                     continue;
                 }
-                if sacked_above > threshold && !seg.lost && !seg.retransmitted && seg.in_flight {
-                    seg.lost = true;
-                    seg.in_flight = false;
-                    let len = seg.end - seg.start;
-                    self.path.pipe_bytes -= len;
-                    newly_lost += len;
-                    self.lost_pending += 1;
-                    lost_count += 1;
+                if sacked_above > threshold {
+                    floor = floor.max(seg.end);
+                    if !seg.lost && !seg.retransmitted && seg.in_flight {
+                        seg.lost = true;
+                        seg.in_flight = false;
+                        let len = seg.end - seg.start;
+                        self.path.pipe_bytes -= len;
+                        newly_lost += len;
+                        self.lost_pending += 1;
+                        self.lost_from = self.lost_from.min(seg.start);
+                        lost_count += 1;
+                    }
                 }
             }
+            self.loss_floor = floor;
         }
         // Retransmissions, which IsLost() never finds lost again, in transmission order.
         while let Some((tx, start)) = self.rexmit.next_lost() {
@@ -1378,6 +1411,7 @@ impl Connection {
             self.path.pipe_bytes -= len;
             newly_lost += len;
             self.lost_pending += 1;
+            self.lost_from = self.lost_from.min(seg.start);
             lost_count += 1;
             self.stats.lost_retransmissions += 1;
         }
@@ -1423,6 +1457,7 @@ impl Connection {
             if !seg.lost {
                 seg.lost = true;
                 self.lost_pending += 1;
+                self.lost_from = self.lost_from.min(seg.start);
             }
         }
         self.rexmit.on_rto();
@@ -1501,11 +1536,13 @@ impl Connection {
             let arrival = self.ooo_arrivals;
             match self.ooo.entry(start) {
                 std::collections::btree_map::Entry::Vacant(e) => {
-                    e.insert(OooSeg { end, chunks: pkt.chunks.clone(), fin, priority: pkt.priority_option, arrival });
+                    e.insert(OooSeg { end, chunks: pkt.chunks.clone(), fin, priority: pkt.priority_option });
                     self.ooo_bytes += end - start;
+                    self.sack_blocks.insert(start, end, arrival);
                 }
-                std::collections::btree_map::Entry::Occupied(mut e) => {
-                    e.get_mut().arrival = arrival;
+                std::collections::btree_map::Entry::Occupied(e) => {
+                    // The copy held keeps its extent; its block becomes the most recent.
+                    self.sack_blocks.insert(start, e.get().end, arrival);
                     self.stats.duplicate_bytes_received += pkt.payload_bytes as u64;
                 }
             }
@@ -1525,6 +1562,9 @@ impl Connection {
             } else {
                 self.stats.duplicate_bytes_received += seg.end - s;
             }
+        }
+        if filled_hole {
+            self.sack_blocks.advance(self.rcv_nxt);
         }
         // CATS §II-D-2 receiver policy: no delayed ACK for priority-0 segments.
         let urgent = self.cfg.ack_priority0_immediately && pkt.priority_option == Some(0);
@@ -1585,54 +1625,10 @@ impl Connection {
 
     /// RFC 2018 §4: the first block holds the most recently received segment, and the others
     /// follow by how recently they changed, so that with more holes than blocks each block is
-    /// reported in several ACKs, newest first.
-    ///
-    /// One pass over the out-of-order segments merges them into blocks and keeps the
-    /// `MAX_SACK_BLOCKS` most recent, with no allocation (an ACK is built per data packet
-    /// received). Arrival numbers are unique, so the blocks chosen and their order are those
-    /// of sorting every block by recency.
+    /// reported in several ACKs, newest first ([`SackBlocks`], kept up to date as data
+    /// arrives: no walk over the out-of-order data per ACK).
     fn fill_sack(&self, out: &mut [SackBlock; MAX_SACK_BLOCKS]) -> usize {
-        // The best blocks so far, most recent first: (block, most recent arrival in it).
-        let mut best = [(SackBlock::default(), 0u64); MAX_SACK_BLOCKS];
-        let mut n = 0;
-        let offer = |b: (SackBlock, u64), best: &mut [(SackBlock, u64); MAX_SACK_BLOCKS], n: &mut usize| {
-            let mut i = *n;
-            if i == MAX_SACK_BLOCKS {
-                if b.1 <= best[i - 1].1 {
-                    return;
-                }
-                i -= 1;
-            } else {
-                *n += 1;
-            }
-            while i > 0 && best[i - 1].1 < b.1 {
-                best[i] = best[i - 1];
-                i -= 1;
-            }
-            best[i] = b;
-        };
-        let mut cur: Option<(SackBlock, u64)> = None;
-        for (&s, seg) in &self.ooo {
-            match cur.as_mut() {
-                Some((b, r)) if s <= b.end => {
-                    b.end = b.end.max(seg.end);
-                    *r = (*r).max(seg.arrival);
-                }
-                _ => {
-                    if let Some(done) = cur.take() {
-                        offer(done, &mut best, &mut n);
-                    }
-                    cur = Some((SackBlock { start: s, end: seg.end }, seg.arrival));
-                }
-            }
-        }
-        if let Some(done) = cur {
-            offer(done, &mut best, &mut n);
-        }
-        for (slot, (b, _)) in out.iter_mut().zip(&best[..n]) {
-            *slot = *b;
-        }
-        n
+        self.sack_blocks.fill(out)
     }
 
     fn check_closed(&mut self) {
