@@ -652,23 +652,32 @@ impl Connection {
 
     /// The next packet to send now, or `None`.
     pub fn poll_transmit(&mut self, now_ns: u64) -> Option<Packet> {
+        let mut p = Packet::default();
+        self.poll_transmit_into(now_ns, &mut p).then_some(p)
+    }
+
+    /// [`poll_transmit`](Self::poll_transmit) into a packet the caller owns: when there is
+    /// a packet to send, every field of `out` is overwritten with it and the result is
+    /// `true`; otherwise `out` is left as it was. A driver that recycles its packet buffers
+    /// (the simulator) builds each packet in place instead of moving a ~200-byte value
+    /// through the call and into its buffer.
+    pub fn poll_transmit_into(&mut self, now_ns: u64, out: &mut Packet) -> bool {
         self.path.pacing_blocked = false;
         if self.syn_pending {
-            return Some(self.send_syn(now_ns));
+            self.send_syn(now_ns, out);
+            return true;
         }
-        if self.state != State::Closed {
-            if let Some(p) = self.send_data(now_ns) {
-                return Some(p);
-            }
+        if self.state != State::Closed && self.send_data(now_ns, out) {
+            return true;
         }
         if self.ack_now && self.state != State::SynSent {
             self.stats.pure_acks_sent += 1;
-            let p = self.make_packet(TcpFlags::ACK, self.snd_nxt, 0, Chunks::new());
+            self.make_packet(out, TcpFlags::ACK, self.snd_nxt, 0, Chunks::new());
             self.on_ack_sent();
             self.stats.packets_sent += 1;
-            return Some(p);
+            return true;
         }
-        None
+        false
     }
 
     // ------------------------------------------------------------------ inputs
@@ -768,25 +777,28 @@ impl Connection {
         self.rcv_adv_edge - self.rcv_nxt
     }
 
-    fn make_packet(&mut self, flags: u8, seq: u64, payload: u32, chunks: Chunks) -> Packet {
-        let window_bytes = self.advertised_window();
-        let mut p = Packet {
-            src: self.local,
-            dst: self.remote,
-            flags: TcpFlags(flags),
-            seq,
-            ack: self.rcv_nxt,
-            window_bytes,
-            payload_bytes: payload,
-            chunks,
-            ..Default::default()
-        };
+    /// Writes a segment into `p`, every field (a recycled packet keeps nothing of its
+    /// previous contents).
+    fn make_packet(&mut self, p: &mut Packet, flags: u8, seq: u64, payload: u32, chunks: Chunks) {
+        p.window_bytes = self.advertised_window();
+        p.src = self.local;
+        p.dst = self.remote;
+        p.ecn = Ecn::NotEct;
+        p.dscp = 0;
+        p.flags = TcpFlags(flags);
+        p.seq = seq;
+        p.ack = self.rcv_nxt;
+        p.sack = [SackBlock::default(); MAX_SACK_BLOCKS];
+        p.sack_len = 0;
+        p.priority_option = None;
+        p.payload_bytes = payload;
+        p.chunks = chunks;
+        p.quic = None;
         if flags & TcpFlags::ACK != 0 {
             let n = self.fill_sack(&mut p.sack);
             p.sack_len = n as u8;
         }
-        self.apply_ecn(&mut p);
-        p
+        self.apply_ecn(p);
     }
 
     /// Sets the IP codepoint and the ECE/CWR bits of an outgoing packet (the tables in
@@ -907,10 +919,10 @@ impl Connection {
         self.delack_deadline_ns = None;
     }
 
-    fn send_syn(&mut self, now_ns: u64) -> Packet {
+    fn send_syn(&mut self, now_ns: u64, p: &mut Packet) {
         self.syn_pending = false;
         let flags = if self.state == State::SynReceived { TcpFlags::SYN | TcpFlags::ACK } else { TcpFlags::SYN };
-        let p = self.make_packet(flags, 0, 0, Chunks::new());
+        self.make_packet(p, flags, 0, 0, Chunks::new());
         self.snd_nxt = 1;
         self.segs.push_back(SentSeg {
             start: 0,
@@ -935,7 +947,6 @@ impl Connection {
             self.on_ack_sent();
         }
         self.stats.packets_sent += 1;
-        p
     }
 
     fn send_window_bytes(&self) -> u64 {
@@ -945,7 +956,8 @@ impl Connection {
     /// RFC 6675 §5 NextSeg(): lost segments first (lowest sequence first), then new data,
     /// within the congestion window (PRR's during fast recovery), the peer's receive window
     /// and the pacing schedule.
-    fn send_data(&mut self, now_ns: u64) -> Option<Packet> {
+    /// Writes the segment into `out` and returns `true` when there is one to send.
+    fn send_data(&mut self, now_ns: u64, out: &mut Packet) -> bool {
         let window = self.send_window_bytes();
         let mss = self.cfg.mss_bytes as u64;
         let pacing = self.path.cc.pacing_rate_bps();
@@ -958,18 +970,19 @@ impl Connection {
                 self.lost_from = self.segs[i].start;
                 let len = self.segs[i].end - self.segs[i].start;
                 if self.path.pipe_bytes > 0 && self.path.pipe_bytes + len > window {
-                    return None;
+                    return false;
                 }
                 if paced_out {
                     self.path.pacing_blocked = true;
-                    return None;
+                    return false;
                 }
-                return Some(self.retransmit(now_ns, i));
+                self.retransmit(now_ns, i, out);
+                return true;
             }
             self.lost_pending = 0;
         }
         if self.state != State::Established {
-            return None;
+            return false;
         }
 
         // New data or FIN.
@@ -981,19 +994,19 @@ impl Connection {
             if self.path.pipe_bytes < window {
                 self.path.app_limited_until = (self.path.delivered_bytes + self.path.pipe_bytes).max(1);
             }
-            return None;
+            return false;
         }
         let mss = mss.saturating_sub(self.option_overhead()).max(1);
         let seg_len = if want_fin { 1 } else { mss.min(queued) };
         if self.path.pipe_bytes > 0 && self.path.pipe_bytes + seg_len > window {
-            return None;
+            return false;
         }
         if !want_fin && rwnd_room == 0 {
-            return None;
+            return false;
         }
         if paced_out {
             self.path.pacing_blocked = true;
-            return None;
+            return false;
         }
         let (flags, payload, chunks) = if want_fin {
             self.fin_sent = true;
@@ -1003,13 +1016,13 @@ impl Connection {
             let chunks = self.scheduler.next_segment(now_ns, max);
             let payload: u32 = chunks.iter().map(|c| c.len_bytes).sum();
             if payload == 0 {
-                return None;
+                return false;
             }
             (TcpFlags::ACK | TcpFlags::PSH, payload, chunks)
         };
         let start = self.snd_nxt;
         let end = start + payload as u64 + (flags & TcpFlags::FIN != 0) as u64;
-        let pkt = self.make_data_packet(flags, start, payload, chunks.clone());
+        self.make_data_packet(out, flags, start, payload, chunks.clone());
         if self.path.pipe_bytes == 0 {
             // draft §3.2: restart the sampling interval after idle.
             self.path.first_sent_ns = now_ns;
@@ -1036,11 +1049,11 @@ impl Connection {
         self.path.pipe_bytes += end - start;
         self.stats.data_segments_sent += (payload > 0) as u64;
         self.stats.data_bytes_sent += payload as u64;
-        self.after_send(now_ns, &pkt, end - start);
-        Some(pkt)
+        self.after_send(now_ns, payload, end - start);
+        true
     }
 
-    fn retransmit(&mut self, now_ns: u64, i: usize) -> Packet {
+    fn retransmit(&mut self, now_ns: u64, i: usize, pkt: &mut Packet) {
         if self.path.pipe_bytes == 0 {
             self.path.first_sent_ns = now_ns;
             self.path.delivered_ns = now_ns;
@@ -1069,12 +1082,11 @@ impl Connection {
         self.stats.retransmitted_segments += 1;
         self.stats.retransmitted_bytes += payload as u64;
         let flags = if flags & TcpFlags::SYN != 0 { flags } else { flags | TcpFlags::ACK };
-        let mut pkt = self.make_data_packet(flags, start, payload, chunks);
+        self.make_data_packet(pkt, flags, start, payload, chunks);
         if payload > 0 {
             pkt.ecn = self.ecn.data_codepoint(true); // RFC 3168 §6.1.5
         }
-        self.after_send(now_ns, &pkt, len);
-        pkt
+        self.after_send(now_ns, payload, len);
     }
 
     /// Header bytes the priority option adds (3, padded to 4).
@@ -1088,9 +1100,9 @@ impl Connection {
 
     /// A segment carrying payload: the priority option and DSCP follow its first chunk's
     /// priority (CATS §II-D-2).
-    fn make_data_packet(&mut self, flags: u8, seq: u64, payload: u32, chunks: Chunks) -> Packet {
+    fn make_data_packet(&mut self, p: &mut Packet, flags: u8, seq: u64, payload: u32, chunks: Chunks) {
         let priority = chunks.first().map(|c| c.priority);
-        let mut p = self.make_packet(flags, seq, payload, chunks);
+        self.make_packet(p, flags, seq, payload, chunks);
         if let Some(prio) = priority {
             if self.cfg.priority_option {
                 p.priority_option = Some(prio);
@@ -1099,10 +1111,9 @@ impl Connection {
                 p.dscp = map[(prio as usize).min(map.len() - 1)];
             }
         }
-        p
     }
 
-    fn after_send(&mut self, now_ns: u64, pkt: &Packet, seq_len: u64) {
+    fn after_send(&mut self, now_ns: u64, payload_bytes: u32, seq_len: u64) {
         self.stats.packets_sent += 1;
         self.on_ack_sent();
         if let Recovery::Fast { prr: Some(prr), .. } = &mut self.recovery {
@@ -1113,7 +1124,7 @@ impl Connection {
         }
         self.path.cc.on_packet_sent(
             now_ns,
-            pkt.payload_bytes as u64,
+            payload_bytes as u64,
             self.path.pipe_bytes,
             self.path.app_limited_until != 0,
         );
@@ -1121,7 +1132,7 @@ impl Connection {
         // estimate bandwidth from delivered payload.
         if let Some(rate) = self.path.cc.pacing_rate_bps() {
             if rate > 0 {
-                let gap = (pkt.payload_bytes as u128 * 8 * 1_000_000_000 / rate as u128) as u64;
+                let gap = (payload_bytes as u128 * 8 * 1_000_000_000 / rate as u128) as u64;
                 self.path.next_send_ns = self.path.next_send_ns.max(now_ns) + gap;
             }
         }

@@ -82,6 +82,20 @@ impl Endpoint {
     pub fn poll_transmit(&mut self, now_ns: u64) -> Option<Packet> {
         both!(self, c => c.poll_transmit(now_ns))
     }
+    /// The next packet to send, written into `out` (every field) when there is one
+    /// ([`Connection::poll_transmit_into`]): `true` then, and `out` untouched otherwise.
+    pub fn poll_transmit_into(&mut self, now_ns: u64, out: &mut Packet) -> bool {
+        match self {
+            Endpoint::Tcp(c) => c.poll_transmit_into(now_ns, out),
+            Endpoint::Quic(c) => match c.poll_transmit(now_ns) {
+                Some(p) => {
+                    *out = p;
+                    true
+                }
+                None => false,
+            },
+        }
+    }
     /// The next deadline.
     pub fn poll_timeout(&self) -> Option<u64> {
         both!(self, c => c.poll_timeout())
