@@ -580,11 +580,7 @@ impl Simulator {
             self.events.push(0, Ev::Sample);
         }
         let mut ticks = 0u32;
-        while let Some(t) = self.events.peek_time() {
-            if t > stop_ns {
-                break;
-            }
-            let (t, ev) = self.events.pop().expect("peeked");
+        while let Some((t, ev)) = self.events.pop_until(stop_ns) {
             self.now_ns = t;
             self.stats.events += 1;
             self.dispatch(ev);
