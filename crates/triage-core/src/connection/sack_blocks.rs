@@ -86,7 +86,7 @@ mod tests {
     use super::*;
 
     fn blocks(b: &SackBlocks) -> Vec<(u64, u64)> {
-        let mut out = [SackBlock::default(); 8];
+        let mut out = [SackBlock::default(); 64];
         let n = b.fill(&mut out);
         out[..n].iter().map(|s| (s.start, s.end)).collect()
     }
@@ -108,6 +108,68 @@ mod tests {
         // A duplicate inside a block refreshes its recency only.
         b.insert(10, 20, 6);
         assert_eq!(blocks(&b), vec![(10, 25), (30, 60)]);
+    }
+
+    /// The blocks of a naive walk over the held segments (start → (end, latest arrival)):
+    /// merge runs that overlap or touch, sort by recency, most recent first.
+    fn walked(held: &BTreeMap<u64, (u64, u64)>) -> Vec<(u64, u64)> {
+        let mut blocks: Vec<(u64, u64, u64)> = Vec::new();
+        for (&s, &(e, a)) in held {
+            match blocks.last_mut() {
+                Some(b) if s <= b.1 => {
+                    b.1 = b.1.max(e);
+                    b.2 = b.2.max(a);
+                }
+                _ => blocks.push((s, e, a)),
+            }
+        }
+        blocks.sort_by_key(|b| std::cmp::Reverse(b.2));
+        blocks.into_iter().map(|b| (b.0, b.1)).collect()
+    }
+
+    /// A receiver's life in random steps (segments of random length arriving out of order,
+    /// again, and in order), against the naive walk after every step.
+    #[test]
+    fn matches_a_walk_over_the_held_segments() {
+        let mut state = 7u64;
+        let mut rnd = |n: u64| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let mut b = SackBlocks::default();
+        let mut held: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+        let mut rcv_nxt = 0u64;
+        let mut arrival = 0u64;
+        for step in 0..20_000 {
+            let start = rcv_nxt + rnd(40);
+            let end = start + 1 + rnd(6);
+            arrival += 1;
+            if start > rcv_nxt {
+                // Out of order: held, or a duplicate that refreshes its block.
+                match held.get_mut(&start) {
+                    Some(h) => {
+                        h.1 = arrival;
+                        b.insert(start, h.0, arrival);
+                    }
+                    None => {
+                        held.insert(start, (end, arrival));
+                        b.insert(start, end, arrival);
+                    }
+                }
+            } else {
+                // In order: deliver, then what it joins up with.
+                rcv_nxt = rcv_nxt.max(end);
+                while let Some((&s, &(e, _))) = held.first_key_value() {
+                    if s > rcv_nxt {
+                        break;
+                    }
+                    held.remove(&s);
+                    rcv_nxt = rcv_nxt.max(e);
+                }
+                b.advance(rcv_nxt);
+            }
+            assert_eq!(blocks(&b), walked(&held), "step {step}");
+        }
     }
 
     #[test]
