@@ -56,6 +56,9 @@ use crate::sched::{Chunks, Conductor, DiscardReason, Discarded, Fifo, MessageMet
 use crate::wire::packet::MAX_SACK_BLOCKS;
 use crate::wire::{Addr, Ecn, Packet, SackBlock, TcpFlags};
 
+mod sack_blocks;
+use sack_blocks::SackBlocks;
+
 /// Connection state (RFC 9293 §3.3.2, without the closing states the simulator does not
 /// need: a connection is `Closed` once both FINs are acknowledged).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -266,8 +269,6 @@ struct OooSeg {
     chunks: Chunks,
     fin: bool,
     priority: Option<u8>,
-    /// When it last arrived (a counter), for the recency order of SACK blocks.
-    arrival: u64,
 }
 
 /// The RTT candidates among the segments one ACK newly acknowledges, cumulatively or
@@ -327,7 +328,16 @@ pub struct Connection {
     snd_nxt: u64,
     segs: VecDeque<SentSeg>,
     sacked_segs: usize,
+    /// Start of the highest segment SACKed (while `sacked_segs > 0`, it is in `segs`).
+    high_sacked_start: u64,
+    /// IsLost() has judged every segment starting below this: each was marked lost when
+    /// it qualified, and one that qualified cannot qualify again (it is lost, SACKed or
+    /// retransmitted), so `detect_losses` walks only what lies above.
+    loss_floor: u64,
     lost_pending: usize,
+    /// No segment starting below this is lost and waiting to be sent again (a lower bound:
+    /// the search for the next retransmission starts here instead of at `snd_una`).
+    lost_from: u64,
     rexmit: RetransmitLoss,
     scheduler: Box<dyn SendScheduler>,
     fin_requested: bool,
@@ -353,6 +363,8 @@ pub struct Connection {
     /// Right edge of the window last advertised (RCV.NXT + RCV.WND); never moves left.
     rcv_adv_edge: u64,
     ooo_arrivals: u64,
+    /// The blocks `ooo` forms, by start and by recency, for the SACK option.
+    sack_blocks: SackBlocks,
     segs_since_ack: u32,
     ack_now: bool,
     delack_deadline_ns: Option<u64>,
@@ -403,7 +415,10 @@ impl Connection {
             snd_nxt: 0,
             segs: VecDeque::new(),
             sacked_segs: 0,
+            high_sacked_start: 0,
+            loss_floor: 0,
             lost_pending: 0,
+            lost_from: u64::MAX,
             rexmit: RetransmitLoss::new(cfg.dup_thresh),
             scheduler,
             fin_requested: false,
@@ -423,6 +438,7 @@ impl Connection {
             ooo_bytes: 0,
             rcv_adv_edge: 0,
             ooo_arrivals: 0,
+            sack_blocks: SackBlocks::default(),
             segs_since_ack: 0,
             ack_now: false,
             delack_deadline_ns: None,
@@ -636,23 +652,32 @@ impl Connection {
 
     /// The next packet to send now, or `None`.
     pub fn poll_transmit(&mut self, now_ns: u64) -> Option<Packet> {
+        let mut p = Packet::default();
+        self.poll_transmit_into(now_ns, &mut p).then_some(p)
+    }
+
+    /// [`poll_transmit`](Self::poll_transmit) into a packet the caller owns: when there is
+    /// a packet to send, every field of `out` is overwritten with it and the result is
+    /// `true`; otherwise `out` is left as it was. A driver that recycles its packet buffers
+    /// (the simulator) builds each packet in place instead of moving a ~200-byte value
+    /// through the call and into its buffer.
+    pub fn poll_transmit_into(&mut self, now_ns: u64, out: &mut Packet) -> bool {
         self.path.pacing_blocked = false;
         if self.syn_pending {
-            return Some(self.send_syn(now_ns));
+            self.send_syn(now_ns, out);
+            return true;
         }
-        if self.state != State::Closed {
-            if let Some(p) = self.send_data(now_ns) {
-                return Some(p);
-            }
+        if self.state != State::Closed && self.send_data(now_ns, out) {
+            return true;
         }
         if self.ack_now && self.state != State::SynSent {
             self.stats.pure_acks_sent += 1;
-            let p = self.make_packet(TcpFlags::ACK, self.snd_nxt, 0, Chunks::new());
+            self.make_packet(out, TcpFlags::ACK, self.snd_nxt, 0, Chunks::new());
             self.on_ack_sent();
             self.stats.packets_sent += 1;
-            return Some(p);
+            return true;
         }
-        None
+        false
     }
 
     // ------------------------------------------------------------------ inputs
@@ -752,25 +777,28 @@ impl Connection {
         self.rcv_adv_edge - self.rcv_nxt
     }
 
-    fn make_packet(&mut self, flags: u8, seq: u64, payload: u32, chunks: Chunks) -> Packet {
-        let window_bytes = self.advertised_window();
-        let mut p = Packet {
-            src: self.local,
-            dst: self.remote,
-            flags: TcpFlags(flags),
-            seq,
-            ack: self.rcv_nxt,
-            window_bytes,
-            payload_bytes: payload,
-            chunks,
-            ..Default::default()
-        };
+    /// Writes a segment into `p`, every field (a recycled packet keeps nothing of its
+    /// previous contents).
+    fn make_packet(&mut self, p: &mut Packet, flags: u8, seq: u64, payload: u32, chunks: Chunks) {
+        p.window_bytes = self.advertised_window();
+        p.src = self.local;
+        p.dst = self.remote;
+        p.ecn = Ecn::NotEct;
+        p.dscp = 0;
+        p.flags = TcpFlags(flags);
+        p.seq = seq;
+        p.ack = self.rcv_nxt;
+        p.sack = [SackBlock::default(); MAX_SACK_BLOCKS];
+        p.sack_len = 0;
+        p.priority_option = None;
+        p.payload_bytes = payload;
+        p.chunks = chunks;
+        p.quic = None;
         if flags & TcpFlags::ACK != 0 {
             let n = self.fill_sack(&mut p.sack);
             p.sack_len = n as u8;
         }
-        self.apply_ecn(&mut p);
-        p
+        self.apply_ecn(p);
     }
 
     /// Sets the IP codepoint and the ECE/CWR bits of an outgoing packet (the tables in
@@ -891,10 +919,10 @@ impl Connection {
         self.delack_deadline_ns = None;
     }
 
-    fn send_syn(&mut self, now_ns: u64) -> Packet {
+    fn send_syn(&mut self, now_ns: u64, p: &mut Packet) {
         self.syn_pending = false;
         let flags = if self.state == State::SynReceived { TcpFlags::SYN | TcpFlags::ACK } else { TcpFlags::SYN };
-        let p = self.make_packet(flags, 0, 0, Chunks::new());
+        self.make_packet(p, flags, 0, 0, Chunks::new());
         self.snd_nxt = 1;
         self.segs.push_back(SentSeg {
             start: 0,
@@ -919,7 +947,6 @@ impl Connection {
             self.on_ack_sent();
         }
         self.stats.packets_sent += 1;
-        p
     }
 
     fn send_window_bytes(&self) -> u64 {
@@ -929,29 +956,33 @@ impl Connection {
     /// RFC 6675 §5 NextSeg(): lost segments first (lowest sequence first), then new data,
     /// within the congestion window (PRR's during fast recovery), the peer's receive window
     /// and the pacing schedule.
-    fn send_data(&mut self, now_ns: u64) -> Option<Packet> {
+    /// Writes the segment into `out` and returns `true` when there is one to send.
+    fn send_data(&mut self, now_ns: u64, out: &mut Packet) -> bool {
         let window = self.send_window_bytes();
         let mss = self.cfg.mss_bytes as u64;
         let pacing = self.path.cc.pacing_rate_bps();
         let paced_out = pacing.is_some() && now_ns < self.path.next_send_ns;
 
         if self.lost_pending > 0 {
-            let idx = self.segs.iter().position(|s| s.lost && !s.in_flight && !s.sacked);
+            let from = self.segs.partition_point(|s| s.start < self.lost_from);
+            let idx = self.segs.range(from..).position(|s| s.lost && !s.in_flight && !s.sacked).map(|i| from + i);
             if let Some(i) = idx {
+                self.lost_from = self.segs[i].start;
                 let len = self.segs[i].end - self.segs[i].start;
                 if self.path.pipe_bytes > 0 && self.path.pipe_bytes + len > window {
-                    return None;
+                    return false;
                 }
                 if paced_out {
                     self.path.pacing_blocked = true;
-                    return None;
+                    return false;
                 }
-                return Some(self.retransmit(now_ns, i));
+                self.retransmit(now_ns, i, out);
+                return true;
             }
             self.lost_pending = 0;
         }
         if self.state != State::Established {
-            return None;
+            return false;
         }
 
         // New data or FIN.
@@ -963,19 +994,19 @@ impl Connection {
             if self.path.pipe_bytes < window {
                 self.path.app_limited_until = (self.path.delivered_bytes + self.path.pipe_bytes).max(1);
             }
-            return None;
+            return false;
         }
         let mss = mss.saturating_sub(self.option_overhead()).max(1);
         let seg_len = if want_fin { 1 } else { mss.min(queued) };
         if self.path.pipe_bytes > 0 && self.path.pipe_bytes + seg_len > window {
-            return None;
+            return false;
         }
         if !want_fin && rwnd_room == 0 {
-            return None;
+            return false;
         }
         if paced_out {
             self.path.pacing_blocked = true;
-            return None;
+            return false;
         }
         let (flags, payload, chunks) = if want_fin {
             self.fin_sent = true;
@@ -985,13 +1016,13 @@ impl Connection {
             let chunks = self.scheduler.next_segment(now_ns, max);
             let payload: u32 = chunks.iter().map(|c| c.len_bytes).sum();
             if payload == 0 {
-                return None;
+                return false;
             }
             (TcpFlags::ACK | TcpFlags::PSH, payload, chunks)
         };
         let start = self.snd_nxt;
         let end = start + payload as u64 + (flags & TcpFlags::FIN != 0) as u64;
-        let pkt = self.make_data_packet(flags, start, payload, chunks.clone());
+        self.make_data_packet(out, flags, start, payload, chunks.clone());
         if self.path.pipe_bytes == 0 {
             // draft §3.2: restart the sampling interval after idle.
             self.path.first_sent_ns = now_ns;
@@ -1018,11 +1049,11 @@ impl Connection {
         self.path.pipe_bytes += end - start;
         self.stats.data_segments_sent += (payload > 0) as u64;
         self.stats.data_bytes_sent += payload as u64;
-        self.after_send(now_ns, &pkt, end - start);
-        Some(pkt)
+        self.after_send(now_ns, payload, end - start);
+        true
     }
 
-    fn retransmit(&mut self, now_ns: u64, i: usize) -> Packet {
+    fn retransmit(&mut self, now_ns: u64, i: usize, pkt: &mut Packet) {
         if self.path.pipe_bytes == 0 {
             self.path.first_sent_ns = now_ns;
             self.path.delivered_ns = now_ns;
@@ -1051,12 +1082,11 @@ impl Connection {
         self.stats.retransmitted_segments += 1;
         self.stats.retransmitted_bytes += payload as u64;
         let flags = if flags & TcpFlags::SYN != 0 { flags } else { flags | TcpFlags::ACK };
-        let mut pkt = self.make_data_packet(flags, start, payload, chunks);
+        self.make_data_packet(pkt, flags, start, payload, chunks);
         if payload > 0 {
             pkt.ecn = self.ecn.data_codepoint(true); // RFC 3168 §6.1.5
         }
-        self.after_send(now_ns, &pkt, len);
-        pkt
+        self.after_send(now_ns, payload, len);
     }
 
     /// Header bytes the priority option adds (3, padded to 4).
@@ -1070,9 +1100,9 @@ impl Connection {
 
     /// A segment carrying payload: the priority option and DSCP follow its first chunk's
     /// priority (CATS §II-D-2).
-    fn make_data_packet(&mut self, flags: u8, seq: u64, payload: u32, chunks: Chunks) -> Packet {
+    fn make_data_packet(&mut self, p: &mut Packet, flags: u8, seq: u64, payload: u32, chunks: Chunks) {
         let priority = chunks.first().map(|c| c.priority);
-        let mut p = self.make_packet(flags, seq, payload, chunks);
+        self.make_packet(p, flags, seq, payload, chunks);
         if let Some(prio) = priority {
             if self.cfg.priority_option {
                 p.priority_option = Some(prio);
@@ -1081,10 +1111,9 @@ impl Connection {
                 p.dscp = map[(prio as usize).min(map.len() - 1)];
             }
         }
-        p
     }
 
-    fn after_send(&mut self, now_ns: u64, pkt: &Packet, seq_len: u64) {
+    fn after_send(&mut self, now_ns: u64, payload_bytes: u32, seq_len: u64) {
         self.stats.packets_sent += 1;
         self.on_ack_sent();
         if let Recovery::Fast { prr: Some(prr), .. } = &mut self.recovery {
@@ -1095,7 +1124,7 @@ impl Connection {
         }
         self.path.cc.on_packet_sent(
             now_ns,
-            pkt.payload_bytes as u64,
+            payload_bytes as u64,
             self.path.pipe_bytes,
             self.path.app_limited_until != 0,
         );
@@ -1103,7 +1132,7 @@ impl Connection {
         // estimate bandwidth from delivered payload.
         if let Some(rate) = self.path.cc.pacing_rate_bps() {
             if rate > 0 {
-                let gap = (pkt.payload_bytes as u128 * 8 * 1_000_000_000 / rate as u128) as u64;
+                let gap = (payload_bytes as u128 * 8 * 1_000_000_000 / rate as u128) as u64;
                 self.path.next_send_ns = self.path.next_send_ns.max(now_ns) + gap;
             }
         }
@@ -1120,6 +1149,7 @@ impl Connection {
                 seg.lost = true;
                 self.path.pipe_bytes -= seg.end - seg.start;
                 self.lost_pending += 1;
+                self.lost_from = self.lost_from.min(seg.start);
             }
         }
     }
@@ -1232,6 +1262,7 @@ impl Connection {
                     s.sacked = true;
                     s.in_flight = false;
                     s.lost = false;
+                    self.high_sacked_start = self.high_sacked_start.max(s.start);
                     self.sacked_segs += 1;
                 }
                 i += 1;
@@ -1349,21 +1380,34 @@ impl Connection {
         let mut newly_lost = 0u64;
         let mut lost_count = 0u32;
         if self.sacked_segs > 0 {
-            for seg in self.segs.iter_mut().rev() {
+            // Nothing above the highest SACKed segment has SACKed bytes above it, and
+            // nothing below `loss_floor` can newly qualify: walk down from the one to the
+            // other (a few segments per ACK, each below the new floor once).
+            let top = self.segs.partition_point(|s| s.start <= self.high_sacked_start);
+            let mut floor = self.loss_floor;
+            for seg in self.segs.range_mut(..top).rev() {
+                if seg.start < self.loss_floor {
+                    break;
+                }
                 if seg.sacked {
                     sacked_above += seg.end - seg.start;
                     continue;
                 }
-                if sacked_above > threshold && !seg.lost && !seg.retransmitted && seg.in_flight {
-                    seg.lost = true;
-                    seg.in_flight = false;
-                    let len = seg.end - seg.start;
-                    self.path.pipe_bytes -= len;
-                    newly_lost += len;
-                    self.lost_pending += 1;
-                    lost_count += 1;
+                if sacked_above > threshold {
+                    floor = floor.max(seg.end);
+                    if !seg.lost && !seg.retransmitted && seg.in_flight {
+                        seg.lost = true;
+                        seg.in_flight = false;
+                        let len = seg.end - seg.start;
+                        self.path.pipe_bytes -= len;
+                        newly_lost += len;
+                        self.lost_pending += 1;
+                        self.lost_from = self.lost_from.min(seg.start);
+                        lost_count += 1;
+                    }
                 }
             }
+            self.loss_floor = floor;
         }
         // Retransmissions, which IsLost() never finds lost again, in transmission order.
         while let Some((tx, start)) = self.rexmit.next_lost() {
@@ -1378,6 +1422,7 @@ impl Connection {
             self.path.pipe_bytes -= len;
             newly_lost += len;
             self.lost_pending += 1;
+            self.lost_from = self.lost_from.min(seg.start);
             lost_count += 1;
             self.stats.lost_retransmissions += 1;
         }
@@ -1423,6 +1468,7 @@ impl Connection {
             if !seg.lost {
                 seg.lost = true;
                 self.lost_pending += 1;
+                self.lost_from = self.lost_from.min(seg.start);
             }
         }
         self.rexmit.on_rto();
@@ -1501,11 +1547,13 @@ impl Connection {
             let arrival = self.ooo_arrivals;
             match self.ooo.entry(start) {
                 std::collections::btree_map::Entry::Vacant(e) => {
-                    e.insert(OooSeg { end, chunks: pkt.chunks.clone(), fin, priority: pkt.priority_option, arrival });
+                    e.insert(OooSeg { end, chunks: pkt.chunks.clone(), fin, priority: pkt.priority_option });
                     self.ooo_bytes += end - start;
+                    self.sack_blocks.insert(start, end, arrival);
                 }
-                std::collections::btree_map::Entry::Occupied(mut e) => {
-                    e.get_mut().arrival = arrival;
+                std::collections::btree_map::Entry::Occupied(e) => {
+                    // The copy held keeps its extent; its block becomes the most recent.
+                    self.sack_blocks.insert(start, e.get().end, arrival);
                     self.stats.duplicate_bytes_received += pkt.payload_bytes as u64;
                 }
             }
@@ -1525,6 +1573,9 @@ impl Connection {
             } else {
                 self.stats.duplicate_bytes_received += seg.end - s;
             }
+        }
+        if filled_hole {
+            self.sack_blocks.advance(self.rcv_nxt);
         }
         // CATS §II-D-2 receiver policy: no delayed ACK for priority-0 segments.
         let urgent = self.cfg.ack_priority0_immediately && pkt.priority_option == Some(0);
@@ -1585,54 +1636,10 @@ impl Connection {
 
     /// RFC 2018 §4: the first block holds the most recently received segment, and the others
     /// follow by how recently they changed, so that with more holes than blocks each block is
-    /// reported in several ACKs, newest first.
-    ///
-    /// One pass over the out-of-order segments merges them into blocks and keeps the
-    /// `MAX_SACK_BLOCKS` most recent, with no allocation (an ACK is built per data packet
-    /// received). Arrival numbers are unique, so the blocks chosen and their order are those
-    /// of sorting every block by recency.
+    /// reported in several ACKs, newest first ([`SackBlocks`], kept up to date as data
+    /// arrives: no walk over the out-of-order data per ACK).
     fn fill_sack(&self, out: &mut [SackBlock; MAX_SACK_BLOCKS]) -> usize {
-        // The best blocks so far, most recent first: (block, most recent arrival in it).
-        let mut best = [(SackBlock::default(), 0u64); MAX_SACK_BLOCKS];
-        let mut n = 0;
-        let offer = |b: (SackBlock, u64), best: &mut [(SackBlock, u64); MAX_SACK_BLOCKS], n: &mut usize| {
-            let mut i = *n;
-            if i == MAX_SACK_BLOCKS {
-                if b.1 <= best[i - 1].1 {
-                    return;
-                }
-                i -= 1;
-            } else {
-                *n += 1;
-            }
-            while i > 0 && best[i - 1].1 < b.1 {
-                best[i] = best[i - 1];
-                i -= 1;
-            }
-            best[i] = b;
-        };
-        let mut cur: Option<(SackBlock, u64)> = None;
-        for (&s, seg) in &self.ooo {
-            match cur.as_mut() {
-                Some((b, r)) if s <= b.end => {
-                    b.end = b.end.max(seg.end);
-                    *r = (*r).max(seg.arrival);
-                }
-                _ => {
-                    if let Some(done) = cur.take() {
-                        offer(done, &mut best, &mut n);
-                    }
-                    cur = Some((SackBlock { start: s, end: seg.end }, seg.arrival));
-                }
-            }
-        }
-        if let Some(done) = cur {
-            offer(done, &mut best, &mut n);
-        }
-        for (slot, (b, _)) in out.iter_mut().zip(&best[..n]) {
-            *slot = *b;
-        }
-        n
+        self.sack_blocks.fill(out)
     }
 
     fn check_closed(&mut self) {

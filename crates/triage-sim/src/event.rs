@@ -40,22 +40,43 @@ struct Entry {
 /// A binary min-heap of entries by key: of its own (not `std::collections::BinaryHeap`)
 /// so that an entry is compared by one `u128` and moved whole, without the generic tuple
 /// comparison and the partial copies through the stack that made popping a fifth of a run.
-/// Pop sifts the hole left by the root down to a leaf and the last entry up from there
-/// (Floyd's method: the last entry almost always belongs near the bottom, so this takes
-/// about one comparison per level instead of two).
+///
+/// Removing the root is lazy: [`take_root`](Heap::take_root) hands the root out and leaves
+/// it in place, stale. Most events schedule the next event of the same kind at once (a
+/// link's next departure or arrival), and that push then replaces the stale root with one
+/// pass from the root down ([`replace_root`](Heap::replace_root)) instead of a removal and
+/// an insertion. Any other operation first removes the stale root ([`settle`](Heap::settle)).
+/// Both passes use Floyd's method: the hole goes down along the earlier child to a leaf
+/// and the entry to place moves up from there (it almost always belongs near the bottom,
+/// so this takes about one comparison per level instead of two).
 #[derive(Debug, Default)]
 struct Heap {
     v: Vec<Entry>,
+    /// `v[0]` was handed out and is no longer pending.
+    stale_root: bool,
 }
 
 impl Heap {
+    /// The root's key (`u128::MAX` when empty). Call on a settled heap.
     #[inline]
     fn min_key(&self) -> u128 {
+        debug_assert!(!self.stale_root);
         self.v.first().map_or(u128::MAX, |e| e.key)
+    }
+
+    /// Entries pending.
+    #[inline]
+    fn len(&self) -> usize {
+        self.v.len() - usize::from(self.stale_root)
     }
 
     #[inline]
     fn push(&mut self, entry: Entry) {
+        if self.stale_root {
+            self.stale_root = false;
+            self.replace_root(entry);
+            return;
+        }
         self.v.push(entry);
         let last = self.v.len() - 1;
         self.sift_up(last, entry);
@@ -76,13 +97,31 @@ impl Heap {
         heap[pos] = entry;
     }
 
+    /// The root (the earliest entry), handed out and left in place as stale. Call on a
+    /// settled, non-empty heap.
     #[inline]
-    fn pop(&mut self) -> Option<Entry> {
-        let last = self.v.pop()?;
-        let Some(&root) = self.v.first() else {
-            return Some(last);
-        };
-        // Floyd: the hole at the root goes down along the earlier child to a leaf...
+    fn take_root(&mut self) -> Entry {
+        debug_assert!(!self.stale_root && !self.v.is_empty());
+        self.stale_root = true;
+        self.v[0]
+    }
+
+    /// Removes a stale root, if there is one.
+    #[inline]
+    fn settle(&mut self) {
+        if self.stale_root {
+            self.stale_root = false;
+            let last = self.v.pop().unwrap_or_else(|| unreachable!("a stale root is an entry"));
+            if !self.v.is_empty() {
+                self.replace_root(last);
+            }
+        }
+    }
+
+    /// Puts `entry` in place of the root (Floyd: the hole at the root goes down along the
+    /// earlier child to a leaf, and `entry` fills it, moving up to where it belongs).
+    #[inline]
+    fn replace_root(&mut self, entry: Entry) {
         let heap = &mut self.v[..];
         let n = heap.len();
         let mut hole = 0;
@@ -97,9 +136,7 @@ impl Heap {
             heap[hole] = heap[child];
             hole = child;
         }
-        // ...and the last entry fills it, moving up to where it belongs.
-        self.sift_up(hole, last);
-        Some(root)
+        self.sift_up(hole, entry);
     }
 }
 
@@ -137,13 +174,28 @@ impl EventQueue {
     /// The earliest event, removed.
     #[inline]
     pub fn pop(&mut self) -> Option<(u64, Ev)> {
-        let e = if self.links.min_key() < self.others.min_key() { self.links.pop() } else { self.others.pop() }?;
+        self.pop_until(u64::MAX)
+    }
+
+    /// The earliest event, removed, if it is due at or before `stop_ns`.
+    #[inline]
+    pub fn pop_until(&mut self, stop_ns: u64) -> Option<(u64, Ev)> {
+        self.links.settle();
+        self.others.settle();
+        let (lk, ok) = (self.links.min_key(), self.others.min_key());
+        let (heap, key) = if lk < ok { (&mut self.links, lk) } else { (&mut self.others, ok) };
+        if key == u128::MAX || (key >> 64) as u64 > stop_ns {
+            return None;
+        }
+        let e = heap.take_root();
         self.popped += 1;
         Some(((e.key >> 64) as u64, e.ev))
     }
 
     /// Time of the earliest event.
-    pub fn peek_time(&self) -> Option<u64> {
+    pub fn peek_time(&mut self) -> Option<u64> {
+        self.links.settle();
+        self.others.settle();
         let key = self.links.min_key().min(self.others.min_key());
         (key != u128::MAX).then_some((key >> 64) as u64)
     }
@@ -155,12 +207,12 @@ impl EventQueue {
 
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.links.v.len() + self.others.v.len()
+        self.links.len() + self.others.len()
     }
 
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.links.v.is_empty() && self.others.v.is_empty()
+        self.len() == 0
     }
 }
 
@@ -180,6 +232,26 @@ mod tests {
             order,
             vec![(5, Ev::LinkDeliver(0)), (10, Ev::ConnTimer(2)), (10, Ev::ConnTimer(1)), (20, Ev::Sample)]
         );
+    }
+
+    #[test]
+    fn pop_until_leaves_later_events_and_counts_a_taken_root_as_gone() {
+        let mut q = EventQueue::new();
+        q.push(10, Ev::LinkTxDone(0));
+        q.push(30, Ev::LinkDeliver(0));
+        q.push(20, Ev::Sample);
+        assert_eq!(q.pop_until(10), Some((10, Ev::LinkTxDone(0))));
+        assert_eq!(q.len(), 2, "the root handed out is no longer pending");
+        assert_eq!(q.pop_until(15), None);
+        // A push right after a pop takes the handed-out root's place.
+        assert_eq!(q.pop_until(20), Some((20, Ev::Sample)));
+        q.push(25, Ev::ConnTimer(7));
+        q.push(25, Ev::LinkTxDone(1));
+        assert_eq!(q.peek_time(), Some(25));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, vec![(25, Ev::ConnTimer(7)), (25, Ev::LinkTxDone(1)), (30, Ev::LinkDeliver(0))]);
+        assert!(q.is_empty());
+        assert_eq!(q.processed(), 5);
     }
 
     /// Interleaved pushes and pops, with many equal times, against a sorted reference:

@@ -43,13 +43,12 @@ impl SimPacket {
         Self { pkt: Box::new(pkt), enqueued_ns: now_ns, origin_ns: now_ns, wire_bytes, dst_node }
     }
 
-    /// A packet leaving its host at `now_ns`, stored in `slot`, a box whose previous packet
-    /// was consumed (the simulator recycles the boxes of delivered packets, so that a
-    /// packet-hop allocates nothing in steady state).
-    pub fn in_box(mut slot: Box<Packet>, pkt: Packet, now_ns: u64) -> Self {
+    /// A packet leaving its host at `now_ns`, already in its box: the simulator recycles
+    /// the boxes of delivered packets and the connection writes the next packet into one,
+    /// so that a packet-hop neither allocates nor copies the packet in steady state.
+    pub fn from_box(pkt: Box<Packet>, now_ns: u64) -> Self {
         let (wire_bytes, dst_node) = (pkt.wire_bytes(), pkt.dst.node);
-        *slot = pkt;
-        Self { pkt: slot, enqueued_ns: now_ns, origin_ns: now_ns, wire_bytes, dst_node }
+        Self { pkt, enqueued_ns: now_ns, origin_ns: now_ns, wire_bytes, dst_node }
     }
 
     /// The node the packet is addressed to (`pkt.dst.node`).

@@ -369,7 +369,8 @@ pub struct Simulator {
     sample_interval_ns: u64,
     packet_trace: bool,
     stats: SimStats,
-    pending: Vec<Packet>,
+    /// Packets a connection sent, between draining it and forwarding them.
+    pending: Vec<SimPacket>,
     capture: Option<Box<crate::pcap::Capture>>,
     /// The first `Sample` event is scheduled (by the first call of `run`).
     sampling: bool,
@@ -579,11 +580,7 @@ impl Simulator {
             self.events.push(0, Ev::Sample);
         }
         let mut ticks = 0u32;
-        while let Some(t) = self.events.peek_time() {
-            if t > stop_ns {
-                break;
-            }
-            let (t, ev) = self.events.pop().expect("peeked");
+        while let Some((t, ev)) = self.events.pop_until(stop_ns) {
             self.now_ns = t;
             self.stats.events += 1;
             self.dispatch(ev);
@@ -781,21 +778,24 @@ impl Simulator {
         loop {
             let slot = &mut self.conns[c as usize];
             let mut pending = std::mem::take(&mut self.pending);
-            while let Some(p) = slot.conn.poll_transmit(self.now_ns) {
-                pending.push(p);
+            // Each packet is built in place in a recycled box (a new one only when none
+            // is free).
+            loop {
+                let mut b = self.free_packets.pop().unwrap_or_default();
+                if !slot.conn.poll_transmit_into(self.now_ns, &mut b) {
+                    self.free_packets.push(b);
+                    break;
+                }
+                pending.push(SimPacket::from_box(b, self.now_ns));
             }
             let mut events = Vec::new();
             while let Some(e) = slot.conn.poll_event() {
                 events.push(e);
             }
             let (flow, is_server) = (slot.flow, slot.is_server);
-            for p in pending.drain(..) {
+            for sp in pending.drain(..) {
                 // A multi-homed host sends from the interface of the packet's path.
-                let node = p.src.node;
-                let sp = match self.free_packets.pop() {
-                    Some(slot) => SimPacket::in_box(slot, p, self.now_ns),
-                    None => SimPacket::new(p, self.now_ns),
-                };
+                let node = sp.pkt.src.node;
                 self.forward(node, sp);
             }
             self.pending = pending;

@@ -514,6 +514,10 @@ pub struct QuicConnection {
     peer_reliable_messages: Option<u64>,
     close_sent: bool,
     close_resend: bool,
+    /// Datagram boxes the driver handed back ([`Self::recycle_datagram`]), reused for the
+    /// next datagrams sent instead of allocating one per packet.
+    #[allow(clippy::vec_box)] // the boxes themselves are what is recycled
+    spare_datagrams: Vec<Box<QuicDatagram>>,
     /// Packets received since closing (RFC 9000 §10.2.1): CONNECTION_CLOSE is sent again in
     /// answer to the 1st, 2nd, 4th, 8th, ... of them only.
     closed_packets_received: u64,
@@ -578,6 +582,7 @@ impl QuicConnection {
             next_object_id: 0,
             close_sent: false,
             close_resend: false,
+            spare_datagrams: Vec::new(),
             closed_packets_received: 0,
             draining: false,
             qlog: None,
@@ -2052,7 +2057,8 @@ impl QuicConnection {
             dg.packets.push(QuicPacket { space: SpaceId::Data, pn, frames, size_bytes: size as u32, path: 0 });
             dg.payload_bytes = size as u32;
             self.stats.packets_sent += 1;
-            return Some(Packet { src: self.local, dst: self.remote, quic: Some(Box::new(dg)), ..Default::default() });
+            let quic = Some(self.boxed(dg));
+            return Some(Packet { src: self.local, dst: self.remote, quic, ..Default::default() });
         }
         if now_ns < self.busy_until_ns {
             return None;
@@ -2306,7 +2312,30 @@ impl QuicConnection {
         let (src, dst) = (self.paths[pi].local, self.paths[pi].remote);
         self.paths[pi].stats.packets_sent += 1;
         self.paths[pi].stats.bytes_sent += used as u64;
-        Some(Packet { src, dst, ecn, quic: Some(Box::new(dg)), ..Default::default() })
+        Some(Packet { src, dst, ecn, quic: Some(self.boxed(dg)), ..Default::default() })
+    }
+
+    /// The most datagram boxes kept for reuse.
+    const MAX_SPARE_DATAGRAMS: usize = 8;
+
+    /// Gives the connection a datagram box whose contents are no longer needed (from a
+    /// packet the driver delivered), to carry a later datagram: a driver that recycles its
+    /// packets (the simulator) then sends without allocating.
+    pub fn recycle_datagram(&mut self, b: Box<QuicDatagram>) {
+        if self.spare_datagrams.len() < Self::MAX_SPARE_DATAGRAMS {
+            self.spare_datagrams.push(b);
+        }
+    }
+
+    /// `dg` in a box, a recycled one when there is one.
+    fn boxed(&mut self, dg: QuicDatagram) -> Box<QuicDatagram> {
+        match self.spare_datagrams.pop() {
+            Some(mut b) => {
+                *b = dg;
+                b
+            }
+            None => Box::new(dg),
+        }
     }
 
     fn on_packet_sent(&mut self, now_ns: u64, p: &QuicPacket) {

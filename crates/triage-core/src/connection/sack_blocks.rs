@@ -1,0 +1,188 @@
+//! The receiver's SACK blocks (RFC 2018), kept up to date as out-of-order data arrives and
+//! leaves, so that building an ACK takes the most recent blocks without walking the
+//! out-of-order data.
+//!
+//! A block is a maximal run of held out-of-order segments that overlap or touch (RFC 2018
+//! §3: "each contiguous block of data queued at the data receiver"); its recency is the
+//! latest arrival of any segment in it. RFC 2018 §4 orders the blocks of an ACK by
+//! recency: the block of the segment that triggered the ACK first, then the others by how
+//! recently they changed. Arrival numbers are unique and increasing, so the order is a
+//! strict one and the blocks an ACK carries are exactly those of sorting every block by
+//! recency.
+
+use std::collections::BTreeMap;
+
+use crate::wire::SackBlock;
+
+/// The blocks, by start and by recency.
+#[derive(Clone, Debug, Default)]
+pub(super) struct SackBlocks {
+    /// Block start → (block end, its most recent arrival).
+    by_start: BTreeMap<u64, (u64, u64)>,
+    /// Most recent arrival → (block start, block end).
+    by_recency: BTreeMap<u64, (u64, u64)>,
+}
+
+impl SackBlocks {
+    /// A held segment `[start, end)` (`end > start`) arrived, or arrived again, with arrival
+    /// number `arrival`, greater than every earlier one: it joins the blocks it overlaps or
+    /// touches.
+    pub(super) fn insert(&mut self, start: u64, end: u64, arrival: u64) {
+        let (mut lo, mut hi, mut recent) = (start, end, arrival);
+        // The block starting at or before `start` merges when it reaches `start`...
+        if let Some((&s, &(e, r))) = self.by_start.range(..=start).next_back() {
+            if e >= start {
+                self.remove(s, r);
+                (lo, hi, recent) = (s, hi.max(e), recent.max(r));
+            }
+        }
+        // ...and so does every block starting within the merged range (blocks do not
+        // touch each other, so those before the one above cannot).
+        while let Some((&s, &(e, r))) = self.by_start.range(lo..=hi).next() {
+            self.remove(s, r);
+            (hi, recent) = (hi.max(e), recent.max(r));
+        }
+        self.by_start.insert(lo, (hi, recent));
+        self.by_recency.insert(recent, (lo, hi));
+    }
+
+    fn remove(&mut self, start: u64, recent: u64) {
+        self.by_start.remove(&start);
+        self.by_recency.remove(&recent);
+    }
+
+    /// The cumulative point advanced to `rcv_nxt` and the segments below it were handed
+    /// on: their blocks go (whole blocks: delivery consumes every segment a block chains
+    /// from one below `rcv_nxt`).
+    pub(super) fn advance(&mut self, rcv_nxt: u64) {
+        while let Some((&s, &(e, r))) = self.by_start.first_key_value() {
+            if s > rcv_nxt {
+                break;
+            }
+            debug_assert!(e <= rcv_nxt, "a block is delivered whole");
+            self.remove(s, r);
+        }
+    }
+
+    /// The most recent blocks, most recent first, into `out`; returns how many.
+    pub(super) fn fill(&self, out: &mut [SackBlock]) -> usize {
+        let mut n = 0;
+        for (slot, (_, &(start, end))) in out.iter_mut().zip(self.by_recency.iter().rev()) {
+            *slot = SackBlock { start, end };
+            n += 1;
+        }
+        n
+    }
+
+    /// Number of blocks.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.by_start.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks(b: &SackBlocks) -> Vec<(u64, u64)> {
+        let mut out = [SackBlock::default(); 64];
+        let n = b.fill(&mut out);
+        out[..n].iter().map(|s| (s.start, s.end)).collect()
+    }
+
+    #[test]
+    fn merges_touching_and_overlapping_segments_and_orders_by_recency() {
+        let mut b = SackBlocks::default();
+        b.insert(10, 20, 1);
+        b.insert(30, 40, 2);
+        b.insert(50, 60, 3);
+        assert_eq!(blocks(&b), vec![(50, 60), (30, 40), (10, 20)]);
+        // Touching the first block (20 == 20): it grows and becomes the most recent.
+        b.insert(20, 25, 4);
+        assert_eq!(blocks(&b), vec![(10, 25), (50, 60), (30, 40)]);
+        // Bridging two blocks (overlapping one, touching the other): one block.
+        b.insert(38, 50, 5);
+        assert_eq!(blocks(&b), vec![(30, 60), (10, 25)]);
+        assert_eq!(b.len(), 2);
+        // A duplicate inside a block refreshes its recency only.
+        b.insert(10, 20, 6);
+        assert_eq!(blocks(&b), vec![(10, 25), (30, 60)]);
+    }
+
+    /// The blocks of a naive walk over the held segments (start → (end, latest arrival)):
+    /// merge runs that overlap or touch, sort by recency, most recent first.
+    fn walked(held: &BTreeMap<u64, (u64, u64)>) -> Vec<(u64, u64)> {
+        let mut blocks: Vec<(u64, u64, u64)> = Vec::new();
+        for (&s, &(e, a)) in held {
+            match blocks.last_mut() {
+                Some(b) if s <= b.1 => {
+                    b.1 = b.1.max(e);
+                    b.2 = b.2.max(a);
+                }
+                _ => blocks.push((s, e, a)),
+            }
+        }
+        blocks.sort_by_key(|b| std::cmp::Reverse(b.2));
+        blocks.into_iter().map(|b| (b.0, b.1)).collect()
+    }
+
+    /// A receiver's life in random steps (segments of random length arriving out of order,
+    /// again, and in order), against the naive walk after every step.
+    #[test]
+    fn matches_a_walk_over_the_held_segments() {
+        let mut state = 7u64;
+        let mut rnd = |n: u64| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let mut b = SackBlocks::default();
+        let mut held: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+        let mut rcv_nxt = 0u64;
+        let mut arrival = 0u64;
+        for step in 0..20_000 {
+            let start = rcv_nxt + rnd(40);
+            let end = start + 1 + rnd(6);
+            arrival += 1;
+            if start > rcv_nxt {
+                // Out of order: held, or a duplicate that refreshes its block.
+                match held.get_mut(&start) {
+                    Some(h) => {
+                        h.1 = arrival;
+                        b.insert(start, h.0, arrival);
+                    }
+                    None => {
+                        held.insert(start, (end, arrival));
+                        b.insert(start, end, arrival);
+                    }
+                }
+            } else {
+                // In order: deliver, then what it joins up with.
+                rcv_nxt = rcv_nxt.max(end);
+                while let Some((&s, &(e, _))) = held.first_key_value() {
+                    if s > rcv_nxt {
+                        break;
+                    }
+                    held.remove(&s);
+                    rcv_nxt = rcv_nxt.max(e);
+                }
+                b.advance(rcv_nxt);
+            }
+            assert_eq!(blocks(&b), walked(&held), "step {step}");
+        }
+    }
+
+    #[test]
+    fn advance_drops_whole_blocks_below_the_cumulative_point() {
+        let mut b = SackBlocks::default();
+        b.insert(10, 20, 1);
+        b.insert(30, 40, 2);
+        b.advance(5);
+        assert_eq!(b.len(), 2);
+        b.advance(20);
+        assert_eq!(blocks(&b), vec![(30, 40)]);
+        b.advance(40);
+        assert_eq!(b.len(), 0);
+        assert_eq!(blocks(&b), vec![]);
+    }
+}
