@@ -67,11 +67,7 @@ pub fn progress(current: &Histogram, initial: &Histogram, target: &Histogram) ->
             total += tgt;
         }
     }
-    if total == 0 {
-        100
-    } else {
-        (matched * 100 / total) as u32
-    }
+    (matched * 100).checked_div(total).map_or(100, |p| p as u32)
 }
 
 /// speedline's fast-mode threshold (percent) for frames `elapsed_ms` apart.
