@@ -134,10 +134,14 @@ pub fn cpu_tasks(text: &str, page: &Page) -> Result<CpuTasks, String> {
         .ok_or("the trace has no renderer main thread (a `thread_name` of CrRendererMain)")?;
     let objects = page.objects();
     let root_url = &objects[page.root().index()].url;
-    // The time origin: the main frame's navigationStart for the root document.
-    let nav = events.iter().find(|e| {
-        name(e) == Some("navigationStart")
-            && e.pointer("/args/data/documentLoaderURL").and_then(Value::as_str) == Some(root_url.as_str())
+    // The time origin: the main frame's navigationStart for the root document (or, after
+    // redirects, for the URL the navigation began at).
+    let first_url = page.navigation_redirects().first().map_or(root_url.as_str(), |h| h.url.as_str());
+    let nav = [root_url.as_str(), first_url].into_iter().find_map(|url| {
+        events.iter().find(|e| {
+            name(e) == Some("navigationStart")
+                && e.pointer("/args/data/documentLoaderURL").and_then(Value::as_str) == Some(url)
+        })
     });
     let main_frame = nav.and_then(|e| e.pointer("/args/frame")).and_then(Value::as_str);
     let root_ts = nav
@@ -185,10 +189,13 @@ pub fn cpu_tasks(text: &str, page: &Page) -> Result<CpuTasks, String> {
     // The main thread's events in time order.
     let mut on_main: Vec<&Value> = events.iter().filter(|e| thread(e) == main && num(e, "ts").is_some()).collect();
     on_main.sort_by(|a, b| num(a, "ts").partial_cmp(&num(b, "ts")).unwrap_or(std::cmp::Ordering::Equal));
-    // Each object's recorded response end on the trace's clock (µs).
+    // Each object's recorded response end on the trace's clock (µs): the page's recorded
+    // times count from the root's request, after the navigation's redirect hops.
+    // (The fallback origin, the root's ResourceSendRequest, is already after them.)
+    let doc_ts = if nav.is_some() { root_ts + page.recorded_redirect_ns() as f64 / 1000.0 } else { root_ts };
     let ends_us: Vec<f64> =
-        objects.iter().map(|o| root_ts + (o.recorded_start_ns + o.recorded_duration_ns) as f64 / 1000.0).collect();
-    let first_task_us = root_ts + objects[page.root().index()].recorded_response_start_ns as f64 / 1000.0;
+        objects.iter().map(|o| doc_ts + (o.recorded_start_ns + o.recorded_duration_ns) as f64 / 1000.0).collect();
+    let first_task_us = doc_ts + objects[page.root().index()].recorded_response_start_ns as f64 / 1000.0;
     let mut out = CpuTasks { per_object: vec![Vec::new(); objects.len()], observed, ..Default::default() };
     let mut i = 0;
     while i < on_main.len() {

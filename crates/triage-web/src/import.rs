@@ -815,6 +815,7 @@ pub fn build_page(
             let ns = |ms: f64| if ms.is_finite() && ms > 0.0 { (ms * 1e6).round() as u64 } else { 0 };
             crate::model::NavigationHop {
                 url: e.url.clone(),
+                recorded_before_root_ns: ns(t0 - e.start_ms),
                 server_wait_ns: ns(e.server_wait_ms),
                 recorded_dns_ns: ns(e.dns_ms),
                 recorded_connect_ns: ns(e.connect_ms),

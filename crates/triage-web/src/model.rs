@@ -428,6 +428,10 @@ impl DiscoveryConfig {
 pub struct NavigationHop {
     /// The URL requested.
     pub url: String,
+    /// How long before the root document's request the recording requested it (ns): the
+    /// first hop's is how much later than the navigation's start the page's recorded times
+    /// (which count from the root's request) begin.
+    pub recorded_before_root_ns: u64,
     /// Server time the recording shows for it (ns; see [`WebObject::server_wait_ns`]).
     pub server_wait_ns: u64,
     /// DNS lookup it spent in the recording (ns).
@@ -483,6 +487,12 @@ impl Page {
     /// pages and recordings whose navigation was not redirected).
     pub fn navigation_redirects(&self) -> &[NavigationHop] {
         &self.navigation_redirects
+    }
+
+    /// How much later than the navigation's start the root document was requested in the
+    /// recording (ns): the first redirect hop's lead, 0 without redirects.
+    pub fn recorded_redirect_ns(&self) -> u64 {
+        self.navigation_redirects.first().map_or(0, |h| h.recorded_before_root_ns)
     }
 
     /// Sets the navigation's redirect hops.

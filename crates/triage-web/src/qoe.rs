@@ -354,8 +354,13 @@ pub mod lantern {
         page.objects()
             .iter()
             .filter(|o| {
-                o.id == page.root()
-                    || (o.recorded_start_ns.saturating_add(o.recorded_duration_ns) <= cutoff_ns && keep(o))
+                // The cutoff counts from the navigation's start, recorded times from the root's
+                // request, after the redirect hops.
+                let end = o
+                    .recorded_start_ns
+                    .saturating_add(o.recorded_duration_ns)
+                    .saturating_add(page.recorded_redirect_ns());
+                o.id == page.root() || (end <= cutoff_ns && keep(o))
             })
             .filter_map(|o| {
                 let d = deliveries.get(&o.id)?;

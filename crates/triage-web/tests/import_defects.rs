@@ -323,6 +323,9 @@ fn navigation_redirect_hops_are_kept_as_round_trips() {
     assert_eq!(hops.len(), 1);
     assert_eq!(hops[0].url, "https://www.wikpedia.org/");
     assert_eq!((hops[0].recorded_dns_ns, hops[0].recorded_connect_ns), (441_353_000, 62_684_000));
+    // The root was requested 535 ms after the navigation began (the recorded times count from
+    // the root's request; a trace's paint marks from the navigation's start).
+    assert_eq!(imp.page.recorded_redirect_ns(), 535_000_000);
     assert!(imp.page.objects().iter().all(|o| o.url != hops[0].url));
     assert_eq!(imp.skipped.get(&triage_web::SkipReason::Redirect), Some(&1));
     // A load without redirects has none.
