@@ -166,8 +166,10 @@ pub fn cpu_tasks(text: &str, page: &Page) -> Result<CpuTasks, String> {
     let mut frames = Vec::new();
     for e in events {
         match name(e) {
-            Some("firstContentfulPaint") if observed.fcp_ns.is_none() && in_main_frame(e) => {
-                observed.fcp_ns = num(e, "ts").and_then(since);
+            Some("firstContentfulPaint") if in_main_frame(e) => {
+                if let Some(t) = num(e, "ts").and_then(since) {
+                    observed.fcp_ns = Some(observed.fcp_ns.map_or(t, |f: u64| f.min(t)));
+                }
             }
             Some("largestContentfulPaint::Candidate") if in_main_frame(e) => {
                 if let Some(t) = num(e, "ts").and_then(since) {

@@ -27,17 +27,24 @@ use base64::Engine;
 pub struct SpeedIndex {
     /// ns from the time origin; `None` without a decodable screenshot at or after it.
     pub speed_index_ns: Option<u64>,
-    /// Screenshots left out: not base64, not a JPEG, or not RGB.
+    /// Screenshots left out: not base64, not a JPEG, not RGB, or over [`MAX_SIDE_PX`] a side.
     pub undecodable: usize,
 }
 
 type Histogram = [[u32; 256]; 3];
 
+/// Largest screenshot side decoded (pixels).
+pub const MAX_SIDE_PX: usize = 4096;
+
 /// The colour histograms of a base64 JPEG, white pixels left out; `None` if it does not decode.
 pub fn histogram(base64_jpeg: &str) -> Option<Box<Histogram>> {
     let bytes = base64::engine::general_purpose::STANDARD.decode(base64_jpeg.trim()).ok()?;
+    // Screenshots are a few hundred pixels a side; a larger frame is not one (and is not
+    // decoded: a bad trace must not make us allocate gigabytes).
     let opts = zune_jpeg::zune_core::options::DecoderOptions::default()
-        .jpeg_set_out_colorspace(zune_jpeg::zune_core::colorspace::ColorSpace::RGB);
+        .jpeg_set_out_colorspace(zune_jpeg::zune_core::colorspace::ColorSpace::RGB)
+        .set_max_width(MAX_SIDE_PX)
+        .set_max_height(MAX_SIDE_PX);
     let mut dec =
         zune_jpeg::JpegDecoder::new_with_options(zune_jpeg::zune_core::bytestream::ZCursor::new(&bytes), opts);
     let pixels = dec.decode().ok()?;
