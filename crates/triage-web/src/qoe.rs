@@ -268,15 +268,17 @@ pub fn estimate(page: &Page, deliveries: &Deliveries, cfg: &QoeConfig) -> Qoe {
 /// - **FCP**: the trace's observed FCP (unthrottled) is a cutoff: the objects the recording had
 ///   finished by it with a render-blocking priority (VeryHigh, or a High script or document:
 ///   Lantern's `hasRenderBlockingPriority`) are what the first paint needed. The pessimistic
-///   estimate is the last simulated completion (processed, with a CPU model) of the root and of
-///   those; the optimistic one leaves out objects a script requested; FCP is their mean.
+///   estimate is the last simulated completion of the root and of those (the root and scripts
+///   once processed by the CPU model, other objects once arrived); the optimistic one leaves
+///   out objects a script requested; FCP is their mean. (The cutoff counts from the
+///   navigation's start, the recorded times from the root's request, after any redirects.)
 ///   Lantern also drops scripts the recording had not run by the cutoff; we do not have
 ///   per-task recorded times here and keep them.
 /// - **LCP**: the trace's observed LCP (the main frame's last `largestContentfulPaint::Candidate`,
 ///   unthrottled) is a cutoff: the objects the recording had finished by it, low-priority
 ///   images (browser priority Low or VeryLow: below the fold) left out, are what the largest
-///   paint needed; LCP is the last of their simulated completions (processed, with a CPU
-///   model), never before FCP. Lantern takes the mean of an optimistic graph (those objects)
+///   paint needed; LCP is the last of their simulated completions (counted as for FCP), never
+///   before FCP. Lantern takes the mean of an optimistic graph (those objects)
 ///   and a pessimistic one (also the low-priority images, and every layout task before the
 ///   cutoff), each estimated by the same "last non-low-priority-image node"; in one simulation
 ///   of the whole page the two coincide but for the layout tasks, which we leave out.
