@@ -648,10 +648,7 @@ mod tests {
         // Render delay: had the recording painted at 130 ms, 30 ms after the font (the last
         // render-blocking object it had, at 100 ms), that time is added as recorded.
         let mut q2 = estimate(&page, &d, &QoeConfig::default());
-        let later = lantern::TraceMetrics {
-            observed: Observed { fcp_ns: Some(130 * MS), ..t.observed },
-            ..t
-        };
+        let later = lantern::TraceMetrics { observed: Observed { fcp_ns: Some(130 * MS), ..t.observed }, ..t };
         lantern::apply(&mut q2, &page, &d, &later);
         assert_eq!(q2.first_contentful_paint_ns, Some(2630 * MS));
     }
