@@ -113,6 +113,10 @@ struct SimulateArgs {
     /// waits), none, or a duration.
     #[arg(long, default_value = "recorded")]
     server_time: String,
+    /// How long the browser holds each request before sending it: none, or recorded (Chrome's
+    /// queueing in the recording; default with --profile recorded, else none).
+    #[arg(long, value_parser = ["none", "recorded"])]
+    stall: Option<String>,
     /// Print {"fcp_ms","lcp_ms","si_ms","tti_ms","tbt_ms","plt_ms","objects","connections"}.
     #[arg(long)]
     json: bool,
@@ -549,6 +553,9 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
         b.insert("dns".into(), V::String(dns));
         b.insert("tls".into(), V::Boolean(!a.no_tls));
         b.insert("server_time".into(), V::String(a.server_time.clone()));
+        // The recording's own environment: its browser's queueing too, unless told otherwise.
+        let stall = a.stall.clone().unwrap_or_else(|| if recorded { "recorded" } else { "none" }.to_string());
+        b.insert("stall".into(), V::String(stall));
         flow.insert("browser".into(), V::Table(b));
     }
     let mut measure = toml::Table::new();

@@ -106,6 +106,9 @@ pub struct BrowserModel {
     /// Per object (page order), how long the server takes before it writes the response
     /// (its think time); empty: none.
     pub server_ns: Vec<u64>,
+    /// Per object (page order), how long the browser holds its request before sending it (the
+    /// recording's stall); empty: none.
+    pub stall_ns: Vec<u64>,
     /// Chrome's request throttling for servers without HTTP/2 or HTTP/3 priorities
     /// (`ResourceScheduler`): a *delayable* request (DevTools priority Medium or lower, net
     /// LOW and below) to an HTTP/1.1 origin waits while 10 delayable requests are in flight,
@@ -216,6 +219,7 @@ impl BrowserModel {
             tls_client_hello_bytes: Self::TLS_CLIENT_HELLO_BYTES,
             tls_server_flight_bytes: Self::TLS_SERVER_FLIGHT_BYTES,
             server_ns: Vec::new(),
+            stall_ns: Vec::new(),
             throttle: true,
             cpu_tasks: Vec::new(),
             observed: None,

@@ -48,6 +48,12 @@ pub struct BrowserToml {
     /// duration for every response.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_time: Option<String>,
+    /// How long the browser holds each request before its DNS lookup, connection or send:
+    /// `"none"` (default) or `"recorded"` (each object's recorded stall,
+    /// [`triage_web::WebObject::recorded_stall_ns`]: Chrome's queueing in the recording's own
+    /// environment, what `triage page simulate --profile recorded` replays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall: Option<String>,
     /// A Chrome trace of the recorded load (Lighthouse's `trace.json`): its main-thread
     /// tasks become each object's CPU time ([`triage_web::cputrace`]). Relative to the
     /// scenario file.
@@ -131,6 +137,11 @@ impl BrowserToml {
                 })?;
                 vec![d.0; page.len()]
             }
+        };
+        m.stall_ns = match self.stall.as_deref() {
+            None | Some("none") => Vec::new(),
+            Some("recorded") => page.objects().iter().map(|o| o.recorded_stall_ns).collect(),
+            Some(other) => return Err(("stall".into(), format!("expected \"none\" or \"recorded\", got {other:?}"))),
         };
         let slowdown = self.cpu_slowdown.unwrap_or(1.0);
         if !(0.0..=100.0).contains(&slowdown) {

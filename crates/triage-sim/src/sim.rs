@@ -664,7 +664,12 @@ impl Simulator {
         if self.flows[f as usize].apps[0].pool.is_some() {
             // A browser with a connection pool: the root's request opens its connection, once
             // the navigation's redirect hops are done.
-            match self.navigation_redirects_ns(f) {
+            let stall = self.flows[f as usize].apps[0]
+                .page
+                .as_ref()
+                .and_then(|p| p.browser.stall_ns.first().copied())
+                .unwrap_or(0);
+            match self.navigation_redirects_ns(f).saturating_add(stall) {
                 0 => self.page_request(f, 0),
                 t => self.events.push(self.now_ns.saturating_add(t), Ev::PageRequest(f, 0)),
             }
@@ -1049,7 +1054,8 @@ impl Simulator {
             let found = if parent.kind == triage_web::ContentType::Html { self.now_ns } else { processed };
             for &child in page.page.children(parent.id) {
                 let delay = page.discovery.child_delay_ns(parent, page.page.get(child));
-                self.events.push(found.saturating_add(delay), Ev::PageRequest(f, child.0));
+                let stall = page.browser.stall_ns.get(child.index()).copied().unwrap_or(0);
+                self.events.push(found.saturating_add(delay).saturating_add(stall), Ev::PageRequest(f, child.0));
             }
         }
         if all {

@@ -124,6 +124,22 @@ fn navigation_redirects_are_round_trips_before_the_root() {
     assert_near(&completions_ms(&run_har(&redirected_har(), Some("tls = false"))), &[1000.0, 1100.0, 1400.0]);
 }
 
+#[test]
+fn recorded_stalls_hold_requests_back() {
+    // The root held 100 ms before it went out, the image 50 ms (HAR `timings.blocked`).
+    let har = HAR
+        .replacen(r#""time": 50,"#, r#""time": 50, "timings": {"blocked": 100, "wait": 10},"#, 1)
+        .replacen(
+            r#""url": "https://b.example/photo.jpg"}, "startedDateTime": "2024-01-01T00:00:00.100Z", "time": 20,"#,
+            r#""url": "https://b.example/photo.jpg"}, "startedDateTime": "2024-01-01T00:00:00.100Z", "time": 20, "timings": {"blocked": 50},"#,
+            1,
+        );
+    // Without `stall` nothing moves.
+    assert_near(&completions_ms(&run_har(&har, Some(""))), &[500.0, 600.0, 1000.0]);
+    // With it: everything 100 ms later, and the image's connection opens 50 ms later still.
+    assert_near(&completions_ms(&run_har(&har, Some("stall = \"recorded\""))), &[600.0, 700.0, 1150.0]);
+}
+
 fn build_error(text: &str) -> String {
     match Scenario::parse(text, "x.toml").unwrap().build("x.toml", None) {
         Err(e) => e.to_string(),
@@ -140,6 +156,9 @@ fn wrong_values_name_the_field() {
     );
     let e = build_error(&text);
     assert!(e.contains("flows[0].browser.connections") && e.contains("per-origin"), "{e}");
+    let stall = text.replace("connections = \"per-host\"", "stall = \"sometimes\"");
+    let e = build_error(&stall);
+    assert!(e.contains("flows[0].browser.stall") && e.contains("recorded"), "{e}");
     let text = text.replace("connections = \"per-host\"", "dns = \"soon\"");
     let e = build_error(&text);
     assert!(e.contains("flows[0].browser.dns"), "{e}");

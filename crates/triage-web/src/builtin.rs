@@ -75,6 +75,7 @@ pub fn object(id: u32, parent: Option<u32>, url: &str, kind: ContentType, bytes:
         server_wait_ns: 0,
         recorded_connect_ns: 0,
         recorded_dns_ns: 0,
+        recorded_stall_ns: 0,
         recorded_response_start_ns: 0,
         reliability: None,
     }

@@ -255,8 +255,15 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                     r.entry.dns_ms = span(dns_start, dns_end);
                     r.entry.connect_ms = span(connect_start, connect_end);
                     r.entry.server_wait_ms = span(send_end, headers_end);
-                    if let (Some(base), Some(h)) = (opt_num(t, "requestTime", &tp)?.filter(|v| *v > 0.0), headers_end) {
+                    let base = opt_num(t, "requestTime", &tp)?.filter(|v| *v > 0.0);
+                    if let (Some(base), Some(h)) = (base, headers_end) {
                         r.entry.response_start_ms = Some(base * 1000.0 + h);
+                    }
+                    // Stalled: from the request's creation to its DNS, connection or send.
+                    let first = [dns_start, connect_start, at("sendStart")?].into_iter().flatten().reduce(f64::min);
+                    if let (Some(base), Some(first)) = (base, first) {
+                        let stall = base * 1000.0 + first - r.entry.start_ms;
+                        r.entry.stall_ms = if stall.is_finite() && stall > 0.0 { stall } else { 0.0 };
                     }
                 }
             }

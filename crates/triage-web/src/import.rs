@@ -234,6 +234,9 @@ pub struct RawEntry {
     pub connect_ms: f64,
     /// DNS lookup in ms (0 if none).
     pub dns_ms: f64,
+    /// Time the browser held the request before its DNS lookup, connection or send began,
+    /// in ms (0 if none or unknown).
+    pub stall_ms: f64,
     /// When the response's first byte arrived, ms on the file's clock, if known.
     pub response_start_ms: Option<f64>,
     /// A reason decided by the parser (failed, cache hit, unfinished, preflight).
@@ -786,6 +789,7 @@ pub fn build_page(
             server_wait_ns: ms_to_ns(e.server_wait_ms.min(MAX_DURATION_MS)),
             recorded_connect_ns: ms_to_ns(e.connect_ms.min(MAX_DURATION_MS)),
             recorded_dns_ns: ms_to_ns(e.dns_ms.min(MAX_DURATION_MS)),
+            recorded_stall_ns: ms_to_ns(e.stall_ms.min(MAX_DURATION_MS)),
             recorded_response_start_ns: e
                 .response_start_ms
                 .filter(|t| t.is_finite() && t.abs() <= MAX_TIMESTAMP_MS)

@@ -348,6 +348,12 @@ pub struct WebObject {
     /// `dnsEnd - dnsStart`). Non-zero only on requests that looked a name up.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub recorded_dns_ns: u64,
+    /// Time the recording's browser held the request before its DNS lookup, connection or send
+    /// began (ns; Chrome's "stalled"/"queueing": DevTools `timing.requestTime` plus the first of
+    /// `dnsStart`, `connectStart`, `sendStart`, less the `requestWillBeSent` timestamp; HAR
+    /// `timings.blocked`). 0 when unknown.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub recorded_stall_ns: u64,
     /// When the response's first byte arrived in the recording, ns after the root document's
     /// request (like [`WebObject::recorded_start_ns`]); 0 when unknown. HAR: start +
     /// `blocked + dns + connect + send + wait`; DevTools: `timing.requestTime +

@@ -134,3 +134,17 @@ fn old_page_json_without_the_fields_loads() {
     let o: triage_web::WebObject = serde_json::from_str(json).unwrap();
     assert_eq!((o.connection_id, o.protocol, o.server_wait_ns, o.recorded_response_start_ns), (None, None, 0, 0));
 }
+
+/// Chrome's stall before a request's DNS, connection or send, from the DevTools timings:
+/// speedindex-1ms's document was held 50 ms (requestTime + dnsStart − requestWillBeSent).
+#[test]
+fn devtools_stall_before_the_request() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/reference/lantern/fixtures/speedindex-1ms/devtoolslog.json");
+    let imp = triage_web::import_file(&dir, &triage_web::ImportOptions::default()).unwrap();
+    let root = &imp.page.objects()[0];
+    assert!((49_000_000..51_000_000).contains(&root.recorded_stall_ns), "{}", root.recorded_stall_ns);
+    // The font from fonts.gstatic.com waited 7 ms.
+    let font = imp.page.objects().iter().find(|o| o.url.contains("fonts.gstatic.com")).unwrap();
+    assert!((6_000_000..8_000_000).contains(&font.recorded_stall_ns), "{}", font.recorded_stall_ns);
+}
