@@ -400,7 +400,11 @@ pub mod lantern {
             }
         }
         let Some(fcp) = q.first_contentful_paint_ns else { return };
+        // Nothing paints before the first paint, and TTI is not before it either (the
+        // stand-ins below hold when the trace gives no LCP or screenshots).
         q.time_to_interactive_ns = q.time_to_interactive_ns.map(|t| t.max(fcp));
+        q.largest_contentful_paint_ns = q.largest_contentful_paint_ns.map(|t| t.max(fcp));
+        q.speed_index_ns = q.speed_index_ns.map(|t| t.max(fcp));
         if let Some(cutoff) = t.observed.lcp_ns {
             let low_image = |o: &crate::model::WebObject| {
                 o.kind == ContentType::Image
