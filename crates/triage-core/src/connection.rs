@@ -1377,8 +1377,16 @@ impl Connection {
     fn detect_losses(&mut self) -> u64 {
         let threshold = (self.cfg.dup_thresh.saturating_sub(1) as u64) * self.cfg.mss_bytes as u64;
         let mut sacked_above = 0u64;
-        let mut newly_lost = 0u64;
-        let mut lost_count = 0u32;
+        // Both passes below mark segments lost the same way; the pipe and the resend queue
+        // are updated once, after them.
+        let (mut newly_lost, mut lost_count, mut lowest_lost) = (0u64, 0u32, u64::MAX);
+        let mut mark_lost = |seg: &mut SentSeg| {
+            seg.lost = true;
+            seg.in_flight = false;
+            newly_lost += seg.end - seg.start;
+            lost_count += 1;
+            lowest_lost = lowest_lost.min(seg.start);
+        };
         if self.sacked_segs > 0 {
             // Nothing above the highest SACKed segment has SACKed bytes above it, and
             // nothing below `loss_floor` can newly qualify: walk down from the one to the
@@ -1396,14 +1404,7 @@ impl Connection {
                 if sacked_above > threshold {
                     floor = floor.max(seg.end);
                     if !seg.lost && !seg.retransmitted && seg.in_flight {
-                        seg.lost = true;
-                        seg.in_flight = false;
-                        let len = seg.end - seg.start;
-                        self.path.pipe_bytes -= len;
-                        newly_lost += len;
-                        self.lost_pending += 1;
-                        self.lost_from = self.lost_from.min(seg.start);
-                        lost_count += 1;
+                        mark_lost(seg);
                     }
                 }
             }
@@ -1416,16 +1417,12 @@ impl Connection {
             if seg.start != start || seg.tx != tx || !seg.in_flight || seg.sacked {
                 continue; // acknowledged or sent again since
             }
-            seg.lost = true;
-            seg.in_flight = false;
-            let len = seg.end - seg.start;
-            self.path.pipe_bytes -= len;
-            newly_lost += len;
-            self.lost_pending += 1;
-            self.lost_from = self.lost_from.min(seg.start);
-            lost_count += 1;
+            mark_lost(seg);
             self.stats.lost_retransmissions += 1;
         }
+        self.path.pipe_bytes -= newly_lost;
+        self.lost_pending += lost_count as usize;
+        self.lost_from = self.lost_from.min(lowest_lost);
         if self.cfg.load_shedding.is_some() {
             for _ in 0..lost_count {
                 self.record_fate(true);
