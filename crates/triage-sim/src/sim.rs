@@ -1208,7 +1208,7 @@ impl Simulator {
             }
             total = total.saturating_add(rtt);
             if !page.browser.server_ns.is_empty() {
-                let recorded_rtt = if https { hop.recorded_connect_ns / 2 } else { hop.recorded_connect_ns };
+                let recorded_rtt = triage_web::netinfer::rtt_from_connect_ns(hop.recorded_connect_ns, &hop.url);
                 total = total.saturating_add(hop.server_wait_ns.saturating_sub(recorded_rtt));
             }
         }

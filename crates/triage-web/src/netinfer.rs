@@ -27,13 +27,18 @@ pub struct RecordedNetwork {
     pub busy_ns: u64,
 }
 
-/// Each origin's round-trip time in the recording: the shortest connect time to it, over two
-/// for https (TCP's and TLS 1.3's round trips), over one for http; origins the recording
-/// opened no connection to are absent.
+/// A round trip from a recorded connect time to `url`: over two for https (TCP's and TLS
+/// 1.3's round trips), over one for http.
+pub fn rtt_from_connect_ns(connect_ns: u64, url: &str) -> u64 {
+    connect_ns / if url.starts_with("https:") { 2 } else { 1 }
+}
+
+/// Each origin's round-trip time in the recording: the shortest connect time to it
+/// ([`rtt_from_connect_ns`]); origins the recording opened no connection to are absent.
 pub fn origin_rtts(page: &Page) -> std::collections::BTreeMap<&str, u64> {
     let mut per_origin: std::collections::BTreeMap<&str, u64> = Default::default();
     for o in page.objects().iter().filter(|o| o.recorded_connect_ns > 0) {
-        let est = o.recorded_connect_ns / if o.origin.starts_with("https:") { 2 } else { 1 };
+        let est = rtt_from_connect_ns(o.recorded_connect_ns, &o.origin);
         let e = per_origin.entry(o.origin.as_str()).or_insert(est);
         *e = (*e).min(est);
     }
