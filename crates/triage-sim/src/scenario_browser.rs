@@ -103,14 +103,13 @@ impl BrowserToml {
         m.dns_ns = match self.dns.as_deref() {
             None | Some("auto") => None,
             Some("recorded") => {
+                // Every lookup the recording made: its objects' and its navigation redirects'.
+                let lookups = page.objects().iter().map(|o| (&o.url, o.recorded_dns_ns));
+                let hops = page.navigation_redirects().iter().map(|h| (&h.url, h.recorded_dns_ns));
                 let mut by_host = std::collections::BTreeMap::new();
-                for o in page.objects() {
-                    let t = by_host.entry(triage_web::urlparts::host(&o.url)).or_insert(0u64);
-                    *t = (*t).max(o.recorded_dns_ns);
-                }
-                for hop in page.navigation_redirects() {
-                    let t = by_host.entry(triage_web::urlparts::host(&hop.url)).or_insert(0u64);
-                    *t = (*t).max(hop.recorded_dns_ns);
+                for (url, dns_ns) in lookups.chain(hops) {
+                    let t = by_host.entry(triage_web::urlparts::host(url)).or_insert(0u64);
+                    *t = (*t).max(dns_ns);
                 }
                 m.recorded_dns_ns = Some(by_host);
                 None
