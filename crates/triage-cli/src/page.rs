@@ -117,6 +117,11 @@ struct SimulateArgs {
     /// queueing in the recording; default with --profile recorded, else none).
     #[arg(long, value_parser = ["none", "recorded"])]
     stall: Option<String>,
+    /// How long opening a connection takes: auto (its round trips: TCP, and TLS on https),
+    /// or recorded (at least what the recording's connection took, TLS certificate work
+    /// included; default with --profile recorded, else auto).
+    #[arg(long, value_parser = ["auto", "recorded"])]
+    connect: Option<String>,
     /// Print {"fcp_ms","lcp_ms","si_ms","tti_ms","tbt_ms","plt_ms","objects","connections"}.
     #[arg(long)]
     json: bool,
@@ -499,7 +504,8 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
             acc.insert("delay".into(), V::String("0ms".into()));
             topology.insert("access".into(), V::Table(acc));
             if recorded {
-                format!("the recording's network ({rate}, RTT {rtt})")
+                let (mbps, ms) = (rate.0 as f64 / 1e6, rtt.0 as f64 / 1e6);
+                format!("the recording's network ({mbps:.1} Mbps, RTT {ms:.1} ms)")
             } else {
                 format!("{rate}, RTT {rtt}")
             }
@@ -556,6 +562,8 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
         // The recording's own environment: its browser's queueing too, unless told otherwise.
         let stall = a.stall.clone().unwrap_or_else(|| if recorded { "recorded" } else { "none" }.to_string());
         b.insert("stall".into(), V::String(stall));
+        let connect = a.connect.clone().unwrap_or_else(|| if recorded { "recorded" } else { "auto" }.to_string());
+        b.insert("connect".into(), V::String(connect));
         flow.insert("browser".into(), V::Table(b));
     }
     let mut measure = toml::Table::new();

@@ -97,3 +97,42 @@ fn throttled_fcp_is_never_below_the_recorded_unthrottled_one() {
         assert!(fcp >= observed, "{file}: throttled FCP {fcp} ms below the recorded unthrottled {observed} ms");
     }
 }
+
+/// Over the recording's own network (`--profile recorded`: round trip and bandwidth inferred
+/// from its connect times and throughput, its DNS, connection set-up beyond round trips,
+/// server times and stalls as recorded, CPU × 1), the simulated FCP and LCP land within 25%
+/// of the paints the recording measured (issue 9, must-show 2): Lantern's `observed` values
+/// for its fixtures, ferguson.com's `_googleWebVitals`, wikipedia.org's `pageTimings`.
+/// Lantern's `lr` fixture is left out: Lightrider's log has no connection timing and its
+/// responses arrive whole (no download time), so there is no network to infer; the command
+/// says so.
+#[test]
+fn recorded_network_lands_within_25_percent_of_the_recorded_paints() {
+    const OBSERVED_FCP_LCP_MS: [(&str, f64, f64); 5] = [
+        ("reference/lantern/fixtures/intercom-widget/devtoolslog.json", 1689.0, 1689.0),
+        ("reference/lantern/fixtures/speedindex-1ms/devtoolslog.json", 491.0, 512.0),
+        ("reference/lantern/fixtures/render-blocking/devtoolslog.json", 25.0, 25.0),
+        ("data/pages/ferguson.com.har", 1476.0, 2202.0),
+        ("data/pages/wikipedia.org.browsertime.har", 1016.0, 1016.0),
+    ];
+    for (file, fcp_rec, lcp_rec) in OBSERVED_FCP_LCP_MS {
+        let out = Command::new(env!("CARGO_BIN_EXE_triage"))
+            .args(["page", "simulate", "--profile", "recorded", "--json"])
+            .arg(shared().join(file))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{file}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let (fcp, lcp) = (v["fcp_ms"].as_f64().unwrap(), v["lcp_ms"].as_f64().unwrap());
+        eprintln!("{file}: FCP {fcp:.0} vs {fcp_rec}, LCP {lcp:.0} vs {lcp_rec}");
+        assert!((fcp - fcp_rec).abs() <= 0.25 * fcp_rec, "{file}: FCP {fcp} ms vs recorded {fcp_rec} ms");
+        assert!((lcp - lcp_rec).abs() <= 0.25 * lcp_rec, "{file}: LCP {lcp} ms vs recorded {lcp_rec} ms");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_triage"))
+        .args(["page", "simulate", "--profile", "recorded"])
+        .arg(shared().join("reference/lantern/fixtures/lr/devtoolslog.json"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no connect times"));
+}

@@ -93,6 +93,12 @@ pub struct BrowserModel {
     /// of its requests; 0 for a host the recording did not look up); hosts missing here
     /// take [`BrowserModel::dns_ns`].
     pub recorded_dns_ns: Option<std::collections::BTreeMap<String, u64>>,
+    /// `connect = "recorded"`: per group, how much longer than its handshakes' round trips
+    /// the recording's connection took to open ([`triage_web::netinfer::connect_extra_ns`];
+    /// the longest of its objects'; 0 when the recording opened none): certificate work on
+    /// either end, a slow server. The simulated connection waits that long after its DNS
+    /// lookup, then runs its handshakes on the simulated path. Empty: the handshakes alone.
+    pub connect_extra_ns: Vec<u64>,
     /// TCP mode, on connections to https origins: the TLS 1.3 handshake (RFC 8446 §2) as
     /// two messages after the TCP handshake, the client's ClientHello and the server's flight
     /// (ServerHello to Finished, with the certificate chain); requests follow the server's
@@ -215,6 +221,7 @@ impl BrowserModel {
             group_of,
             dns_ns: None,
             recorded_dns_ns: None,
+            connect_extra_ns: Vec::new(),
             tls: true,
             tls_client_hello_bytes: Self::TLS_CLIENT_HELLO_BYTES,
             tls_server_flight_bytes: Self::TLS_SERVER_FLIGHT_BYTES,
@@ -224,6 +231,19 @@ impl BrowserModel {
             cpu_tasks: Vec::new(),
             observed: None,
         }
+    }
+
+    /// Per group of `group_of`, the longest connection set-up time beyond round trips its
+    /// objects show ([`BrowserModel::connect_extra_ns`]).
+    pub fn recorded_connect_extra_ns(page: &triage_web::Page, group_of: &[u32], groups: usize) -> Vec<u64> {
+        let mut v = vec![0u64; groups];
+        for (o, &g) in page.objects().iter().zip(group_of) {
+            if let Some(t) = v.get_mut(g as usize) {
+                let extra = triage_web::netinfer::connect_extra_ns(o.recorded_connect_ns, o.recorded_tls_ns, &o.origin);
+                *t = (*t).max(extra);
+            }
+        }
+        v
     }
 
     /// Delayable requests in flight at most (Chrome's `kMaxNumDelayableRequestsPerClient`).

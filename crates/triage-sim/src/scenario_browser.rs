@@ -54,6 +54,11 @@ pub struct BrowserToml {
     /// environment, what `triage page simulate --profile recorded` replays).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stall: Option<String>,
+    /// How long opening a connection takes: `"auto"` (default: its round trips, TCP's and on
+    /// https TLS 1.3's) or `"recorded"` (those plus what the recording's connection took
+    /// beyond its own round trips, [`BrowserModel::connect_extra_ns`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect: Option<String>,
     /// A Chrome trace of the recorded load (Lighthouse's `trace.json`): its main-thread
     /// tasks become each object's CPU time ([`triage_web::cputrace`]). Relative to the
     /// scenario file.
@@ -142,6 +147,13 @@ impl BrowserToml {
             Some("recorded") => page.objects().iter().map(|o| o.recorded_stall_ns).collect(),
             Some(other) => return Err(("stall".into(), format!("expected \"none\" or \"recorded\", got {other:?}"))),
         };
+        match self.connect.as_deref() {
+            None | Some("auto") => {}
+            Some("recorded") => {
+                m.connect_extra_ns = BrowserModel::recorded_connect_extra_ns(page, &m.group_of, m.groups.len())
+            }
+            Some(other) => return Err(("connect".into(), format!("expected \"auto\" or \"recorded\", got {other:?}"))),
+        }
         let slowdown = self.cpu_slowdown.unwrap_or(1.0);
         if !(0.0..=100.0).contains(&slowdown) {
             return Err(("cpu_slowdown".into(), format!("expected 0 to 100, got {slowdown}")));

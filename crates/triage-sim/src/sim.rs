@@ -1170,16 +1170,36 @@ impl Simulator {
                     t
                 }
             };
+            let at = at.saturating_add(self.connect_extra_ns(&page, g));
             self.events.push(at, Ev::PoolOpen(f, g as u32));
         }
+    }
+
+    /// Round trips of opening a connection on the idle path: TCP's, and TLS 1.3's when it
+    /// runs (TCP mode, https); QUIC's one.
+    fn handshakes(&self, f: u32, page: &PageLoad, https: bool) -> u64 {
+        let tcp = self.flows[f as usize].spec.client_transport.mode == triage_core::TransportMode::Tcp;
+        if https && page.browser.tls && tcp {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// With `connect = "recorded"`, what group `g`'s recorded connection took beyond its round
+    /// trips (0 otherwise).
+    fn connect_extra_ns(&self, page: &PageLoad, g: usize) -> u64 {
+        page.browser.connect_extra_ns.get(g).copied().unwrap_or(0)
     }
 
     /// What the navigation's redirect hops cost a pooled page load before its root request
     /// (ns). Nothing else is on the wire while they run, so each is its round trips on the
     /// idle path, not packets: the host's DNS lookup unless the host was looked up before or
     /// is the root's (whose lookup the root's connection pays), a TCP handshake and, on https
-    /// with TLS, a TLS 1.3 handshake (one round trip each) unless its origin was connected
-    /// before or is the root's (the root's connection pays those), then one round trip for
+    /// with TLS, a TLS 1.3 handshake (one round trip each; QUIC's one in all), plus with
+    /// `connect = "recorded"` what the hop's recorded connection took beyond its round trips,
+    /// unless its origin was connected before or is the root's (the root's connection pays
+    /// those), then one round trip for
     /// the request and its 3xx response, plus, with server time, the hop's recorded wait less
     /// one recorded round trip (its recorded connect time, halved on https).
     fn navigation_redirects_ns(&self, f: u32) -> u64 {
@@ -1203,12 +1223,17 @@ impl Simulator {
                 total = total.saturating_add(self.dns_ns(f, &page, &host));
             }
             if origin != root_origin && origins.insert(origin) {
-                let handshakes = if https && page.browser.tls { 2 } else { 1 };
-                total = total.saturating_add(rtt.saturating_mul(handshakes));
+                total = total.saturating_add(rtt.saturating_mul(self.handshakes(f, &page, https)));
+                if !page.browser.connect_extra_ns.is_empty() {
+                    let extra =
+                        triage_web::netinfer::connect_extra_ns(hop.recorded_connect_ns, hop.recorded_tls_ns, &hop.url);
+                    total = total.saturating_add(extra);
+                }
             }
             total = total.saturating_add(rtt);
             if !page.browser.server_ns.is_empty() {
-                let recorded_rtt = triage_web::netinfer::rtt_from_connect_ns(hop.recorded_connect_ns, &hop.url);
+                let recorded_rtt =
+                    triage_web::netinfer::rtt_from_connect_ns(hop.recorded_connect_ns, hop.recorded_tls_ns, &hop.url);
                 total = total.saturating_add(hop.server_wait_ns.saturating_sub(recorded_rtt));
             }
         }

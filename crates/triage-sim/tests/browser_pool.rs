@@ -140,6 +140,26 @@ fn recorded_stalls_hold_requests_back() {
     assert_near(&completions_ms(&run_har(&har, Some("stall = \"recorded\""))), &[600.0, 700.0, 1150.0]);
 }
 
+#[test]
+fn recorded_connection_set_up_beyond_round_trips() {
+    // The root's connection took 700 ms in the recording, 690 of them TLS: its round trip was
+    // 10 ms (TCP), so 680 ms were neither TCP's nor TLS's round trip (certificate work). The
+    // image's connection took 60 ms without a TLS figure: half of it per round trip, nothing
+    // beyond.
+    let har = HAR
+        .replacen(r#""time": 50,"#, r#""time": 50, "timings": {"connect": 700, "ssl": 690},"#, 1)
+        .replacen(
+            r#""url": "https://b.example/photo.jpg"}, "startedDateTime": "2024-01-01T00:00:00.100Z", "time": 20,"#,
+            r#""url": "https://b.example/photo.jpg"}, "startedDateTime": "2024-01-01T00:00:00.100Z", "time": 20, "timings": {"connect": 60},"#,
+            1,
+        );
+    // Without `connect` nothing moves.
+    assert_near(&completions_ms(&run_har(&har, Some(""))), &[500.0, 600.0, 1000.0]);
+    // With it: a.example's connection opens 680 ms after its DNS; b.example's as before,
+    // from the root's completion.
+    assert_near(&completions_ms(&run_har(&har, Some("connect = \"recorded\""))), &[1180.0, 1280.0, 1680.0]);
+}
+
 fn build_error(text: &str) -> String {
     match Scenario::parse(text, "x.toml").unwrap().build("x.toml", None) {
         Err(e) => e.to_string(),
@@ -159,6 +179,9 @@ fn wrong_values_name_the_field() {
     let stall = text.replace("connections = \"per-host\"", "stall = \"sometimes\"");
     let e = build_error(&stall);
     assert!(e.contains("flows[0].browser.stall") && e.contains("recorded"), "{e}");
+    let connect = text.replace("connections = \"per-host\"", "connect = \"fast\"");
+    let e = build_error(&connect);
+    assert!(e.contains("flows[0].browser.connect") && e.contains("recorded"), "{e}");
     let text = text.replace("connections = \"per-host\"", "dns = \"soon\"");
     let e = build_error(&text);
     assert!(e.contains("flows[0].browser.dns"), "{e}");

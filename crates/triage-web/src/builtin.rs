@@ -74,6 +74,8 @@ pub fn object(id: u32, parent: Option<u32>, url: &str, kind: ContentType, bytes:
         protocol: None,
         server_wait_ns: 0,
         recorded_connect_ns: 0,
+        recorded_tls_ns: 0,
+        recorded_initiator: None,
         recorded_dns_ns: 0,
         recorded_stall_ns: 0,
         recorded_response_start_ns: 0,

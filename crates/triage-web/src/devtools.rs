@@ -254,6 +254,7 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                     let (send_end, headers_end) = (at("sendEnd")?, at("receiveHeadersEnd")?);
                     r.entry.dns_ms = span(dns_start, dns_end);
                     r.entry.connect_ms = span(connect_start, connect_end);
+                    r.entry.tls_ms = span(at("sslStart")?, at("sslEnd")?);
                     r.entry.server_wait_ms = span(send_end, headers_end);
                     let base = opt_num(t, "requestTime", &tp)?.filter(|v| *v > 0.0);
                     if let (Some(base), Some(h)) = (base, headers_end) {

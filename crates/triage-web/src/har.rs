@@ -214,6 +214,7 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
         protocol,
         server_wait_ms: wait.unwrap_or(0.0),
         connect_ms: connect.unwrap_or(0.0),
+        tls_ms: timing("ssl")?.unwrap_or(0.0),
         dns_ms: dns.unwrap_or(0.0),
         stall_ms: blocked.unwrap_or(0.0),
         response_start_ms,

@@ -232,6 +232,8 @@ pub struct RawEntry {
     pub server_wait_ms: f64,
     /// Connection setup (TCP + TLS) in ms (0 if none).
     pub connect_ms: f64,
+    /// The TLS part of `connect_ms` in ms (0 if unknown).
+    pub tls_ms: f64,
     /// DNS lookup in ms (0 if none).
     pub dns_ms: f64,
     /// Time the browser held the request before its DNS lookup, connection or send began,
@@ -788,12 +790,14 @@ pub fn build_page(
             protocol: e.protocol,
             server_wait_ns: ms_to_ns(e.server_wait_ms.min(MAX_DURATION_MS)),
             recorded_connect_ns: ms_to_ns(e.connect_ms.min(MAX_DURATION_MS)),
+            recorded_tls_ns: ms_to_ns(e.tls_ms.min(e.connect_ms).min(MAX_DURATION_MS)),
             recorded_dns_ns: ms_to_ns(e.dns_ms.min(MAX_DURATION_MS)),
             recorded_stall_ns: ms_to_ns(e.stall_ms.min(MAX_DURATION_MS)),
             recorded_response_start_ns: e
                 .response_start_ms
                 .filter(|t| t.is_finite() && t.abs() <= MAX_TIMESTAMP_MS)
                 .map_or(0, |t| ms_to_ns(t - t0)),
+            recorded_initiator: e.initiator_type.as_deref().map(crate::model::Initiator::parse),
             reliability: None,
         };
         classify::classify(&mut o);
@@ -823,6 +827,7 @@ pub fn build_page(
                 server_wait_ns: ns(e.server_wait_ms),
                 recorded_dns_ns: ns(e.dns_ms),
                 recorded_connect_ns: ns(e.connect_ms),
+                recorded_tls_ns: ns(e.tls_ms.min(e.connect_ms)),
             }
         })
         .collect();

@@ -49,8 +49,8 @@ pub use classify::{ContentCategory, Essentialness};
 pub use error::{FileError, WebError};
 pub use import::{import_file, import_str, import_value, Adjustment, Import, ImportOptions, SkipReason, SourceFormat};
 pub use model::{
-    BrowserPriority, ContentType, DiscoveryConfig, FetchPriority, HttpProtocol, ObjectId, Page, RenderBlocking,
-    WebObject,
+    BrowserPriority, ContentType, DiscoveryConfig, FetchPriority, HttpProtocol, Initiator, ObjectId, Page,
+    RenderBlocking, WebObject,
 };
 pub use partial::{data_loss, DataLoss, LossCauses, PartialConfig, PartialDeliveries, PartialDelivery};
 pub use qoe::{estimate, Deliveries, Delivery, Qoe, QoeConfig};

@@ -248,6 +248,32 @@ pub enum HttpProtocol {
     Http3,
 }
 
+/// Who made a recorded request (DevTools `initiator.type`, HAR `_initiator_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Initiator {
+    /// The HTML parser or its preload scanner, from markup (`parser`).
+    Parser,
+    /// A script (`script`): inserted elements, fetch, XHR.
+    Script,
+    /// A `<link rel=preload>` or an HTTP `Link` header (`preload`).
+    Preload,
+    /// Anything else the recording names (`other`: the navigation, CSS `url()`, fonts ...).
+    Other,
+}
+
+impl Initiator {
+    /// Parses a recording's initiator type, case-insensitively; unknown names are `Other`.
+    pub fn parse(s: &str) -> Initiator {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "parser" => Initiator::Parser,
+            "script" => Initiator::Script,
+            "preload" => Initiator::Preload,
+            _ => Initiator::Other,
+        }
+    }
+}
+
 impl HttpProtocol {
     /// Parses the names recordings use, case-insensitively: `http/1.1`, `HTTP/1.0`,
     /// `http/0.9` (HTTP/1); `h2`, `h2c`, `http/2`, `http/2.0`, `spdy/3.1` (HTTP/2); `h3`,
@@ -344,6 +370,10 @@ pub struct WebObject {
     /// Non-zero only on requests that opened a connection.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub recorded_connect_ns: u64,
+    /// The TLS part of [`WebObject::recorded_connect_ns`] (ns): HAR `timings.ssl`, DevTools
+    /// `sslEnd - sslStart`; 0 when unknown or plain http.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub recorded_tls_ns: u64,
     /// DNS lookup the recording spent on this request (ns) (HAR `timings.dns`; DevTools
     /// `dnsEnd - dnsStart`). Non-zero only on requests that looked a name up.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -360,6 +390,9 @@ pub struct WebObject {
     /// receiveHeadersEnd`, else the `responseReceived` timestamp.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub recorded_response_start_ns: u64,
+    /// Who made the request in the recording; `None` when it does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_initiator: Option<Initiator>,
     /// Reliability a user rule asked for ([`crate::rules`]); `None` lets the
     /// [`crate::reliability::ReliabilityPolicy`] decide.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -444,6 +477,8 @@ pub struct NavigationHop {
     pub recorded_dns_ns: u64,
     /// Connection setup it spent in the recording (ns).
     pub recorded_connect_ns: u64,
+    /// The TLS part of that (ns; 0 when unknown).
+    pub recorded_tls_ns: u64,
 }
 
 /// A page: objects in topological order and their discovery tree. See the module docs for
