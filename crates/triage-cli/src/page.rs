@@ -72,10 +72,15 @@ struct SimulateArgs {
     /// --connections flow).
     #[arg(long)]
     scheduler: Option<String>,
-    /// Wait each object's recorded gap after its parent arrived before requesting it
-    /// (parsing, script execution, timers), as the recording shows it.
-    #[arg(long)]
+    /// Wait, after an object's parent arrived (or was processed), for the render- and
+    /// parser-blocking objects the recording shows it waiting for, then for its recorded
+    /// processing gap (parsing, script execution, timers) × --cpu-slowdown: the CPU model
+    /// without a trace. Default with --profile recorded when there is no trace.
+    #[arg(long, conflicts_with = "no_recorded_gaps")]
     recorded_gaps: bool,
+    /// No recorded gaps, even with --profile recorded.
+    #[arg(long)]
+    no_recorded_gaps: bool,
     /// A Chrome trace of the recording (Lighthouse's trace.json): its main-thread tasks
     /// become each object's CPU time. Default: trace.json beside a devtoolslog.json, if
     /// there is one.
@@ -450,7 +455,10 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
     if trace.is_some() && a.connections == "flow" {
         return Err("--trace: the CPU model is part of the browser model; not with --connections flow".into());
     }
-    if a.cpu_slowdown.is_some() && trace.is_none() && !a.recorded_gaps {
+    // The recording's own machine without a trace: its processing gaps stand in for CPU.
+    let recorded_gaps =
+        a.recorded_gaps || (a.profile.as_deref() == Some("recorded") && trace.is_none() && !a.no_recorded_gaps);
+    if a.cpu_slowdown.is_some() && trace.is_none() && !recorded_gaps {
         return Err("--cpu-slowdown scales a trace's CPU time (--trace) or the recorded gaps (--recorded-gaps)".into());
     }
     let mut transport = toml::Table::new();
@@ -537,7 +545,7 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
     if let Some(r) = &a.rules {
         flow.insert("rules".into(), V::String(abs(r)));
     }
-    if a.recorded_gaps {
+    if recorded_gaps {
         let mut d = toml::Table::new();
         d.insert("recorded_gaps".into(), V::Boolean(true));
         if let Some(x) = a.cpu_slowdown.filter(|_| trace.is_none()) {
@@ -629,6 +637,10 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
             None if a.connections == "flow" => {
                 outln!("(one connection open from the start: no DNS, TLS, server or CPU time)")
             }
+            None if recorded_gaps => outln!(
+                "(no trace: the recording's processing gaps × {} stand in for CPU; no Total Blocking Time)",
+                a.cpu_slowdown.unwrap_or(1.0)
+            ),
             None => outln!("(no trace: network and server time only, so no Total Blocking Time)"),
         }
     }

@@ -271,3 +271,22 @@ fn page_simulate_equals_the_scenario_it_stands_for() {
     let out = run(&["page", "simulate", "builtin:cats", "--connections", "many"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `--profile recorded` without a trace replays the recording's processing gaps (× 1) and says
+/// so; `--no-recorded-gaps` turns them off; both at once is a usage error.
+#[test]
+fn recorded_profile_takes_the_recorded_gaps_without_a_trace() {
+    let f = data("ferguson.com.har");
+    let with = triage(&["page", "simulate", &f, "--profile", "recorded"]);
+    assert!(with.status.success());
+    let with = String::from_utf8_lossy(&with.stdout).into_owned();
+    assert!(with.contains("processing gaps × 1 stand in for CPU"), "{with}");
+    let without = triage(&["page", "simulate", &f, "--profile", "recorded", "--no-recorded-gaps"]);
+    let without = String::from_utf8_lossy(&without.stdout).into_owned();
+    assert!(without.contains("network and server time only"), "{without}");
+    // The in-body objects wait for the head script and stylesheets, then their processing:
+    // the load ends later.
+    assert_ne!(with.lines().nth(2), without.lines().nth(2));
+    let both = triage(&["page", "simulate", &f, "--recorded-gaps", "--no-recorded-gaps"]);
+    assert!(!both.status.success());
+}

@@ -73,6 +73,12 @@ pub struct PageLoad {
     /// default, as the CATS, PriorityBucket and thesis experiments load pages), or a
     /// connection per origin with DNS, TLS and server time ([`BrowserModel`]).
     pub browser: BrowserModel,
+    /// With recorded gaps ([`DiscoveryConfig::recorded_gaps`]), each object's
+    /// [`triage_web::RecordedGate`]: it is requested once its parent is found and its gates are
+    /// processed, its processing gap (scaled) later. Empty otherwise.
+    pub gates: Vec<triage_web::RecordedGate>,
+    /// Per object, the objects whose gates include it (the reverse of `gates`).
+    pub gated_by: Vec<Vec<u32>>,
 }
 
 /// How a page-loading client connects, as a browser does (issue: a page model engineers can
@@ -303,7 +309,16 @@ impl BrowserModel {
 impl PageLoad {
     /// A page fetched as a browser discovers it, every object reliable.
     pub fn new(page: Page, request_bytes: u64, discovery: DiscoveryConfig) -> PageLoad {
+        let gates = if discovery.recorded_gaps { page.recorded_gates() } else { Vec::new() };
+        let mut gated_by = vec![Vec::new(); if gates.is_empty() { 0 } else { page.len() }];
+        for (i, g) in gates.iter().enumerate() {
+            for &id in &g.gates {
+                gated_by[id.index()].push(i as u32);
+            }
+        }
         PageLoad {
+            gates,
+            gated_by,
             page,
             request_bytes,
             discovery,

@@ -225,6 +225,11 @@ struct AppState {
     /// A page-loading client: when each object was processed (its main-thread tasks done;
     /// its arrival without a CPU model).
     processed_ns: Vec<Option<u64>>,
+    /// A page-loading client: when each object's children could be found (an HTML
+    /// document's on arrival, others' once processed).
+    found_ns: Vec<Option<u64>>,
+    /// A page-loading client: each object's request is scheduled.
+    child_scheduled: Vec<bool>,
     /// The main thread (CPU model): the tasks it ran (start, length), in order; it is busy
     /// until the last one ends.
     main_tasks: Vec<(u64, crate::app::MainTask)>,
@@ -512,6 +517,8 @@ impl Simulator {
                 apps[side].ended = vec![false; p.page.len()];
                 apps[side].discovered_ns = vec![None; p.page.len()];
                 apps[side].processed_ns = vec![None; p.page.len()];
+                apps[side].found_ns = vec![None; p.page.len()];
+                apps[side].child_scheduled = vec![false; p.page.len()];
                 if p.browser.pooled() {
                     apps[side].pool = Some(Pool::new(p.browser.groups.len()));
                 }
@@ -1052,15 +1059,44 @@ impl Simulator {
             // An HTML document's children are found as it arrives (the preload scanner);
             // a script's or stylesheet's once it is processed.
             let found = if parent.kind == triage_web::ContentType::Html { self.now_ns } else { processed };
+            app.found_ns[k] = Some(found);
             for &child in page.page.children(parent.id) {
-                let delay = page.discovery.child_delay_ns(parent, page.page.get(child));
-                let stall = page.browser.stall_ns.get(child.index()).copied().unwrap_or(0);
-                self.events.push(found.saturating_add(delay).saturating_add(stall), Ev::PageRequest(f, child.0));
+                self.request_child(f, &page, child.index());
+            }
+            // Objects the recording shows waiting for this one (recorded gaps).
+            for &child in page.gated_by.get(k).map_or(&[][..], |v| &v[..]) {
+                self.request_child(f, &page, child as usize);
             }
         }
         if all {
             self.maybe_close(f, 0, c);
         }
+    }
+
+    /// Requests object `child` of a page load once its parent is found and, with recorded
+    /// gaps, its gates ([`triage_web::RecordedGate`]) are processed (or given up): after the
+    /// later of those, the discovery delay and its recorded stall.
+    fn request_child(&mut self, f: u32, page: &PageLoad, child: usize) {
+        let app = &mut self.flows[f as usize].apps[0];
+        let Some(parent) = page.page.objects()[child].parent else { return };
+        let Some(mut ready) = app.found_ns[parent.index()] else { return };
+        if app.child_scheduled[child] {
+            return;
+        }
+        let gate = page.gates.get(child);
+        // (An unreliable gate may never complete: it holds nothing back.)
+        for g in gate.map_or(&[][..], |g| &g.gates[..]).iter().filter(|g| !page.is_unreliable(g.index())) {
+            match app.processed_ns[g.index()] {
+                Some(t) => ready = ready.max(t),
+                // Given up incomplete: nothing to wait for.
+                None if app.done[g.index()] => ready = ready.max(self.now_ns),
+                None => return,
+            }
+        }
+        app.child_scheduled[child] = true;
+        let delay = page.discovery.child_delay_ns(page.page.get(parent), gate.map_or(0, |g| g.processing_ns));
+        let stall = page.browser.stall_ns.get(child).copied().unwrap_or(0);
+        self.events.push(ready.saturating_add(delay).saturating_add(stall), Ev::PageRequest(f, child as u32));
     }
 
     /// A web server writes its response to request `k` on connection `c`.

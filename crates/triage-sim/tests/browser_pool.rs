@@ -34,6 +34,11 @@ fn run(browser: Option<&str>) -> RunReport {
 }
 
 fn run_har(har: &str, browser: Option<&str>) -> RunReport {
+    run_har_flow(har, "", browser)
+}
+
+/// As [`run_har`], with `flow` as more lines of the `[[flows]]` table.
+fn run_har_flow(har: &str, flow: &str, browser: Option<&str>) -> RunReport {
     // A directory per call: the tests run in parallel.
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -58,6 +63,7 @@ name = "page"
 client = "c0"
 server = "s0"
 page = "page.har"
+{flow}
 {table}"#
     );
     let s = Scenario::parse(&text, "pool.toml").unwrap();
@@ -158,6 +164,30 @@ fn recorded_connection_set_up_beyond_round_trips() {
     // With it: a.example's connection opens 680 ms after its DNS; b.example's as before,
     // from the root's completion.
     assert_near(&completions_ms(&run_har(&har, Some("connect = \"recorded\""))), &[1180.0, 1280.0, 1680.0]);
+}
+
+#[test]
+fn recorded_gaps_wait_for_the_gates_then_the_processing() {
+    // The recording: the root 0-50 ms; its blocking stylesheet requested at 30 (while the root
+    // arrived), done at 100; the image requested at 140: after the stylesheet it waited for
+    // (a gate), 40 ms of processing.
+    let har = r#"{"log": {"entries": [
+ {"request": {"url": "https://a.example/"}, "startedDateTime": "2024-01-01T00:00:00.000Z", "time": 50,
+  "response": {"status": 200, "content": {"size": 10000, "mimeType": "text/html"}}},
+ {"request": {"url": "https://a.example/site.css"}, "startedDateTime": "2024-01-01T00:00:00.030Z", "time": 70,
+  "_renderBlocking": "blocking", "_priority": "VeryHigh",
+  "response": {"status": 200, "content": {"size": 5000, "mimeType": "text/css"}}},
+ {"request": {"url": "https://a.example/photo.jpg"}, "startedDateTime": "2024-01-01T00:00:00.140Z", "time": 20,
+  "response": {"status": 200, "content": {"size": 5000, "mimeType": "image/jpeg"}}}
+]}}"#;
+    // Without gaps: the root at 500 (DNS, TCP, TLS, request), both children requested then, done at 600.
+    assert_near(&completions_ms(&run_har_flow(har, "", Some(""))), &[500.0, 600.0, 600.0]);
+    // With them: the image waits for the stylesheet (600), then 40 ms: requested at 640.
+    let gaps = "discovery = { recorded_gaps = true }";
+    assert_near(&completions_ms(&run_har_flow(har, gaps, Some(""))), &[500.0, 600.0, 740.0]);
+    // × 4: 160 ms of processing.
+    let gaps = "discovery = { recorded_gaps = true, cpu_slowdown = 4 }";
+    assert_near(&completions_ms(&run_har_flow(har, gaps, Some(""))), &[500.0, 600.0, 860.0]);
 }
 
 fn build_error(text: &str) -> String {

@@ -81,7 +81,7 @@ discovery = { html = "50ms", css = "10ms", js = "30ms" }
     for o in page.page.objects() {
         if let Some(p) = o.parent {
             let parent = page.page.get(p);
-            let delay = page.discovery.child_delay_ns(parent, o);
+            let delay = page.discovery.child_delay_ns(parent, 0);
             assert!(
                 d[&o.id].request_ns >= d[&p].complete_ns + delay,
                 "{} requested before {} arrived",
@@ -161,11 +161,11 @@ fn keep_cache_hits_loads_the_cached_objects_too() {
     }
 }
 
-/// `discovery = { recorded_gaps = true, cpu_slowdown = 4 }`: each object waits its recorded
-/// gap after its parent arrived, four times over.
+/// `discovery = { recorded_gaps = true, cpu_slowdown = 4 }`: each object waits for its parent
+/// and its recorded gates, then its recorded processing gap four times over.
 #[test]
 fn recorded_gaps_delay_requests() {
-    let data = repo().join("../shared/data/pages/paulirish.com.devtoolslog.json");
+    let data = repo().join("../shared/data/pages/ferguson.com.har");
     assert!(data.is_file(), "{} is missing", data.display());
     let run = |discovery: &str| {
         let text = format!(
@@ -183,16 +183,17 @@ fn recorded_gaps_delay_requests() {
     let (_, _, plain) = run("");
     let (page, d, gaps) = run("discovery = { recorded_gaps = true, cpu_slowdown = 4 }");
     assert_eq!(page.discovery.gap_scale_permille, 4000);
-    let mut gapped = 0;
-    for o in page.page.objects() {
+    let (mut gapped, mut gated) = (0, 0);
+    for (o, gate) in page.page.objects().iter().zip(page.page.recorded_gates()) {
         if let Some(p) = o.parent {
-            let parent = page.page.get(p);
-            let gap = o.recorded_start_ns.saturating_sub(parent.recorded_start_ns + parent.recorded_duration_ns);
-            assert!(d[&o.id].request_ns >= d[&p].complete_ns + 4 * gap, "{}", o.url);
-            gapped += usize::from(gap > 0);
+            let ready = gate.gates.iter().map(|g| d[g].complete_ns).fold(d[&p].complete_ns, u64::max);
+            assert!(d[&o.id].request_ns >= ready + 4 * gate.processing_ns, "{}", o.url);
+            gapped += usize::from(gate.processing_ns > 0);
+            gated += usize::from(!gate.gates.is_empty());
         }
     }
     assert!(gapped > 0, "no object of the recording has a gap");
+    assert!(gated > 0, "no object of the recording waited for a blocking one");
     assert!(gaps.plt_ms.unwrap() > plain.plt_ms.unwrap());
     // cpu_slowdown alone, or out of range, is an error.
     for (d, want) in [

@@ -50,7 +50,7 @@ pub use error::{FileError, WebError};
 pub use import::{import_file, import_str, import_value, Adjustment, Import, ImportOptions, SkipReason, SourceFormat};
 pub use model::{
     BrowserPriority, ContentType, DiscoveryConfig, FetchPriority, HttpProtocol, Initiator, ObjectId, Page,
-    RenderBlocking, WebObject,
+    RecordedGate, RenderBlocking, WebObject,
 };
 pub use partial::{data_loss, DataLoss, LossCauses, PartialConfig, PartialDeliveries, PartialDelivery};
 pub use qoe::{estimate, Deliveries, Delivery, Qoe, QoeConfig};

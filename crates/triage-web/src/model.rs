@@ -425,10 +425,11 @@ pub struct DiscoveryConfig {
     pub js_ns: u64,
     /// Delay after any other type arrives.
     pub other_ns: u64,
-    /// Add each object's recorded gap: how long after its discovery parent completed the
-    /// recording requested it (parsing, script execution, timers, lazy loading), which the
-    /// network of the simulated load does not explain. Objects the recording requested
-    /// before their parent completed (the preload scanner) have no gap.
+    /// Add each object's recorded processing gap ([`RecordedGate`]): how long after its
+    /// discovery parent completed the recording requested it, less what the network explains
+    /// (the render- or parser-blocking objects it waited for, which the simulated load then
+    /// also waits for), taken as CPU time (parsing, script execution) or timers. Objects the
+    /// recording requested before their parent completed (the preload scanner) have no gap.
     pub recorded_gaps: bool,
     /// Multiplier of recorded gaps, in thousandths (1000: as recorded; 4000: Lighthouse's
     /// 4× mobile CPU slowdown), applied as if the whole gap were CPU time.
@@ -436,16 +437,17 @@ pub struct DiscoveryConfig {
 }
 
 impl DiscoveryConfig {
-    /// When `child` is requested after `parent` arrives: the parent type's delay, plus the
-    /// recorded gap when [`DiscoveryConfig::recorded_gaps`] is on.
-    pub fn child_delay_ns(&self, parent: &WebObject, child: &WebObject) -> u64 {
+    /// How long after `parent` is found (arrived, or processed) and its child's gates have
+    /// completed the child is requested: the parent type's delay, plus, when
+    /// [`DiscoveryConfig::recorded_gaps`] is on, the child's recorded processing gap
+    /// ([`RecordedGate::processing_ns`]) scaled.
+    pub fn child_delay_ns(&self, parent: &WebObject, processing_ns: u64) -> u64 {
         let typed = self.discovery_delay_ns(parent.kind);
         if !self.recorded_gaps {
             return typed;
         }
-        let parent_end = parent.recorded_start_ns.saturating_add(parent.recorded_duration_ns);
-        let gap = child.recorded_start_ns.saturating_sub(parent_end);
-        let scaled = (gap as u128 * u128::from(self.gap_scale_permille) / 1000).min(u128::from(u64::MAX)) as u64;
+        let scaled =
+            (processing_ns as u128 * u128::from(self.gap_scale_permille) / 1000).min(u128::from(u64::MAX)) as u64;
         typed.saturating_add(scaled)
     }
 
@@ -458,6 +460,26 @@ impl DiscoveryConfig {
             _ => self.other_ns,
         }
     }
+}
+
+/// What held an object's request back in the recording after its discovery parent had
+/// completed (issue 9: "derive each object's processing delay from the recording: the gap
+/// between its discovery parent finishing and its request starting, minus what the network
+/// explains").
+///
+/// The gap runs from the parent's recorded end to the object's recorded request. The network
+/// explains the part of it spent waiting for *gates*: render- or parser-blocking objects
+/// (`Blocking`, `InBodyParserBlocking`) requested before the object that completed inside the
+/// gap (a parser waiting for a stylesheet or a synchronous script before it reaches the next
+/// element; a script that runs only once the stylesheets before it have loaded). What is left
+/// after the last of them, or after the parent when none, is the processing gap: main-thread
+/// work or a timer. Objects requested before their parent completed have neither.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordedGate {
+    /// The objects it waited for, by id.
+    pub gates: Vec<ObjectId>,
+    /// Its recorded request less the later of its parent's and its gates' recorded ends (ns).
+    pub processing_ns: u64,
 }
 
 /// One redirect hop of the navigation, before the root document (e.g. `http://example.com/`
@@ -495,6 +517,36 @@ pub struct Page {
 }
 
 impl Page {
+    /// Each object's [`RecordedGate`], by id.
+    pub fn recorded_gates(&self) -> Vec<RecordedGate> {
+        let end = |o: &WebObject| o.recorded_start_ns.saturating_add(o.recorded_duration_ns);
+        let blocking: Vec<&WebObject> =
+            self.objects.iter().filter(|o| o.render_blocking.is_some_and(RenderBlocking::blocks_first_paint)).collect();
+        self.objects
+            .iter()
+            .map(|o| {
+                let Some(p) = o.parent else { return RecordedGate::default() };
+                let parent_end = end(&self.objects[p.index()]);
+                if o.recorded_start_ns <= parent_end {
+                    return RecordedGate::default();
+                }
+                let gates: Vec<ObjectId> = blocking
+                    .iter()
+                    .filter(|g| {
+                        g.id != o.id
+                            && g.id != p
+                            && g.recorded_start_ns < o.recorded_start_ns
+                            && end(g) > parent_end
+                            && end(g) <= o.recorded_start_ns
+                    })
+                    .map(|g| g.id)
+                    .collect();
+                let waited = gates.iter().map(|g| end(&self.objects[g.index()])).fold(parent_end, u64::max);
+                RecordedGate { gates, processing_ns: o.recorded_start_ns - waited }
+            })
+            .collect()
+    }
+
     /// Builds a page, checking the invariants: at least one object; ids equal positions;
     /// object 0 (the root) has no parent; every other object's parent has a smaller id.
     pub fn new(name: impl Into<String>, objects: Vec<WebObject>) -> Result<Page, WebError> {
@@ -600,5 +652,47 @@ impl Page {
     /// Changes classification fields of objects (used by rules); structure is untouched.
     pub(crate) fn objects_mut(&mut self) -> impl Iterator<Item = &mut WebObject> {
         self.objects.iter_mut()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin::object;
+
+    #[test]
+    fn recorded_gates_and_processing() {
+        // Root 0-100 ms; a blocking stylesheet 10-300 and an in-body parser-blocking script
+        // 20-250; a non-blocking image 30-400; then an image requested at 350 (it waited for
+        // the stylesheet and the script: 50 ms of processing after the later, 300), one at 90
+        // (the preload scanner: no gap) and a beacon at 1000 (700 ms after the same gates).
+        let at = |mut o: WebObject, start_ms: u64, end_ms: u64, rb: Option<RenderBlocking>| {
+            o.recorded_start_ns = start_ms * 1_000_000;
+            o.recorded_duration_ns = (end_ms - start_ms) * 1_000_000;
+            o.render_blocking = rb;
+            o
+        };
+        let js = object(2, Some(0), "https://a/p.js", ContentType::Js, 1000);
+        let objs = vec![
+            at(object(0, None, "https://a/", ContentType::Html, 1000), 0, 100, None),
+            at(object(1, Some(0), "https://a/s.css", ContentType::Css, 1000), 10, 300, Some(RenderBlocking::Blocking)),
+            at(js, 20, 250, Some(RenderBlocking::InBodyParserBlocking)),
+            at(object(3, Some(0), "https://a/big.jpg", ContentType::Image, 1000), 30, 400, None),
+            at(object(4, Some(0), "https://a/late.jpg", ContentType::Image, 1000), 350, 360, None),
+            at(object(5, Some(0), "https://a/early.jpg", ContentType::Image, 1000), 90, 120, None),
+            at(object(6, Some(0), "https://a/beacon", ContentType::Other, 1000), 1000, 1010, None),
+        ];
+        let page = Page::new("t", objs).unwrap();
+        let g = page.recorded_gates();
+        assert_eq!(g[0], RecordedGate::default());
+        assert_eq!(g[1], RecordedGate::default());
+        assert_eq!(g[4], RecordedGate { gates: vec![ObjectId(1), ObjectId(2)], processing_ns: 50_000_000 });
+        assert_eq!(g[5], RecordedGate::default());
+        assert_eq!(g[6], RecordedGate { gates: vec![ObjectId(1), ObjectId(2)], processing_ns: 700_000_000 });
+        // The typed delay plus the processing gap, scaled.
+        let d = DiscoveryConfig { js_ns: 5, recorded_gaps: true, gap_scale_permille: 4000, ..Default::default() };
+        assert_eq!(d.child_delay_ns(page.get(ObjectId(2)), 50), 205);
+        let off = DiscoveryConfig { js_ns: 5, ..Default::default() };
+        assert_eq!(off.child_delay_ns(page.get(ObjectId(2)), 50), 5);
     }
 }

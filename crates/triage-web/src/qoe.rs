@@ -441,16 +441,19 @@ pub mod lantern {
 
 /// A reference walk of the discovery graph (see [`crate::model`]): the root is requested at
 /// 0, each object takes `fetch_ns(object)` from request to completion, and children are
-/// requested at their parent's completion plus the discovery delay. With no contention this is
-/// the infinite-bandwidth bound a simulator's page load should never beat.
+/// requested at their parent's completion plus the discovery delay (with recorded gaps, its
+/// processing gap; the walk does not wait for the gates). With no contention this is the
+/// infinite-bandwidth bound a simulator's page load should never beat.
 pub fn ideal_deliveries(page: &Page, discovery: &DiscoveryConfig, fetch_ns: impl Fn(&WebObject) -> u64) -> Deliveries {
     let mut out = Deliveries::new();
+    let gates = if discovery.recorded_gaps { page.recorded_gates() } else { Vec::new() };
     for o in page.objects() {
         let request_ns = match o.parent {
             None => 0,
             Some(p) => {
                 let pd = out[&p];
-                pd.complete_ns.saturating_add(discovery.child_delay_ns(page.get(p), o))
+                let processing = gates.get(o.id.index()).map_or(0, |g| g.processing_ns);
+                pd.complete_ns.saturating_add(discovery.child_delay_ns(page.get(p), processing))
             }
         };
         out.insert(o.id, Delivery { request_ns, complete_ns: request_ns.saturating_add(fetch_ns(o)) });
