@@ -7,6 +7,7 @@
 //! | `bing` | PriorityBucket §5.1 | 1 HTML, 1 image |
 //! | `youtube` | PriorityBucket §5.1 | 1 HTML, 2 CSS, 2 JS, 20 images |
 //! | `news` | thesis §5.3.2, Table 4 | the per-category average request counts and sizes |
+//! | `large` | none: a synthetic page for timing the page model | 300 objects on 17 origins |
 //! | `news-v1` ... `news-v6` | thesis §5.7, §5.8.3, Tables 2 and 4 | six versions of a nytimes.com-like page, 156 objects, ≈ 17.5 MB with one video ([`crate::news_versions`]) |
 
 use crate::classify::{self, ContentCategory, Essentialness};
@@ -26,6 +27,7 @@ pub const BUILTIN_PAGES: &[(&str, &str)] = &[
     ("bing", "PriorityBucket §5.1 Bing: 1 HTML (assumed 60 KiB), 1 image (assumed 150 KiB)"),
     ("youtube", "PriorityBucket §5.1 YouTube: 1 HTML, 2 CSS, 2 JS, 20 images (assumed sizes)"),
     ("news", "thesis Table 4 averages: 129 objects in the eight content categories"),
+    ("large", "synthetic 300-object page on 17 origins, for timing the page model (assumed sizes)"),
     ("news-v1", "thesis §5.7 page version 1 of 6: nytimes-like, 156 objects, ~17.5 MB with one video"),
     ("news-v2", "thesis §5.7 page version 2 of 6: nytimes-like, 156 objects, ~17.5 MB with one video"),
     ("news-v3", "thesis §5.7 page version 3 of 6: nytimes-like, 156 objects, ~17.5 MB with one video"),
@@ -41,6 +43,7 @@ pub fn builtin(name: &str) -> Option<Page> {
         "bing" => Some(bing_page()),
         "youtube" => Some(youtube_page()),
         "news" => Some(news_page()),
+        "large" => Some(large_page()),
         _ => name.strip_prefix("news-v").and_then(|v| v.parse().ok()).and_then(crate::news_versions::news_version),
     }
 }
@@ -176,6 +179,66 @@ pub fn youtube_page() -> Page {
     build("youtube", rows)
 }
 
+/// A synthetic 300-object page, for timing the page model on a page of the size the issue
+/// names (no recording here has 300 objects). All sizes and the structure are assumed: a
+/// 60 KiB HTML document on `www.large.example` finds 12 stylesheets (8 render-blocking, 20 KiB
+/// each), 40 scripts (30 KiB; the first 4 render-blocking, 10 on three third-party origins), 100
+/// images (15 KiB; the first 8 High, in the viewport) on 10 image hosts; its first stylesheet
+/// finds 8 fonts (30 KiB); its first script loads 20 more scripts (12 KiB), 100 images
+/// (8 KiB, lazily, Low) and 19 JSON responses (2 KiB) from an API origin. 1 + 12 + 40 + 100 +
+/// 8 + 20 + 100 + 19 = 300 objects; 17 origins.
+pub fn large_page() -> Page {
+    let mut rows: Vec<Row> = vec![(None, "https://www.large.example/".into(), T::Html, 60 * KIB, Some(P::VeryHigh))];
+    // 1-12: stylesheets (the first 8 render-blocking, VeryHigh; the others print/media, VeryLow).
+    for i in 0..12u64 {
+        let prio = if i < 8 { P::VeryHigh } else { P::VeryLow };
+        rows.push((Some(0), format!("https://static.large.example/css/{i}.css"), T::Css, 20 * KIB, Some(prio)));
+    }
+    // 13-52: scripts (the first 4 in <head>, High; the last 10 on three third-party origins).
+    for i in 0..40u64 {
+        let url = if i < 30 {
+            format!("https://static.large.example/js/{i}.js")
+        } else {
+            format!("https://cdn.thirdparty{}.example/tag{i}.js", i % 3)
+        };
+        rows.push((Some(0), url, T::Js, 30 * KIB, Some(if i < 4 { P::High } else { P::Low })));
+    }
+    // 53-152: images on ten image hosts (the first 8 in the viewport, High).
+    for i in 0..100u64 {
+        let url = format!("https://img{}.large.example/photo{i}.jpg", i % 10);
+        rows.push((Some(0), url, T::Image, 15 * KIB, Some(if i < 8 { P::High } else { P::Low })));
+    }
+    // 153-160: fonts, found by the first stylesheet.
+    for i in 0..8u64 {
+        rows.push((Some(1), format!("https://fonts.large.example/f{i}.woff2"), T::Font, 30 * KIB, Some(P::VeryHigh)));
+    }
+    // 161-180: scripts the first script loads.
+    for i in 0..20u64 {
+        rows.push((Some(13), format!("https://static.large.example/js/lazy{i}.js"), T::Js, 12 * KIB, Some(P::Low)));
+    }
+    // 181-280: lazily loaded images, from the first script.
+    for i in 0..100u64 {
+        let url = format!("https://img{}.large.example/lazy{i}.jpg", i % 10);
+        rows.push((Some(13), url, T::Image, 8 * KIB, Some(P::Low)));
+    }
+    // 281-299: API responses.
+    for i in 0..19u64 {
+        rows.push((Some(13), format!("https://api.large.example/v1/item/{i}"), T::Json, 2 * KIB, Some(P::High)));
+    }
+    let mut page = build("large", rows);
+    // Render-blocking: the first 8 stylesheets and the 4 head scripts.
+    for o in page.objects_mut() {
+        let i = o.id.index();
+        o.render_blocking = Some(if (1..=8).contains(&i) || (13..=16).contains(&i) {
+            RenderBlocking::Blocking
+        } else {
+            RenderBlocking::NonBlocking
+        });
+        o.cats_level = classify::cats_level(o);
+    }
+    page
+}
+
 /// A news page from the thesis's Table 4 averages (§5.3.2): per category, the average number
 /// of requests and the average size, read as the category's total (KB = 1000 bytes) split
 /// evenly. Others' range 1130-3778 KB is taken at its lower end. Structure (assumed): the root
@@ -260,6 +323,20 @@ pub fn news_page() -> Page {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn large_page_has_300_objects_on_17_origins() {
+        let p = large_page();
+        assert_eq!(p.len(), 300);
+        let origins: std::collections::BTreeSet<&str> = p.objects().iter().map(|o| o.origin.as_str()).collect();
+        assert_eq!(origins.len(), 17);
+        let blocking = p.objects().iter().filter(|o| o.render_blocking == Some(RenderBlocking::Blocking)).count();
+        assert_eq!(blocking, 12);
+        let bytes: u64 = p.objects().iter().map(|o| o.wire_bytes).sum();
+        // 60 + 12·20 + 40·30 + 100·15 + 8·30 + 20·12 + 100·8 + 19·2 KiB.
+        assert_eq!(bytes, (60 + 240 + 1200 + 1500 + 240 + 240 + 800 + 38) * KIB);
+        assert_eq!(p.children(ObjectId(13)).len(), 139);
+    }
 
     #[test]
     fn cats_page_matches_table_one() {
