@@ -130,16 +130,20 @@ fn navigation_redirects_are_round_trips_before_the_root() {
     assert_near(&completions_ms(&run_har(&redirected_har(), Some("tls = false"))), &[1000.0, 1100.0, 1400.0]);
 }
 
+/// [`HAR`] with HAR `timings` on the root (`root`) and on the image (`image`).
+fn with_timings(root: &str, image: &str) -> String {
+    let photo = r#""url": "https://b.example/photo.jpg"}, "startedDateTime": "2024-01-01T00:00:00.100Z", "time": 20,"#;
+    HAR.replacen(r#""time": 50,"#, &format!(r#""time": 50, "timings": {root},"#), 1).replacen(
+        photo,
+        &format!(r#"{photo} "timings": {image},"#),
+        1,
+    )
+}
+
 #[test]
 fn recorded_stalls_hold_requests_back() {
     // The root held 100 ms before it went out, the image 50 ms (HAR `timings.blocked`).
-    let har = HAR
-        .replacen(r#""time": 50,"#, r#""time": 50, "timings": {"blocked": 100, "wait": 10},"#, 1)
-        .replacen(
-            r#""url": "https://b.example/photo.jpg"}, "startedDateTime": "2024-01-01T00:00:00.100Z", "time": 20,"#,
-            r#""url": "https://b.example/photo.jpg"}, "startedDateTime": "2024-01-01T00:00:00.100Z", "time": 20, "timings": {"blocked": 50},"#,
-            1,
-        );
+    let har = with_timings(r#"{"blocked": 100, "wait": 10}"#, r#"{"blocked": 50}"#);
     // Without `stall` nothing moves.
     assert_near(&completions_ms(&run_har(&har, Some(""))), &[500.0, 600.0, 1000.0]);
     // With it: everything 100 ms later, and the image's connection opens 50 ms later still.
@@ -152,13 +156,7 @@ fn recorded_connection_set_up_beyond_round_trips() {
     // 10 ms (TCP), so 680 ms were neither TCP's nor TLS's round trip (certificate work). The
     // image's connection took 60 ms without a TLS figure: half of it per round trip, nothing
     // beyond.
-    let har = HAR
-        .replacen(r#""time": 50,"#, r#""time": 50, "timings": {"connect": 700, "ssl": 690},"#, 1)
-        .replacen(
-            r#""url": "https://b.example/photo.jpg"}, "startedDateTime": "2024-01-01T00:00:00.100Z", "time": 20,"#,
-            r#""url": "https://b.example/photo.jpg"}, "startedDateTime": "2024-01-01T00:00:00.100Z", "time": 20, "timings": {"connect": 60},"#,
-            1,
-        );
+    let har = with_timings(r#"{"connect": 700, "ssl": 690}"#, r#"{"connect": 60}"#);
     // Without `connect` nothing moves.
     assert_near(&completions_ms(&run_har(&har, Some(""))), &[500.0, 600.0, 1000.0]);
     // With it: a.example's connection opens 680 ms after its DNS; b.example's as before,
