@@ -428,6 +428,15 @@ fn print_table(l: &Loaded) {
     if let Some(line) = triage_web::import::adjusted_summary(&l.adjusted) {
         outln!("{line}");
     }
+    let hops = p.navigation_redirects();
+    if !hops.is_empty() {
+        let urls: Vec<&str> = hops.iter().map(|h| h.url.as_str()).collect();
+        let client = hops.iter().filter(|h| h.client_delay_ns > 0).count();
+        outln!(
+            "navigation before the root: {} (redirects, {client} client-side; simulated as round trips)",
+            urls.join(" -> ")
+        );
+    }
     if let Some(q) = &l.recorded_qoe {
         let cells: Vec<String> = qoe_ms(q)
             .into_iter()

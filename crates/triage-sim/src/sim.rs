@@ -1237,7 +1237,8 @@ impl Simulator {
     /// unless its origin was connected before or is the root's (the root's connection pays
     /// those), then one round trip for
     /// the request and its 3xx response, plus, with server time, the hop's recorded wait less
-    /// one recorded round trip (its recorded connect time, halved on https).
+    /// one recorded round trip ([`triage_web::netinfer::rtt_from_connect_ns`]), and for a
+    /// client-side redirect its recorded client delay (download, parsing, script or timer).
     fn navigation_redirects_ns(&self, f: u32) -> u64 {
         let Some(page) = self.flows[f as usize].apps[0].page.clone() else { return 0 };
         let hops = page.page.navigation_redirects();
@@ -1272,6 +1273,8 @@ impl Simulator {
                     triage_web::netinfer::rtt_from_connect_ns(hop.recorded_connect_ns, hop.recorded_tls_ns, &hop.url);
                 total = total.saturating_add(hop.server_wait_ns.saturating_sub(recorded_rtt));
             }
+            // A client-side redirect: its document's download, parsing and timer, as recorded.
+            total = total.saturating_add(hop.client_delay_ns);
         }
         total
     }

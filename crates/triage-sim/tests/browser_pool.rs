@@ -141,6 +141,48 @@ fn with_timings(root: &str, image: &str) -> String {
 }
 
 #[test]
+fn client_side_redirects_are_paid_before_the_root() {
+    // A DevTools log: a.example's document (first byte at 1.05 s) has a script send the browser
+    // to b.example at 1.5 s. The hop: a.example's DNS 200, TCP and TLS 200, its request 100,
+    // then the recorded 450 ms from its first byte to the next navigation: 950 ms. Then
+    // b.example as usual: DNS, TCP, TLS, request (500): the root at 1450, its stylesheet 1550.
+    let req = |id: &str, loader: &str, kind: &str, url: &str, t: f64, mime: &str, initiator: &str| {
+        format!(
+            r#"{{"method": "Network.requestWillBeSent", "params": {{"requestId": "{id}", "loaderId": "{loader}", "frameId": "F1",
+  "type": "{kind}", "timestamp": {t}, "request": {{"url": "{url}", "method": "GET"}}, "initiator": {initiator}}}}},
+{{"method": "Network.responseReceived", "params": {{"requestId": "{id}", "type": "{kind}", "timestamp": {},
+  "response": {{"status": 200, "mimeType": "{mime}"}}}}}},
+{{"method": "Network.loadingFinished", "params": {{"requestId": "{id}", "timestamp": {}, "encodedDataLength": 5000}}}}"#,
+            t + 0.05,
+            t + 0.1
+        )
+    };
+    let log = format!(
+        "[{},\n{},\n{}]",
+        req("1", "L1", "Document", "https://a.example/", 1.0, "text/html", r#"{"type": "other"}"#),
+        req(
+            "2",
+            "L2",
+            "Document",
+            "https://b.example/",
+            1.5,
+            "text/html",
+            r#"{"type": "script", "url": "https://a.example/"}"#
+        ),
+        req(
+            "3",
+            "L2",
+            "Stylesheet",
+            "https://b.example/s.css",
+            1.6,
+            "text/css",
+            r#"{"type": "parser", "url": "https://b.example/"}"#
+        )
+    );
+    assert_near(&completions_ms(&run_har(&log, Some(""))), &[1450.0, 1550.0]);
+}
+
+#[test]
 fn recorded_stalls_hold_requests_back() {
     // The root held 100 ms before it went out, the image 50 ms (HAR `timings.blocked`).
     let har = with_timings(r#"{"blocked": 100, "wait": 10}"#, r#"{"blocked": 50}"#);

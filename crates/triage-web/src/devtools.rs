@@ -16,7 +16,11 @@
 //! `Target.attachedToTarget` of type `iframe` names their session (events carry `sessionId`)
 //! and frame (its `targetId`); documents in such a session, in a frame so named, or in any
 //! session other than the main frame's first document never start a page, so an OOPIF's
-//! requests stay with the page that embeds them and are marked as in a subframe.
+//! requests stay with the page that embeds them and are marked as in a subframe. A page whose
+//! navigation its predecessor started (the document request's `initiator.type` is `script`,
+//! or a main-frame `Page.frameRequestedNavigation`/`frameScheduledNavigation` with reason
+//! `scriptInitiated`, `metaTagRefresh` or `httpHeaderRefresh` came before it) is a client-side
+//! redirect's target ([`RawPage::client_redirect`]).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -65,6 +69,8 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
     let mut pages: Vec<RawPage> = Vec::new();
     let mut main_frame: Option<String> = None;
     let mut current_loader: Option<String> = None;
+    // A client-side navigation was asked for since the last page started.
+    let mut client_navigation = false;
     // Frames that have a parent (iframes), from Page.frameAttached / Page.frameNavigated
     // anywhere in the log: their documents never start a page.
     let mut child_frames: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
@@ -132,6 +138,17 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
             format = SourceFormat::PerfLog;
         }
         let Some(method) = method else { continue };
+        if matches!(method, "Page.frameRequestedNavigation" | "Page.frameScheduledNavigation") {
+            // A navigation the page itself asks for (Chrome's ClientNavigationReason): the
+            // next page it starts is a client-side redirect.
+            let reason = params.and_then(|p| p.get("reason")).and_then(Value::as_str);
+            let frame = params.and_then(|p| p.get("frameId")).and_then(Value::as_str);
+            let main = main_frame.as_deref().is_none_or(|m| Some(m) == frame);
+            if main && matches!(reason, Some("scriptInitiated" | "metaTagRefresh" | "httpHeaderRefresh")) {
+                client_navigation = true;
+            }
+            continue;
+        }
         if !method.starts_with("Network.") {
             continue;
         }
@@ -183,15 +200,19 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                     && !other_session
                     && (frame == main_frame || frame.as_ref().is_some_and(|f| !child_frames.contains(f)));
                 let starts_page = is_doc && top_level && loader.is_some() && loader != current_loader;
+                let initiator = opt_obj(params, "initiator", &ppath)?;
                 if starts_page {
                     current_loader = loader.clone();
+                    // Started by the previous page's document: a script, or a refresh.
+                    let by_script = initiator.and_then(|o| o.get("type")).and_then(Value::as_str) == Some("script");
                     pages.push(RawPage {
                         id: format!("page_{}", pages.len() + 1),
                         title: url.clone(),
                         entries: Vec::new(),
+                        client_redirect: !pages.is_empty() && (by_script || client_navigation),
                     });
+                    client_navigation = false;
                 }
-                let initiator = opt_obj(params, "initiator", &ppath)?;
                 let preflight = initiator.and_then(|o| o.get("type")).and_then(Value::as_str) == Some("preflight");
                 let headers = opt_obj(request, "headers", &rpath)?;
                 let referer = headers.and_then(|h| {

@@ -41,7 +41,7 @@ pub fn parse(value: &Value) -> Result<(Vec<RawPage>, usize), WebError> {
             let p = p.as_object().ok_or_else(|| wrong(&path, "an object", p))?;
             let id = opt_str(p, "id", &path)?.map(str::to_string).unwrap_or_else(|| format!("page_{}", i + 1));
             let title = opt_str(p, "title", &path)?.unwrap_or("").to_string();
-            pages.push(RawPage { id, title, entries: Vec::new() });
+            pages.push(RawPage { id, title, entries: Vec::new(), client_redirect: false });
         }
     }
     let mut loose = 0;

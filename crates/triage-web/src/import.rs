@@ -260,6 +260,9 @@ pub struct RawEntry {
 pub struct RawPage {
     /// Page id.
     pub id: String,
+    /// The page's navigation was started by the previous page's document (a script, or a
+    /// `<meta>`/`Refresh` header refresh): a client-side redirect (DevTools logs).
+    pub client_redirect: bool,
     /// Title or URL.
     pub title: String,
     /// Entries in file order.
@@ -290,6 +293,10 @@ pub struct Import {
     /// navigation's own hops are not objects, are counted as `redirect`, and are kept as
     /// [`Page::navigation_redirects`] (round trips the load pays before its root).
     pub redirect_hops: usize,
+    /// Client-side redirects before the page: pages whose document only sent the browser on
+    /// to the next (their documents are kept as [`Page::navigation_redirects`] with a
+    /// [`NavigationHop::client_delay_ns`](crate::model::NavigationHop::client_delay_ns)).
+    pub client_redirects: usize,
 }
 
 impl Import {
@@ -370,6 +377,7 @@ fn import_sequence(value: &Value, opts: &ImportOptions) -> Result<Import, WebErr
         skipped: BTreeMap::new(),
         adjusted: BTreeMap::new(),
         cache_hits: 0,
+        client_redirects: 0,
         redirect_hops: 0,
     })
 }
@@ -403,21 +411,41 @@ fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &Import
                 summaries.iter().map(|s| s.id.as_str()).collect::<Vec<_>>().join(", ")
             },
         })?,
-        None => pages
-            .iter()
-            .position(|p| navigation_entry(&p.entries).is_some_and(|i| classify_skip(&p.entries[i]).is_none()))
-            .or_else(|| {
-                pages.iter().position(|p| {
-                    navigation_entry(&p.entries).is_none() && p.entries.iter().any(|e| classify_skip(e).is_none())
+        None => {
+            let first = pages
+                .iter()
+                .position(|p| navigation_entry(&p.entries).is_some_and(|i| classify_skip(&p.entries[i]).is_none()))
+                .or_else(|| {
+                    pages.iter().position(|p| {
+                        navigation_entry(&p.entries).is_none() && p.entries.iter().any(|e| classify_skip(e).is_none())
+                    })
                 })
-            })
-            .unwrap_or(0),
+                .unwrap_or(0);
+            // A client-side redirect's target is the page the user sees.
+            let mut i = first;
+            while pages.get(i + 1).is_some_and(|p| p.client_redirect) {
+                i += 1;
+            }
+            i
+        }
     };
+    // The pages whose documents redirected (client-side) to the chosen one, in order.
+    let mut before = index;
+    while before > 0 && pages[before].client_redirect {
+        before -= 1;
+    }
+    let interstitials = before..index;
     let Some(chosen) = pages.get(index) else {
         return Err(WebError::NoEntries(format!("{entries_total} events but no page: no main-frame document request")));
     };
     let mut skipped = BTreeMap::new();
-    let others = entries_total - chosen.entries.len();
+    let mut others = entries_total - chosen.entries.len();
+    // Each interstitial's document is a navigation hop, counted as a redirect.
+    let interstitial_docs = interstitials.clone().filter(|&k| navigation_entry(&pages[k].entries).is_some()).count();
+    others -= interstitial_docs;
+    if interstitial_docs > 0 {
+        skipped.insert(SkipReason::Redirect, interstitial_docs);
+    }
     if others > 0 {
         skipped.insert(SkipReason::OtherPage, others);
     }
@@ -429,6 +457,43 @@ fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &Import
                 e => e,
             }
         })?;
+    let mut page = page;
+    let client_redirects = interstitials.len();
+    if client_redirects > 0 {
+        let next_start = |k: usize| {
+            let chain = navigation_chain(&pages[k].entries);
+            chain.first().map(|&i| pages[k].entries[i].start_ms)
+        };
+        let root_start = next_start(index).unwrap_or(0.0);
+        let ns = |ms: f64| if ms.is_finite() && ms > 0.0 { (ms.min(MAX_DURATION_MS) * 1e6).round() as u64 } else { 0 };
+        let mut hops = Vec::new();
+        for k in interstitials {
+            let entries = &pages[k].entries;
+            let chain = navigation_chain(entries);
+            for (n, &i) in chain.iter().enumerate() {
+                let e = &entries[i];
+                let last = n + 1 == chain.len();
+                // The document's first byte (else its end) to the next navigation's request.
+                let client_delay_ns = if last {
+                    let first_byte = e.response_start_ms.unwrap_or(e.start_ms + e.duration_ms);
+                    next_start(k + 1).map_or(0, |t| ns(t - first_byte))
+                } else {
+                    0
+                };
+                hops.push(crate::model::NavigationHop {
+                    url: e.url.clone(),
+                    recorded_before_root_ns: ns(root_start - e.start_ms),
+                    server_wait_ns: ns(e.server_wait_ms),
+                    recorded_dns_ns: ns(e.dns_ms),
+                    recorded_connect_ns: ns(e.connect_ms),
+                    recorded_tls_ns: ns(e.tls_ms.min(e.connect_ms)),
+                    client_delay_ns,
+                });
+            }
+        }
+        hops.extend(page.navigation_redirects().iter().cloned());
+        page.set_navigation_redirects(hops);
+    }
     let cache_hits = page.objects().iter().filter(|o| o.from_cache).count();
     let redirect_hops = page.objects().iter().filter(|o| o.redirect).count();
     Ok(Import {
@@ -441,6 +506,7 @@ fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &Import
         adjusted,
         cache_hits,
         redirect_hops,
+        client_redirects,
     })
 }
 
@@ -828,6 +894,7 @@ pub fn build_page(
                 recorded_dns_ns: ns(e.dns_ms),
                 recorded_connect_ns: ns(e.connect_ms),
                 recorded_tls_ns: ns(e.tls_ms.min(e.connect_ms)),
+                client_delay_ns: 0,
             }
         })
         .collect();

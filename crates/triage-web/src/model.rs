@@ -501,6 +501,11 @@ pub struct NavigationHop {
     pub recorded_connect_ns: u64,
     /// The TLS part of that (ns; 0 when unknown).
     pub recorded_tls_ns: u64,
+    /// A client-side redirect (the document of a page whose script or `<meta refresh>`
+    /// started the navigation to the next): how long after its first response byte the
+    /// recording requested the next navigation (its download, parsing, the script or the
+    /// refresh timer), paid after its round trips. 0 for an HTTP redirect.
+    pub client_delay_ns: u64,
 }
 
 /// A page: objects in topological order and their discovery tree. See the module docs for

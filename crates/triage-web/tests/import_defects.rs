@@ -331,3 +331,53 @@ fn navigation_redirect_hops_are_kept_as_round_trips() {
     // A load without redirects has none.
     assert!(load("ferguson.com.har").page.navigation_redirects().is_empty());
 }
+
+/// A DevTools log of a client-side redirect: a.example's document sends the browser on to
+/// b.example (the next document's initiator is a script of it, or a `<meta refresh>` asked for
+/// the navigation). By default the page is b.example's, with a.example's document as a
+/// navigation hop that costs its round trips plus the recorded time from its first byte to the
+/// next navigation; a user's navigation to another page is not a redirect.
+#[test]
+fn client_side_redirects_are_hops_before_the_page() {
+    let other = r#"{"type": "other"}"#;
+    let script = r#"{"type": "script", "url": "https://a.example/"}"#;
+    let parser = r#"{"type": "parser", "url": "https://b.example/"}"#;
+    let on_loader = |reqs: Vec<String>| -> Vec<String> {
+        reqs.into_iter().map(|e| e.replace(r#""loaderId": "L1""#, r#""loaderId": "L2""#)).collect()
+    };
+    let build = |b_initiator: &str, between: Vec<String>| {
+        log(vec![
+            request("1", "Document", "https://a.example/", 1.0, "text/html", "", 900, other),
+            between,
+            on_loader(request("2", "Document", "https://b.example/", 1.5, "text/html", "", 5000, b_initiator)),
+            on_loader(request("3", "Stylesheet", "https://b.example/s.css", 1.6, "text/css", "", 800, parser)),
+        ])
+    };
+    // A script of a.example's document navigated.
+    let imp = import_str(&build(script, vec![]), &ImportOptions::default()).unwrap();
+    assert_eq!((imp.pages.len(), imp.page_id.as_str(), imp.client_redirects), (2, "page_2", 1));
+    assert_eq!(imp.page.objects()[0].url, "https://b.example/");
+    let hops = imp.page.navigation_redirects();
+    assert_eq!(hops.len(), 1);
+    assert_eq!(hops[0].url, "https://a.example/");
+    // Its first byte at 1.05 s (the response event), the next navigation at 1.5 s.
+    assert_eq!(hops[0].client_delay_ns, 450_000_000);
+    assert_eq!(hops[0].recorded_before_root_ns, 500_000_000);
+    assert_eq!(imp.skipped.get(&triage_web::import::SkipReason::Redirect), Some(&1));
+    assert_eq!(imp.skipped.get(&triage_web::import::SkipReason::OtherPage), None);
+    // A `<meta refresh>`: the next document's initiator is `other`, but the main frame asked.
+    let refresh = vec![ev(
+        "Page.frameRequestedNavigation",
+        r#"{"frameId": "F1", "reason": "metaTagRefresh", "url": "https://b.example/", "disposition": "currentTab"}"#,
+    )];
+    let imp = import_str(&build(other, refresh), &ImportOptions::default()).unwrap();
+    assert_eq!((imp.page_id.as_str(), imp.client_redirects), ("page_2", 1));
+    // A navigation of the user's: two pages, the first by default, no hop.
+    let imp = import_str(&build(other, vec![]), &ImportOptions::default()).unwrap();
+    assert_eq!((imp.pages.len(), imp.page_id.as_str(), imp.client_redirects), (2, "page_1", 0));
+    assert!(imp.page.navigation_redirects().is_empty());
+    // Asking for the interstitial page gives it alone.
+    let opts = ImportOptions { page: Some("page_1".into()), ..Default::default() };
+    let imp = import_str(&build(script, vec![]), &opts).unwrap();
+    assert_eq!((imp.page.objects()[0].url.as_str(), imp.client_redirects), ("https://a.example/", 0));
+}
