@@ -1235,9 +1235,8 @@ impl Simulator {
     /// with TLS, a TLS 1.3 handshake (one round trip each; QUIC's one in all), plus with
     /// `connect = "recorded"` what the hop's recorded connection took beyond its round trips,
     /// unless its origin was connected before or is the root's (the root's connection pays
-    /// those), then one round trip for
-    /// the request and its 3xx response, plus, with server time, the hop's recorded wait less
-    /// one recorded round trip ([`triage_web::netinfer::rtt_from_connect_ns`]), and for a
+    /// those), then one round trip for the request and its 3xx response, plus, with server
+    /// time, the hop's recorded wait less one recorded round trip ([`triage_web::netinfer::rtt_from_connect_ns`]), and for a
     /// client-side redirect its recorded client delay (download, parsing, script or timer).
     fn navigation_redirects_ns(&self, f: u32) -> u64 {
         let Some(page) = self.flows[f as usize].apps[0].page.clone() else { return 0 };
