@@ -881,6 +881,8 @@ impl Simulator {
                 // already (not a repeated delivery).
             }
             Event::MessageComplete { msg_id, priority, .. } => self.message_complete(f, side, c, msg_id, priority),
+            // Byte watermarks: no application of the simulator sets one yet.
+            Event::MessageBytes { .. } => {}
             Event::MessageStarted { msg_id } => {
                 // The peer wrote it: the record belongs to the other side.
                 let idx = self.flows[f as usize].apps[1 - side].record_base + msg_id as usize;
