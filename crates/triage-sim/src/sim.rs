@@ -228,6 +228,10 @@ struct AppState {
     /// The main thread (CPU model): the tasks it ran (start, length), in order; it is busy
     /// until the last one ends.
     main_tasks: Vec<(u64, crate::app::MainTask)>,
+    /// A page-loading client with streaming discovery: objects found while their parent was
+    /// still arriving (their requests are under way; the parent's completion skips them).
+    /// Empty without streaming.
+    found_early: Vec<bool>,
     peer_closed: bool,
     closed: bool,
 }
@@ -512,6 +516,9 @@ impl Simulator {
                 apps[side].ended = vec![false; p.page.len()];
                 apps[side].discovered_ns = vec![None; p.page.len()];
                 apps[side].processed_ns = vec![None; p.page.len()];
+                if !p.browser.stream_offsets_bytes.is_empty() {
+                    apps[side].found_early = vec![false; p.page.len()];
+                }
                 if p.browser.pooled() {
                     apps[side].pool = Some(Pool::new(p.browser.groups.len()));
                 }
@@ -881,8 +888,11 @@ impl Simulator {
                 // already (not a repeated delivery).
             }
             Event::MessageComplete { msg_id, priority, .. } => self.message_complete(f, side, c, msg_id, priority),
-            // Byte watermarks: no application of the simulator sets one yet.
-            Event::MessageBytes { .. } => {}
+            Event::MessageBytes { msg_id, bytes } => {
+                if side == 0 {
+                    self.page_stream(f, c, msg_id, bytes);
+                }
+            }
             Event::MessageStarted { msg_id } => {
                 // The peer wrote it: the record belongs to the other side.
                 let idx = self.flows[f as usize].apps[1 - side].record_base + msg_id as usize;
@@ -1054,7 +1064,12 @@ impl Simulator {
             // An HTML document's children are found as it arrives (the preload scanner);
             // a script's or stylesheet's once it is processed.
             let found = if parent.kind == triage_web::ContentType::Html { self.now_ns } else { processed };
+            let found_early = &self.flows[f as usize].apps[0].found_early;
             for &child in page.page.children(parent.id) {
+                if found_early.get(child.index()).copied().unwrap_or(false) {
+                    // Streaming: found (and asked for) while its parent was arriving.
+                    continue;
+                }
                 let delay = page.discovery.child_delay_ns(parent, page.page.get(child));
                 let stall = page.browser.stall_ns.get(child.index()).copied().unwrap_or(0);
                 self.events.push(found.saturating_add(delay).saturating_add(stall), Ev::PageRequest(f, child.0));
@@ -1062,6 +1077,33 @@ impl Simulator {
         }
         if all {
             self.maybe_close(f, 0, c);
+        }
+    }
+
+    /// Streaming discovery: `bytes` of object `k` have arrived on connection `c` (a watermark
+    /// the client set, [`BrowserModel::stream_offsets_bytes`]): the children found within
+    /// them are requested (after their discovery delay and stall), and the watermark moves to
+    /// the next child's offset.
+    fn page_stream(&mut self, f: u32, c: u32, k: u32, bytes: u64) {
+        let app = &mut self.flows[f as usize].apps[0];
+        let Some(page) = app.page.clone() else { return };
+        let ku = k as usize;
+        if ku >= page.page.len() || app.found_early.is_empty() || app.done[ku] {
+            return;
+        }
+        let parent = &page.page.objects()[ku];
+        for &child in page.page.children(parent.id) {
+            let i = child.index();
+            if app.found_early[i] || page.browser.stream_offset_bytes(&page.page, i).is_none_or(|off| off > bytes) {
+                continue;
+            }
+            app.found_early[i] = true;
+            let delay = page.discovery.child_delay_ns(parent, page.page.get(child));
+            let stall = page.browser.stall_ns.get(i).copied().unwrap_or(0);
+            self.events.push(self.now_ns.saturating_add(delay).saturating_add(stall), Ev::PageRequest(f, child.0));
+        }
+        if let Some(next) = page.browser.next_stream_offset_bytes(&page.page, ku, &app.found_early) {
+            self.conns[c as usize].conn.watch_message_bytes(k, next);
         }
     }
 
@@ -1351,6 +1393,10 @@ impl Simulator {
         self.recorder.messages[rec].written_ns = Some(self.now_ns);
         self.conns[c as usize].conn.write(self.now_ns, k, bytes, prio);
         if let Some(page) = app.page.as_ref() {
+            // Streaming discovery: hear when the response reaches its first child's place.
+            if let Some(w) = page.browser.next_stream_offset_bytes(&page.page, k as usize, &app.found_early) {
+                self.conns[c as usize].conn.watch_message_bytes(k, w);
+            }
             let kind = page.page.objects()[k as usize].kind;
             if let Some(d) = page.partial.deadline_ns(kind).filter(|_| page.is_unreliable(k as usize)) {
                 self.events.push(self.now_ns.saturating_add(d), Ev::PartialCheck(f, k));
