@@ -896,7 +896,7 @@ fn a_watermark_fires_when_its_stream_has_the_bytes_in_order() {
     let mut want = vec![(0, b0, t0), (1, b1, t1)];
     want.sort_by_key(|w| (w.2, w.0));
     assert_eq!(p.seen[0].watermarks, want);
-    assert!(b0 >= 4000 && b0 < 10_000, "{b0}");
+    assert!((4000..10_000).contains(&b0), "{b0}");
     // A watermark at the length fires with the completion; beyond it, never.
     let p = watched_pair(&[(0, 10_000), (1, 6_001)], false);
     let done0 = p.seen[0].completed.iter().find(|c| c.0 == 0).unwrap().1;
