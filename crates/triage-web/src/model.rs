@@ -10,7 +10,9 @@
 //! 1. At the start time `t0` it requests [`Page::root`].
 //! 2. When object `p` has fully arrived at time `t`, it requests every child `c` in
 //!    [`Page::children`]`(p)` at `t + DiscoveryConfig::discovery_delay_ns(p.kind)` (the time
-//!    the browser needs to parse or run `p` before it sees `c`; zero by default).
+//!    the browser needs to parse or run `p` before it sees `c`; zero by default). A client
+//!    that models streaming HTML parsing requests a child of an HTML document earlier, once
+//!    the first [`Page::discovery_offsets_bytes`] bytes of the document have arrived.
 //! 3. The page is loaded when every object has arrived. Record each object's request and
 //!    completion time in a [`crate::qoe::Deliveries`] map and hand it to
 //!    [`crate::qoe::estimate`] for FCP, first render, LCP, TTI, Speed Index, PLT and CLS risk.
