@@ -204,7 +204,8 @@ fn page_simulate_equals_the_scenario_it_stands_for() {
                     [measure]\ninterval = \"0ms\"\n[topology]\nkind = \"dumbbell\"\n\
                     bottleneck = { rate = \"2Mbps\", delay = \"25ms\" }\naccess = { rate = \"1Gbps\", delay = \"0ms\" }\n\
                     [[flows]]\nname = \"page\"\nclient = \"c0\"\nserver = \"s0\"\npage = \"builtin:cats\"\n\
-                    [flows.browser]\nconnections = \"per-origin\"\ndns = \"auto\"\ntls = true\nserver_time = \"recorded\"\n";
+                    [flows.browser]\nconnections = \"per-origin\"\ndns = \"auto\"\ntls = true\nserver_time = \"recorded\"\n\
+                    streaming = true\n";
     let dir = std::env::temp_dir().join(format!("triage-simulate-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("s.toml");
@@ -270,6 +271,13 @@ fn page_simulate_equals_the_scenario_it_stands_for() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--cpu-slowdown"));
     let out = run(&["page", "simulate", "builtin:cats", "--connections", "many"]);
     assert_eq!(out.status.code(), Some(2));
+    // Streaming discovery belongs to the browser model: asked for with the plain connection,
+    // an error; --no-streaming (the scenario default) turns it off.
+    let out = run(&["page", "simulate", "builtin:cats", "--connections", "flow", "--streaming"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--streaming"));
+    let out = run(&["page", "simulate", "builtin:cats", "--connections", "flow", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 /// `--profile recorded` without a trace replays the recording's processing gaps (× 1) and says

@@ -15,6 +15,8 @@
 //! - **application commands**: [`write_message`](Connection::write_message) hands a whole
 //!   message (id, length, priority) to the send scheduler; [`close`](Connection::close)
 //!   queues a FIN once everything written is sent;
+//!   [`watch_message_bytes`](Connection::watch_message_bytes) asks to hear when the first N
+//!   bytes of a peer's message have been delivered ([`crate::watch`]);
 //! - **outputs**, drained in this order after every input or command:
 //!   [`poll_transmit`](Connection::poll_transmit) until it returns `None`, then
 //!   [`poll_timeout`](Connection::poll_timeout) for the next deadline, and
@@ -84,6 +86,17 @@ pub enum Event {
     MessageStarted {
         /// Message identifier, as written by the peer.
         msg_id: u32,
+    },
+    /// The first bytes of a message the application watches
+    /// ([`Connection::watch_message_bytes`], [`crate::quic::QuicConnection::watch_message_bytes`])
+    /// have been delivered in order: at least the watermark, `bytes` in all so far. Comes
+    /// after the message's `MessageStarted` and before its `MessageComplete` (in the same
+    /// batch of events when the bytes that reach the watermark also complete it).
+    MessageBytes {
+        /// Message identifier, as written by the peer.
+        msg_id: u32,
+        /// Bytes of it delivered in order so far (at least the watermark).
+        bytes: u64,
     },
     /// Every byte of a message has been delivered in order to the application.
     MessageComplete {
@@ -369,6 +382,9 @@ pub struct Connection {
     ack_now: bool,
     delack_deadline_ns: Option<u64>,
     msg_progress: HashMap<u32, (u64, Option<u8>)>,
+    /// Byte watermarks the application registered on the peer's messages
+    /// ([`Connection::watch_message_bytes`]).
+    watches: crate::watch::Watches,
     peer_fin: bool,
 
     // ---- ECN (see crate::ecn for the encodings) ----
@@ -443,6 +459,7 @@ impl Connection {
             ack_now: false,
             delack_deadline_ns: None,
             msg_progress: HashMap::new(),
+            watches: Default::default(),
             peer_fin: false,
             ecn: cfg.ecn_mode(),
             ecn_syn_level: 0,
@@ -592,6 +609,19 @@ impl Connection {
     pub fn write(&mut self, now_ns: u64, id: u32, len_bytes: u64, priority: Option<u8>) {
         let priority = priority.unwrap_or(self.cfg.default_priority);
         self.write_message(now_ns, MessageMeta { id, len_bytes, priority });
+    }
+
+    /// Asks for [`Event::MessageBytes`] once the first `bytes` bytes of the peer's message
+    /// `msg_id` have been delivered in order (behind everything before them on the byte
+    /// stream). One watermark per message: registering again replaces it; it fires once. If
+    /// that many bytes have arrived already, the event is raised at once. A watermark beyond
+    /// the message's length never fires (its `MessageComplete` says it all), nor does one on
+    /// a message that completed before the call. See [`crate::watch`].
+    pub fn watch_message_bytes(&mut self, msg_id: u32, bytes: u64) {
+        let delivered = self.msg_progress.get(&msg_id).map_or(0, |g| g.0);
+        if let Some(delivered) = self.watches.register(msg_id, bytes, delivered) {
+            self.events.push_back(Event::MessageBytes { msg_id, bytes: delivered });
+        }
     }
 
     /// Set the per-socket default priority.
@@ -1611,8 +1641,16 @@ impl Connection {
             if got.1.is_none() && k == 0 {
                 got.1 = priority;
             }
-            if got.0 >= c.msg_len_bytes {
-                let seen = got.1;
+            let (delivered, seen) = *got;
+            if !self.watches.is_empty() {
+                if let Some(bytes) = self.watches.reached(c.msg_id, delivered) {
+                    self.events.push_back(Event::MessageBytes { msg_id: c.msg_id, bytes });
+                }
+            }
+            if delivered >= c.msg_len_bytes {
+                if !self.watches.is_empty() {
+                    self.watches.forget(c.msg_id);
+                }
                 self.msg_progress.remove(&c.msg_id);
                 self.events.push_back(Event::MessageComplete {
                     msg_id: c.msg_id,

@@ -117,6 +117,12 @@ impl Endpoint {
     pub fn write(&mut self, now_ns: u64, id: u32, len_bytes: u64, priority: Option<u8>) {
         both!(self, c => c.write(now_ns, id, len_bytes, priority))
     }
+    /// Asks for [`Event::MessageBytes`] once the first `bytes` bytes of the peer's message
+    /// `msg_id` are delivered in order ([`Connection::watch_message_bytes`],
+    /// [`QuicConnection::watch_message_bytes`]).
+    pub fn watch_message_bytes(&mut self, msg_id: u32, bytes: u64) {
+        both!(self, c => c.watch_message_bytes(msg_id, bytes))
+    }
     /// This end writes no more.
     pub fn close(&mut self) {
         both!(self, c => c.close())

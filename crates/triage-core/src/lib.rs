@@ -13,6 +13,7 @@
 //! - [`sched`]: send schedulers (FIFO) deciding which message bytes go next.
 //! - [`qlog`]: qlog event types for QUIC-mode traces (draft-ietf-quic-qlog, version 0.3).
 //! - [`recovery`]: RTT estimation / RTO (RFC 6298) and PRR (RFC 6937).
+//! - [`watch`]: byte watermarks on received messages ([`Event::MessageBytes`]).
 //! - [`wire`]: the packet representation and header sizes.
 #![warn(missing_docs)]
 
@@ -27,6 +28,7 @@ pub mod qlog;
 pub mod quic;
 pub mod recovery;
 pub mod sched;
+pub mod watch;
 pub mod wire;
 
 pub use config::{ConnectionConfig, LoadShedding, SchedulerKind, TransportMode};

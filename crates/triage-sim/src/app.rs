@@ -136,6 +136,15 @@ pub struct BrowserModel {
     /// What Chrome observed while recording, from the trace: Lantern's LCP and Speed Index
     /// use it ([`triage_web::qoe::lantern`]); `None` without a trace.
     pub observed: Option<triage_web::cputrace::Observed>,
+    /// Streaming HTML discovery (`[flows.browser] streaming = true`): per object (page
+    /// order), how many bytes of its parent's response must have arrived before the browser
+    /// finds it ([`triage_web::Page::discovery_offsets_bytes`]: children of HTML documents,
+    /// placed where the recording requested them); `None`: once the whole parent has arrived
+    /// (and, with a CPU model, been processed). The client asks its connection for the
+    /// parent's next offset ([`triage_core::Endpoint::watch_message_bytes`]) and requests the
+    /// child when those bytes are in, plus the usual discovery delay and stall. Empty: off,
+    /// every child waits for its whole parent.
+    pub stream_offsets_bytes: Vec<Option<u64>>,
 }
 
 /// One main-thread task of the CPU model.
@@ -236,6 +245,7 @@ impl BrowserModel {
             throttle: true,
             cpu_tasks: Vec::new(),
             observed: None,
+            stream_offsets_bytes: Vec::new(),
         }
     }
 
@@ -303,6 +313,33 @@ impl BrowserModel {
     /// The server's think time for object `k`.
     pub fn server_ns(&self, k: usize) -> u64 {
         self.server_ns.get(k).copied().unwrap_or(0)
+    }
+
+    /// Streaming discovery: the offset into its parent at which object `k` is found, when
+    /// that is before the parent's last byte (`None`: found when the whole parent is in).
+    pub fn stream_offset_bytes(&self, page: &triage_web::Page, k: usize) -> Option<u64> {
+        let off = self.stream_offsets_bytes.get(k).copied().flatten()?;
+        let parent = page.objects()[k].parent?;
+        (off < page.get(parent).wire_bytes.max(1)).then_some(off)
+    }
+
+    /// Streaming discovery: the smallest offset into object `parent` at which a child of it
+    /// not found yet (`found`, by object) is found before the parent is whole; `None` when
+    /// no child is left to find early.
+    pub fn next_stream_offset_bytes(
+        &self,
+        page: &triage_web::Page,
+        parent: usize,
+        found: &[Option<u64>],
+    ) -> Option<u64> {
+        if self.stream_offsets_bytes.is_empty() {
+            return None;
+        }
+        page.children(triage_web::ObjectId(parent as u32))
+            .iter()
+            .filter(|c| found.get(c.index()).is_none_or(|t| t.is_none()))
+            .filter_map(|c| self.stream_offset_bytes(page, c.index()))
+            .min()
     }
 }
 

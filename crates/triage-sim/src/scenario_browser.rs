@@ -1,5 +1,6 @@
 //! `[flows.browser]`: how a page-loading client connects, as a browser does — its connections
-//! (one, or one per origin), DNS, TLS and the server's think time ([`BrowserModel`]).
+//! (one, or one per origin), DNS, TLS, the server's think time, a trace's CPU time and
+//! streaming HTML discovery ([`BrowserModel`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -68,6 +69,13 @@ pub struct BrowserToml {
     /// 0 to 100.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_slowdown: Option<f64>,
+    /// Streaming HTML discovery (default false): a child of an HTML document is requested
+    /// when the parent's bytes up to its place have arrived (where the recording requested
+    /// it, [`triage_web::Page::discovery_offsets_bytes`]), as Chrome's preload scanner and
+    /// parser find resources while the document streams in; false: when the whole parent
+    /// has arrived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streaming: Option<bool>,
 }
 
 impl BrowserToml {
@@ -153,6 +161,9 @@ impl BrowserToml {
                 m.connect_extra_ns = BrowserModel::recorded_connect_extra_ns(page, &m.group_of, m.groups.len())
             }
             Some(other) => return Err(("connect".into(), format!("expected \"auto\" or \"recorded\", got {other:?}"))),
+        }
+        if self.streaming == Some(true) {
+            m.stream_offsets_bytes = page.discovery_offsets_bytes();
         }
         let slowdown = self.cpu_slowdown.unwrap_or(1.0);
         if !(0.0..=100.0).contains(&slowdown) {

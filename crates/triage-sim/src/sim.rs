@@ -225,8 +225,10 @@ struct AppState {
     /// A page-loading client: when each object was processed (its main-thread tasks done;
     /// its arrival without a CPU model).
     processed_ns: Vec<Option<u64>>,
-    /// A page-loading client: when each object's children could be found (an HTML
-    /// document's on arrival, others' once processed).
+    /// A page-loading client: when each object was found, its parent having arrived (an
+    /// HTML document's children then, or with streaming discovery once the bytes before them
+    /// arrived; a script's or stylesheet's once processed). A child found while its parent
+    /// was still arriving is skipped when the parent completes.
     found_ns: Vec<Option<u64>>,
     /// A page-loading client: each object's request is scheduled.
     child_scheduled: Vec<bool>,
@@ -888,6 +890,11 @@ impl Simulator {
                 // already (not a repeated delivery).
             }
             Event::MessageComplete { msg_id, priority, .. } => self.message_complete(f, side, c, msg_id, priority),
+            Event::MessageBytes { msg_id, bytes } => {
+                if side == 0 {
+                    self.page_stream(f, c, msg_id, bytes);
+                }
+            }
             Event::MessageStarted { msg_id } => {
                 // The peer wrote it: the record belongs to the other side.
                 let idx = self.flows[f as usize].apps[1 - side].record_base + msg_id as usize;
@@ -1059,8 +1066,13 @@ impl Simulator {
             // An HTML document's children are found as it arrives (the preload scanner);
             // a script's or stylesheet's once it is processed.
             let found = if parent.kind == triage_web::ContentType::Html { self.now_ns } else { processed };
-            app.found_ns[k] = Some(found);
             for &child in page.page.children(parent.id) {
+                let app = &mut self.flows[f as usize].apps[0];
+                if app.found_ns[child.index()].is_some() {
+                    // Streaming: found (and asked for) while its parent was arriving.
+                    continue;
+                }
+                app.found_ns[child.index()] = Some(found);
                 self.request_child(f, &page, child.index());
             }
             // Objects the recording shows waiting for this one (recorded gaps).
@@ -1073,13 +1085,13 @@ impl Simulator {
         }
     }
 
-    /// Requests object `child` of a page load once its parent is found and, with recorded
-    /// gaps, its gates ([`triage_web::RecordedGate`]) are processed (or given up): after the
-    /// later of those, the discovery delay and its recorded stall.
+    /// Requests object `child` of a page load once it is found and, with recorded gaps, its
+    /// gates ([`triage_web::RecordedGate`]) are processed (or given up): after the later of
+    /// those, the discovery delay and its recorded stall.
     fn request_child(&mut self, f: u32, page: &PageLoad, child: usize) {
         let app = &mut self.flows[f as usize].apps[0];
         let Some(parent) = page.page.objects()[child].parent else { return };
-        let Some(mut ready) = app.found_ns[parent.index()] else { return };
+        let Some(mut ready) = app.found_ns[child] else { return };
         if app.child_scheduled[child] {
             return;
         }
@@ -1097,6 +1109,34 @@ impl Simulator {
         let delay = page.discovery.child_delay_ns(page.page.get(parent), gate.map_or(0, |g| g.processing_ns));
         let stall = page.browser.stall_ns.get(child).copied().unwrap_or(0);
         self.events.push(ready.saturating_add(delay).saturating_add(stall), Ev::PageRequest(f, child as u32));
+    }
+
+    /// Streaming discovery: `bytes` of object `k` have arrived on connection `c` (a watermark
+    /// the client set, [`BrowserModel::stream_offsets_bytes`]): the children found within
+    /// them are requested ([`Simulator::request_child`]), and the watermark moves to the next
+    /// child's offset.
+    fn page_stream(&mut self, f: u32, c: u32, k: u32, bytes: u64) {
+        let app = &mut self.flows[f as usize].apps[0];
+        let Some(page) = app.page.clone() else { return };
+        let ku = k as usize;
+        if ku >= page.page.len() || page.browser.stream_offsets_bytes.is_empty() || app.done[ku] {
+            return;
+        }
+        for &child in page.page.children(triage_web::ObjectId(k)) {
+            let i = child.index();
+            let app = &mut self.flows[f as usize].apps[0];
+            if app.found_ns[i].is_some()
+                || page.browser.stream_offset_bytes(&page.page, i).is_none_or(|off| off > bytes)
+            {
+                continue;
+            }
+            app.found_ns[i] = Some(self.now_ns);
+            self.request_child(f, &page, i);
+        }
+        let app = &self.flows[f as usize].apps[0];
+        if let Some(next) = page.browser.next_stream_offset_bytes(&page.page, ku, &app.found_ns) {
+            self.conns[c as usize].conn.watch_message_bytes(k, next);
+        }
     }
 
     /// A web server writes its response to request `k` on connection `c`.
@@ -1387,6 +1427,10 @@ impl Simulator {
         self.recorder.messages[rec].written_ns = Some(self.now_ns);
         self.conns[c as usize].conn.write(self.now_ns, k, bytes, prio);
         if let Some(page) = app.page.as_ref() {
+            // Streaming discovery: hear when the response reaches its first child's place.
+            if let Some(w) = page.browser.next_stream_offset_bytes(&page.page, k as usize, &app.found_ns) {
+                self.conns[c as usize].conn.watch_message_bytes(k, w);
+            }
             let kind = page.page.objects()[k as usize].kind;
             if let Some(d) = page.partial.deadline_ns(kind).filter(|_| page.is_unreliable(k as usize)) {
                 self.events.push(self.now_ns.saturating_add(d), Ev::PartialCheck(f, k));

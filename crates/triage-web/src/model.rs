@@ -10,7 +10,9 @@
 //! 1. At the start time `t0` it requests [`Page::root`].
 //! 2. When object `p` has fully arrived at time `t`, it requests every child `c` in
 //!    [`Page::children`]`(p)` at `t + DiscoveryConfig::discovery_delay_ns(p.kind)` (the time
-//!    the browser needs to parse or run `p` before it sees `c`; zero by default).
+//!    the browser needs to parse or run `p` before it sees `c`; zero by default). A client
+//!    that models streaming HTML parsing requests a child of an HTML document earlier, once
+//!    the first [`Page::discovery_offsets_bytes`] bytes of the document have arrived.
 //! 3. The page is loaded when every object has arrived. Record each object's request and
 //!    completion time in a [`crate::qoe::Deliveries`] map and hand it to
 //!    [`crate::qoe::estimate`] for FCP, first render, LCP, TTI, Speed Index, PLT and CLS risk.
@@ -647,6 +649,71 @@ impl Page {
             cur = self.get(p).parent;
         }
         d
+    }
+
+    /// Streaming HTML discovery: for each object (page order), how many bytes of its
+    /// parent's response must have arrived before the browser finds it, or `None` when it is
+    /// found only once the whole parent has arrived and been processed (a stylesheet's or a
+    /// script's children: they are parsed or run whole; the root; children of a redirect or
+    /// of a cache hit, which have no response to stream).
+    ///
+    /// Offsets count the parent's response bytes as the simulator sends them,
+    /// [`WebObject::wire_bytes`] (at least 1), and lie in 1..=that: a browser's HTML parser
+    /// and preload scanner tokenize the document as its bytes arrive (WHATWG HTML §13.2.3,
+    /// "The input byte stream"), so a child of an HTML document is found at its place in
+    /// the document, which the recording shows:
+    /// - When the parent's download is recorded (`recorded_response_start_ns` known and
+    ///   before its end, `recorded_start_ns + recorded_duration_ns`): a child requested at or
+    ///   after that end needs the whole parent, as without streaming (a script inserted it,
+    ///   or the parser reached it only then); any other linearly over the download,
+    ///   `ceil((child start − response start) / (end − response start) × wire_bytes)`, at
+    ///   least the first byte (a child requested before the response's first byte, from a
+    ///   `Link` header or Early Hints, needs that byte here: the simulated server sends no
+    ///   headers ahead of the body).
+    /// - Otherwise (no response start; a response that arrived whole, as in Lightrider's
+    ///   logs, whose end is its first byte; a built-in page) the recorded times cannot place
+    ///   a child in the document: a child the recording says a script requested needs the
+    ///   whole parent, and the others are spread evenly through it in page order, the `k`-th
+    ///   (from 1) of `n` at `ceil(k × wire_bytes / n)` (the last at its end, so a single
+    ///   child waits for the whole parent, as without streaming).
+    pub fn discovery_offsets_bytes(&self) -> Vec<Option<u64>> {
+        let mut out = vec![None; self.objects.len()];
+        for parent in &self.objects {
+            if parent.kind != ContentType::Html || parent.redirect || parent.from_cache {
+                continue;
+            }
+            let kids = self.children(parent.id);
+            if kids.is_empty() {
+                continue;
+            }
+            let len = parent.wire_bytes.max(1);
+            let end = parent.recorded_start_ns.saturating_add(parent.recorded_duration_ns);
+            let response = parent.recorded_response_start_ns;
+            let mut spread = Vec::new();
+            for &c in kids {
+                let child = self.get(c);
+                out[c.index()] = Some(if response > 0 && end > response {
+                    if child.recorded_start_ns >= end {
+                        len
+                    } else {
+                        let into = child.recorded_start_ns.saturating_sub(response);
+                        let at = (u128::from(into) * u128::from(len)).div_ceil(u128::from(end - response));
+                        (at as u64).clamp(1, len)
+                    }
+                } else if child.recorded_initiator == Some(Initiator::Script) {
+                    len
+                } else {
+                    spread.push(c);
+                    continue;
+                });
+            }
+            let n = spread.len() as u128;
+            for (k, c) in spread.into_iter().enumerate() {
+                let at = ((k as u128 + 1) * u128::from(len)).div_ceil(n);
+                out[c.index()] = Some((at as u64).clamp(1, len));
+            }
+        }
+        out
     }
 
     /// Total bytes on the wire (saturating).

@@ -495,6 +495,9 @@ pub struct QuicConnection {
     recv_streams: RecvStreams,
     /// The stream each reliable message of the peer came on (a response goes back on it).
     peer_msg_stream: IntMap<u32, u64>,
+    /// Byte watermarks the application registered on the peer's messages
+    /// ([`QuicConnection::watch_message_bytes`]).
+    watches: crate::watch::Watches,
     /// Bidirectional streams the peer opened, until their credit is returned.
     peer_bidi: BTreeMap<u64, PeerBidi>,
     /// MAX_STREAMS we granted, per direction (bidi, uni).
@@ -568,6 +571,7 @@ impl QuicConnection {
             send_streams: SendStreams::new(is_client, q.stream_receive_window_bytes, q.max_streams),
             recv_streams: RecvStreams::new(q.stream_receive_window_bytes),
             peer_msg_stream: IntMap::default(),
+            watches: Default::default(),
             peer_bidi: BTreeMap::new(),
             local_max_streams: [q.max_streams; 2],
             control: VecDeque::new(),
@@ -963,6 +967,19 @@ impl QuicConnection {
         let ids: Vec<u64> = self.peer_bidi.keys().copied().collect();
         for id in ids {
             self.maybe_return_credit(id);
+        }
+    }
+
+    /// Asks for [`Event::MessageBytes`] once the first `bytes` bytes of the peer's reliable
+    /// message `msg_id` are readable in order on its stream (a stream per message: no
+    /// blocking behind other streams). One watermark per message: registering again replaces
+    /// it; it fires once. If that many bytes have arrived already, the event is raised at once.
+    /// A watermark beyond the message's length never fires, nor does one on a message that
+    /// completed before the call or one sent as DATAGRAM chunks. See [`crate::watch`].
+    pub fn watch_message_bytes(&mut self, msg_id: u32, bytes: u64) {
+        let delivered = self.peer_msg_stream.get(&msg_id).map_or(0, |&s| self.recv_streams.delivered_bytes(s, msg_id));
+        if let Some(delivered) = self.watches.register(msg_id, bytes, delivered) {
+            self.events.push_back(Event::MessageBytes { msg_id, bytes: delivered });
         }
     }
 
@@ -1622,10 +1639,16 @@ impl QuicConnection {
         for &msg_id in r.started.iter().filter(|&&m| m & RESPONSE_END_BIT == 0) {
             self.events.push_back(Event::MessageStarted { msg_id });
         }
+        if !self.watches.is_empty() && r.in_order_bytes > 0 {
+            self.stream_watermarks(stream_id);
+        }
         for c in &r.completed {
             if c.msg_id & RESPONSE_END_BIT != 0 {
                 self.events.push_back(Event::ResponseEnded { msg_id: c.msg_id & !RESPONSE_END_BIT });
             } else {
+                if !self.watches.is_empty() {
+                    self.watches.forget(c.msg_id);
+                }
                 self.events.push_back(Event::MessageComplete {
                     msg_id: c.msg_id,
                     len_bytes: c.len_bytes,
@@ -1659,6 +1682,24 @@ impl QuicConnection {
         if window != u64::MAX && self.local_max_data.saturating_sub(self.rx_consumed_bytes) < window / 2 {
             self.local_max_data = self.rx_consumed_bytes.saturating_add(window);
             self.control.push_back(Frame::MaxData(self.local_max_data));
+        }
+    }
+
+    /// Stream `stream_id` has new bytes in order: the watermarks of the messages on it that
+    /// these reach fire, in message-id order.
+    fn stream_watermarks(&mut self, stream_id: u64) {
+        let mut fired: smallvec::SmallVec<[(u32, u64); 2]> = smallvec::SmallVec::new();
+        for (msg_id, watermark) in self.watches.iter() {
+            if self.peer_msg_stream.get(&msg_id) == Some(&stream_id) {
+                let delivered = self.recv_streams.delivered_bytes(stream_id, msg_id);
+                if delivered >= watermark {
+                    fired.push((msg_id, delivered));
+                }
+            }
+        }
+        for (msg_id, delivered) in fired {
+            self.watches.reached(msg_id, delivered);
+            self.events.push_back(Event::MessageBytes { msg_id, bytes: delivered });
         }
     }
 

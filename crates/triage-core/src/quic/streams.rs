@@ -411,6 +411,16 @@ impl RecvStreams {
         self.streams.contains_key(&id)
     }
 
+    /// Bytes of message `msg_id` on stream `id` readable in order (0 before its first frame
+    /// arrived; at most its length).
+    pub fn delivered_bytes(&self, id: u64, msg_id: u32) -> u64 {
+        let Some(s) = self.streams.get(&id) else { return 0 };
+        s.msgs
+            .iter()
+            .find(|(_, &(m, _))| m == msg_id)
+            .map_or(0, |(&base, &(_, len))| s.contiguous.saturating_sub(base).min(len))
+    }
+
     /// A STREAM frame: `chunk` of a message whose first byte is at `stream_base`.
     pub fn on_frame(&mut self, id: u64, stream_base: u64, chunk: &MsgChunk, fin: bool) -> Received {
         let window = self.window;

@@ -20,6 +20,8 @@ const MS: u64 = 1_000_000;
 #[derive(Default, Debug)]
 struct Seen {
     completed: Vec<(u32, u64)>,
+    /// `MessageBytes` events: (message, bytes, time).
+    watermarks: Vec<(u32, u64, u64)>,
 }
 
 /// Drops a packet when true: (direction, index of the packet in that direction, packet).
@@ -47,6 +49,8 @@ struct Pair {
     frames: [Vec<(u64, Frame)>; 2],
     /// Frames delivered to each end (0: client, 1: server), duplicates included.
     delivered: [Vec<Frame>; 2],
+    /// When each frame of `delivered` arrived.
+    delivered_at: [Vec<u64>; 2],
     /// Called when the server first reports the connection established.
     on_server_connected: Option<OnConnected>,
 }
@@ -77,6 +81,7 @@ impl Pair {
             seen: Default::default(),
             frames: Default::default(),
             delivered: Default::default(),
+            delivered_at: Default::default(),
             on_server_connected: None,
         }
     }
@@ -111,8 +116,10 @@ impl Pair {
 
     fn drain_events(&mut self) {
         while let Some(e) = self.client.poll_event() {
-            if let Event::MessageComplete { msg_id, .. } = e {
-                self.seen[0].completed.push((msg_id, self.now));
+            match e {
+                Event::MessageComplete { msg_id, .. } => self.seen[0].completed.push((msg_id, self.now)),
+                Event::MessageBytes { msg_id, bytes } => self.seen[0].watermarks.push((msg_id, bytes, self.now)),
+                _ => {}
             }
         }
         let mut connected = false;
@@ -155,6 +162,8 @@ impl Pair {
                     let (_, side, p) = self.wire.remove(i);
                     for qp in &p.quic.as_ref().expect("quic").packets {
                         self.delivered[1 - side].extend(qp.frames.iter().cloned());
+                        let now = self.now;
+                        self.delivered_at[1 - side].extend(qp.frames.iter().map(|_| now));
                     }
                     if side == 0 {
                         match self.server.as_mut() {
@@ -823,4 +832,96 @@ mod peer {
         p.run(10_000 * MS);
         assert!(p.seen[0].completed.iter().any(|c| c.0 == 1), "{:?}", p.seen[0].completed);
     }
+}
+
+/// Two responses on streams of their own, 10,000 and 6,000 bytes, over 10 Mbps and 10 ms
+/// each way; the client watches `watches` before any byte comes; `lose_first` drops the
+/// server's first packet carrying message 0's first bytes.
+fn watched_pair(watches: &[(u32, u64)], lose_first: bool) -> Pair {
+    let mut p = Pair::new(config(1_250_000, 100), 10_000_000, 10 * MS);
+    for &(m, b) in watches {
+        p.client.watch_message_bytes(m, b);
+    }
+    p.on_server_connected = Some(Box::new(|s, now| {
+        let sig = PrioritySignals::default();
+        s.write_message(now, meta(0, 10_000), sig, Reliability::Reliable);
+        s.write_message(now, meta(1, 6_000), sig, Reliability::Reliable);
+        s.close();
+    }));
+    p.client.close();
+    if lose_first {
+        let mut dropped = false;
+        p.drop = Box::new(move |side, _, pkt| {
+            let hit = side == 1 && !dropped && pkt.quic.as_ref().unwrap().packets.iter().any(leads_message_0);
+            dropped |= hit;
+            hit
+        });
+    }
+    p.run(10_000 * MS);
+    p
+}
+
+/// True when a QUIC packet carries message 0's first bytes.
+fn leads_message_0(qp: &super::packet::QuicPacket) -> bool {
+    qp.frames
+        .iter()
+        .any(|f| matches!(f, Frame::Stream { chunk, .. } if chunk.msg_id == 0 && chunk.msg_offset_bytes == 0))
+}
+
+/// From the frames the client received: when message `m`'s bytes in order first reached
+/// `w`, and how many were in order then (a message alone on its stream).
+fn in_order_crossing(p: &Pair, m: u32, w: u64) -> Option<(u64, u64)> {
+    let mut ranges: Vec<(u64, u64)> = Vec::new();
+    for (f, &t) in p.delivered[0].iter().zip(&p.delivered_at[0]) {
+        if let Frame::Stream { chunk, .. } = f {
+            if chunk.msg_id == m {
+                let a = chunk.msg_offset_bytes;
+                ranges.push((a, a + chunk.len_bytes as u64));
+                ranges = super::streams::merge(std::mem::take(&mut ranges));
+                let contiguous = ranges.first().filter(|r| r.0 == 0).map_or(0, |r| r.1);
+                if contiguous >= w {
+                    return Some((t, contiguous));
+                }
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn a_watermark_fires_when_its_stream_has_the_bytes_in_order() {
+    let p = watched_pair(&[(0, 4000), (1, 1)], false);
+    let (t0, b0) = in_order_crossing(&p, 0, 4000).expect("message 0 crosses 4000");
+    let (t1, b1) = in_order_crossing(&p, 1, 1).expect("message 1 starts");
+    let mut want = vec![(0, b0, t0), (1, b1, t1)];
+    want.sort_by_key(|w| (w.2, w.0));
+    assert_eq!(p.seen[0].watermarks, want);
+    assert!((4000..10_000).contains(&b0), "{b0}");
+    // A watermark at the length fires with the completion; beyond it, never.
+    let p = watched_pair(&[(0, 10_000), (1, 6_001)], false);
+    let done0 = p.seen[0].completed.iter().find(|c| c.0 == 0).unwrap().1;
+    assert_eq!(p.seen[0].watermarks, vec![(0, 10_000, done0)]);
+    assert_eq!(p.seen[0].completed.len(), 2);
+}
+
+#[test]
+fn a_watermark_waits_for_a_loss_on_its_own_stream_only() {
+    // Message 0's first packet is lost: its watermark waits for the retransmission, while
+    // message 1, on another stream, crosses its own as its bytes arrive (no head-of-line
+    // blocking across streams, unlike TCP mode).
+    let p = watched_pair(&[(0, 1), (1, 1000)], true);
+    let (t0, b0) = in_order_crossing(&p, 0, 1).unwrap();
+    let (t1, b1) = in_order_crossing(&p, 1, 1000).unwrap();
+    assert!(t1 < t0, "message 1 does not wait for message 0's retransmission");
+    let mut want = vec![(0, b0, t0), (1, b1, t1)];
+    want.sort_by_key(|w| (w.2, w.0));
+    assert_eq!(p.seen[0].watermarks, want);
+    // Message 0's first frame arrives only as a retransmission, after some of its later bytes.
+    let first_of_0 =
+        p.delivered[0].iter().position(|f| matches!(f, Frame::Stream { chunk, .. } if chunk.msg_id == 0)).unwrap();
+    let zero = p.delivered[0]
+        .iter()
+        .position(|f| matches!(f, Frame::Stream { chunk, .. } if chunk.msg_id == 0 && chunk.msg_offset_bytes == 0))
+        .unwrap();
+    assert!(zero > first_of_0, "offset 0 came after later bytes of message 0");
 }
