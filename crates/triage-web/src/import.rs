@@ -465,7 +465,6 @@ fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &Import
             chain.first().map(|&i| pages[k].entries[i].start_ms)
         };
         let root_start = next_start(index).unwrap_or(0.0);
-        let ns = |ms: f64| if ms.is_finite() && ms > 0.0 { (ms.min(MAX_DURATION_MS) * 1e6).round() as u64 } else { 0 };
         let mut hops = Vec::new();
         for k in interstitials {
             let entries = &pages[k].entries;
@@ -476,19 +475,11 @@ fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &Import
                 // The document's first byte (else its end) to the next navigation's request.
                 let client_delay_ns = if last {
                     let first_byte = e.response_start_ms.unwrap_or(e.start_ms + e.duration_ms);
-                    next_start(k + 1).map_or(0, |t| ns(t - first_byte))
+                    next_start(k + 1).map_or(0, |t| ms_to_ns((t - first_byte).min(MAX_DURATION_MS)))
                 } else {
                     0
                 };
-                hops.push(crate::model::NavigationHop {
-                    url: e.url.clone(),
-                    recorded_before_root_ns: ns(root_start - e.start_ms),
-                    server_wait_ns: ns(e.server_wait_ms),
-                    recorded_dns_ns: ns(e.dns_ms),
-                    recorded_connect_ns: ns(e.connect_ms),
-                    recorded_tls_ns: ns(e.tls_ms.min(e.connect_ms)),
-                    client_delay_ns,
-                });
+                hops.push(navigation_hop(e, root_start, client_delay_ns));
             }
         }
         hops.extend(page.navigation_redirects().iter().cloned());
@@ -689,6 +680,20 @@ pub fn resolve_url(base: &str, target: &str) -> String {
     format!("{origin}{dir}{t}")
 }
 
+/// A navigation hop from its recorded entry: `root_start_ms` is the root document's request
+/// on the file's clock; `client_delay_ns` is 0 for an HTTP redirect.
+fn navigation_hop(e: &RawEntry, root_start_ms: f64, client_delay_ns: u64) -> crate::model::NavigationHop {
+    crate::model::NavigationHop {
+        url: e.url.clone(),
+        recorded_before_root_ns: ms_to_ns(root_start_ms - e.start_ms),
+        server_wait_ns: ms_to_ns(e.server_wait_ms),
+        recorded_dns_ns: ms_to_ns(e.dns_ms),
+        recorded_connect_ns: ms_to_ns(e.connect_ms),
+        recorded_tls_ns: ms_to_ns(e.tls_ms.min(e.connect_ms)),
+        client_delay_ns,
+    }
+}
+
 fn ms_to_ns(ms: f64) -> u64 {
     if ms.is_finite() && ms > 0.0 {
         (ms * 1e6).round().min(u64::MAX as f64) as u64
@@ -884,19 +889,7 @@ pub fn build_page(
         .iter()
         .take_while(|&&i| i != root_entry)
         .filter(|&&i| reasons[i] == Some(SkipReason::Redirect))
-        .map(|&i| {
-            let e = &entries[i];
-            let ns = |ms: f64| if ms.is_finite() && ms > 0.0 { (ms * 1e6).round() as u64 } else { 0 };
-            crate::model::NavigationHop {
-                url: e.url.clone(),
-                recorded_before_root_ns: ns(t0 - e.start_ms),
-                server_wait_ns: ns(e.server_wait_ms),
-                recorded_dns_ns: ns(e.dns_ms),
-                recorded_connect_ns: ns(e.connect_ms),
-                recorded_tls_ns: ns(e.tls_ms.min(e.connect_ms)),
-                client_delay_ns: 0,
-            }
-        })
+        .map(|&i| navigation_hop(&entries[i], t0, 0))
         .collect();
     page.set_navigation_redirects(hops);
     Ok(page)
