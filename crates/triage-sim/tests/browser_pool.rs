@@ -3,6 +3,8 @@
 //! server's think time before each response. Over a 100 ms path with fast links every step is
 //! a whole number of round trips, so the times are checked against hand-computed values.
 
+mod common;
+
 use triage_sim::report::RunReport;
 use triage_sim::scenario::Scenario;
 
@@ -39,37 +41,7 @@ fn run_har(har: &str, browser: Option<&str>) -> RunReport {
 
 /// As [`run_har`], with `flow` as more lines of the `[[flows]]` table.
 fn run_har_flow(har: &str, flow: &str, browser: Option<&str>) -> RunReport {
-    // A directory per call: the tests run in parallel.
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("triage-browser-pool-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("page.har"), har).unwrap();
-    let table = browser.map(|b| format!("[flows.browser]\n{b}\n")).unwrap_or_default();
-    let text = format!(
-        r#"name = "pool"
-seed = 1
-stop = "60s"
-[transport]
-cc = "newreno"
-[topology]
-kind = "dumbbell"
-bottleneck = {{ rate = "1Gbps", delay = "50ms" }}
-access = {{ rate = "10Gbps", delay = "0ms" }}
-[measure]
-interval = "0ms"
-[[flows]]
-name = "page"
-client = "c0"
-server = "s0"
-page = "page.har"
-{flow}
-{table}"#
-    );
-    let s = Scenario::parse(&text, "pool.toml").unwrap();
-    let mut b = s.build("pool.toml", Some(&dir)).unwrap();
-    b.sim.run(b.stop_ns, |_| {});
-    RunReport::new(&s.name, s.seed, &b.sim)
+    common::run_page_har(har, "", flow, browser)
 }
 
 /// Completion (ms) of each response, in page order.

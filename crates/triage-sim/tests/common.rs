@@ -66,3 +66,43 @@ pub fn run_scenario_file(file: &str) -> Vec<(String, triage_sim::report::RunRepo
         })
         .collect()
 }
+
+/// Loads the page recorded in `har` (HAR or DevTools text) once, over a 1 Gbps dumbbell with
+/// a 100 ms RTT and 10 Gbps access links, NewReno, and returns the report. `transport`: more
+/// lines of `[transport]`; `flow`: more lines of the `[[flows]]` table; `browser`: the lines of
+/// `[flows.browser]` (None: no table).
+pub fn run_page_har(har: &str, transport: &str, flow: &str, browser: Option<&str>) -> triage_sim::report::RunReport {
+    // A directory per call: the tests run in parallel.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("triage-page-har-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("page.har"), har).unwrap();
+    let table = browser.map(|b| format!("[flows.browser]\n{b}\n")).unwrap_or_default();
+    let text = format!(
+        r#"name = "page"
+seed = 1
+stop = "60s"
+[transport]
+cc = "newreno"
+{transport}
+[topology]
+kind = "dumbbell"
+bottleneck = {{ rate = "1Gbps", delay = "50ms" }}
+access = {{ rate = "10Gbps", delay = "0ms" }}
+[measure]
+interval = "0ms"
+[[flows]]
+name = "page"
+client = "c0"
+server = "s0"
+page = "page.har"
+{flow}
+{table}"#
+    );
+    let s = triage_sim::scenario::Scenario::parse(&text, "page.toml").unwrap();
+    let mut b = s.build("page.toml", Some(&dir)).unwrap();
+    b.sim.run(b.stop_ns, |_| {});
+    let _ = std::fs::remove_dir_all(&dir);
+    triage_sim::report::RunReport::new(&s.name, s.seed, &b.sim)
+}

@@ -4,8 +4,9 @@
 //! document has. Over a 100 ms path with fast links the document's download is whole round
 //! trips of slow start, so every request time is checked against a hand-computed value.
 
+mod common;
+
 use triage_sim::report::RunReport;
-use triage_sim::scenario::Scenario;
 
 /// A 100,000-byte document (70 segments of 1,448 bytes) whose recorded response started at
 /// 100 ms and ended at 500 ms (`wait` 100, `receive` 400), and its children:
@@ -34,40 +35,12 @@ const HAR: &str = r#"{"log": {"entries": [
 /// Runs the page over a 1 Gbps dumbbell with a 100 ms RTT in `mode` (tcp or quic), with
 /// `[flows.browser]` lines `browser` (no DNS, no TLS: the connection is up at 100 ms).
 fn run(mode: &str, browser: &str) -> RunReport {
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("triage-streaming-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("page.har"), HAR).unwrap();
-    let text = format!(
-        r#"name = "streaming"
-seed = 1
-stop = "60s"
-[transport]
-cc = "newreno"
-mode = "{mode}"
-[topology]
-kind = "dumbbell"
-bottleneck = {{ rate = "1Gbps", delay = "50ms" }}
-access = {{ rate = "10Gbps", delay = "0ms" }}
-[measure]
-interval = "0ms"
-[[flows]]
-name = "page"
-client = "c0"
-server = "s0"
-page = "page.har"
-[flows.browser]
-dns = "0ms"
-tls = false
-{browser}
-"#
-    );
-    let s = Scenario::parse(&text, "streaming.toml").unwrap();
-    let mut b = s.build("streaming.toml", Some(&dir)).unwrap();
-    b.sim.run(b.stop_ns, |_| {});
-    let _ = std::fs::remove_dir_all(&dir);
-    RunReport::new(&s.name, s.seed, &b.sim)
+    common::run_page_har(
+        HAR,
+        &format!("mode = \"{mode}\""),
+        "",
+        Some(&format!("dns = \"0ms\"\ntls = false\n{browser}")),
+    )
 }
 
 /// When each request was written (ms), by object path, and the document's completion.
