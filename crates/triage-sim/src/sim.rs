@@ -1246,7 +1246,8 @@ impl Simulator {
                     t
                 }
             };
-            let at = at.saturating_add(self.connect_extra_ns(&page, g));
+            // With `connect = "recorded"`: what its recorded connection took beyond round trips.
+            let at = at.saturating_add(page.browser.connect_extra_ns.get(g).copied().unwrap_or(0));
             self.events.push(at, Ev::PoolOpen(f, g as u32));
         }
     }
@@ -1260,12 +1261,6 @@ impl Simulator {
         } else {
             1
         }
-    }
-
-    /// With `connect = "recorded"`, what group `g`'s recorded connection took beyond its round
-    /// trips (0 otherwise).
-    fn connect_extra_ns(&self, page: &PageLoad, g: usize) -> u64 {
-        page.browser.connect_extra_ns.get(g).copied().unwrap_or(0)
     }
 
     /// What the navigation's redirect hops cost a pooled page load before its root request
