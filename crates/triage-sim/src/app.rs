@@ -154,6 +154,10 @@ pub struct MainTask {
     pub ns: u64,
     /// It performed layout (Lantern's layout-based Speed Index weighs these).
     pub layout: bool,
+    /// The page object it processes (page order).
+    pub object: u32,
+    /// When the recording started it (ns from the trace's time origin).
+    pub recorded_start_ns: u64,
 }
 
 /// One connection of a page load.

@@ -305,11 +305,20 @@ impl RunReport {
                     .map(|v| v.iter().map(|&(start, task)| (start, task.ns, task.layout)).collect());
                 if let Some(observed) = page.browser.observed {
                     let arrived = sim.page_arrivals(i as u32).unwrap_or_default();
+                    // Each object's first task: the main thread runs an object's tasks back
+                    // to back, so its first in the run's order.
+                    let mut first_tasks = vec![None; page.page.len()];
+                    for &(start, task) in sim.page_main_tasks(i as u32).unwrap_or(&[]) {
+                        if let Some(slot) = first_tasks.get_mut(task.object as usize).filter(|s| s.is_none()) {
+                            *slot = Some((task.recorded_start_ns, start.saturating_add(task.ns)));
+                        }
+                    }
                     let t = triage_web::qoe::lantern::TraceMetrics {
                         observed,
                         arrived_ns: &arrived,
                         rtt_ns: sim.flow_base_rtt_ns(i as u32),
                         tasks: tasks.as_deref().unwrap_or(&[]),
+                        first_tasks: &first_tasks,
                     };
                     triage_web::qoe::lantern::apply(&mut q, &page.page, &d, &t);
                 }

@@ -184,11 +184,14 @@ impl BrowserToml {
                 m.cpu_tasks = cpu
                     .per_object
                     .iter()
-                    .map(|v| {
+                    .enumerate()
+                    .map(|(k, v)| {
                         v.iter()
                             .map(|t| crate::app::MainTask {
                                 ns: (u128::from(t.dur_ns) * permille / 1000).min(u128::from(u64::MAX)) as u64,
                                 layout: t.layout,
+                                object: k as u32,
+                                recorded_start_ns: t.recorded_start_ns,
                             })
                             .collect()
                     })

@@ -43,6 +43,10 @@ pub struct CpuTask {
     pub dur_ns: u64,
     /// A `Layout` event ran inside it.
     pub layout: bool,
+    /// When it started in the recording (ns from the trace's time origin, as
+    /// [`Observed`]'s marks): Lantern keeps a script in a paint's graph only when its first
+    /// evaluation started by the paint ([`crate::qoe::lantern`]).
+    pub recorded_start_ns: u64,
 }
 
 /// What Chrome measured while recording (ns from the trace's time origin); `None` when the
@@ -246,7 +250,7 @@ pub fn cpu_tasks(text: &str, page: &Page) -> Result<CpuTasks, String> {
                 best
             }
         };
-        out.per_object[owner].push(CpuTask { dur_ns, layout });
+        out.per_object[owner].push(CpuTask { dur_ns, layout, recorded_start_ns: since(ts).unwrap_or(0) });
         out.tasks += 1;
         out.total_ns += dur_ns;
     }

@@ -44,6 +44,55 @@ struct Req {
     /// The response came from an Early Hints (103) preload: a network fetch, whatever cache
     /// flag or `requestServedFromCache` event comes with it.
     early_hints: bool,
+    /// The bytes a fetching proxy took from the origin ([`ProxyTiming::fetched_bytes`]),
+    /// which replace what the browser saw when the load finishes.
+    proxy_fetched_bytes: Option<u64>,
+}
+
+/// The origin-side timing a fetching proxy (Lighthouse's Lightrider) adds to each response
+/// as headers, because the browser behind it sees every response arrive whole: `X-TCPMs`
+/// (connection set-up, TLS included), `X-SSLMs` (its TLS part), `X-RequestMs` (request sent
+/// to first byte), `X-ResponseMs` (first byte to last), `X-TotalMs` (all of it),
+/// `X-TotalFetchedSize` (bytes fetched from the origin) and `X-ProtocolIsH2`. Read with
+/// Lighthouse's rules (core/lib/network-request.js, `_updateTimingsForLightrider`): no
+/// `X-TotalMs`, parts that miss it by 25 ms or more, or a TLS part longer than the
+/// connection's, and the timing is not used.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct ProxyTiming {
+    connect_ms: f64,
+    tls_ms: f64,
+    request_ms: f64,
+    response_ms: f64,
+    fetched_bytes: Option<u64>,
+    h2: bool,
+}
+
+impl ProxyTiming {
+    /// The proxy's timing from a response's `headers` object, if it carries a usable one.
+    fn from_headers(headers: &Map<String, Value>) -> Option<ProxyTiming> {
+        let get = |name: &str| {
+            headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).and_then(|(_, v)| v.as_str()).map(str::trim)
+        };
+        // Lighthouse's parseInt: whole milliseconds, negative parts as 0.
+        let ms = |name: &str| get(name).and_then(|v| v.parse::<i64>().ok());
+        let total = ms("X-TotalMs")?;
+        let part = |name: &str| ms(name).map_or(0, |v| v.max(0));
+        let (tcp, ssl, req, res) = (part("X-TCPMs"), part("X-SSLMs"), part("X-RequestMs"), part("X-ResponseMs"));
+        if (tcp + req + res - total).abs() >= 25 || ssl > tcp {
+            return None;
+        }
+        Some(ProxyTiming {
+            connect_ms: tcp as f64,
+            tls_ms: ssl as f64,
+            request_ms: req as f64,
+            response_ms: res as f64,
+            fetched_bytes: get("X-TotalFetchedSize")
+                .and_then(|v| v.parse::<f64>().ok())
+                .filter(|b| b.is_finite() && *b >= 0.0 && *b < 1e15)
+                .map(|b| b as u64),
+            h2: get("X-ProtocolIsH2").is_some(),
+        })
+    }
 }
 
 /// Parses a DevTools or performance log into pages of raw entries.
@@ -288,6 +337,23 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                         r.entry.stall_ms = if stall.is_finite() && stall > 0.0 { stall } else { 0.0 };
                     }
                 }
+                // A browser behind a fetching proxy saw no connection, send or download: take
+                // the proxy's timing of the origin (connect, TLS, wait, and a first byte that
+                // many ms before the browser had the response whole) and its byte count.
+                let browser_saw_network =
+                    r.entry.connect_ms > 0.0 || r.entry.server_wait_ms > 0.0 || r.entry.dns_ms > 0.0;
+                let proxy = opt_obj(resp, "headers", &rp)?.and_then(ProxyTiming::from_headers);
+                if let Some(p) = proxy.filter(|_| !browser_saw_network) {
+                    r.entry.connect_ms = p.connect_ms;
+                    r.entry.tls_ms = p.tls_ms;
+                    r.entry.server_wait_ms = p.request_ms;
+                    r.entry.response_start_ms = r.entry.response_start_ms.map(|t| t - p.response_ms);
+                    r.proxy_fetched_bytes = p.fetched_bytes;
+                    if p.h2 {
+                        r.entry.protocol = Some(HttpProtocol::Http2);
+                    }
+                    r.entry.proxy_timing = true;
+                }
             }
             "Network.dataReceived" => {
                 let Some(r) = by_id.get(&id()?).map(|&k| &mut reqs[k]) else { continue };
@@ -338,6 +404,9 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
         }
         if r.data_bytes > 0 {
             r.entry.body_bytes = Some(r.data_bytes);
+        }
+        if let Some(b) = r.proxy_fetched_bytes.filter(|_| r.finished) {
+            r.entry.wire_bytes = Some(b);
         }
         match r.page {
             Some(p) => pages[p].entries.push(r.entry),

@@ -221,6 +221,7 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
         navigation: false,
         initiator_type,
         subframe: false,
+        proxy_timing: false,
     };
     Ok((pageref, raw))
 }

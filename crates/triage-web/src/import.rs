@@ -253,6 +253,9 @@ pub struct RawEntry {
     /// The request that started the page's navigation (DevTools: the main frame's first
     /// `Document` request of the page); HAR entries leave it false.
     pub navigation: bool,
+    /// The connection, wait and first-byte times and the byte count are a fetching proxy's
+    /// view of the origin (Lightrider's `X-TCPMs` ... headers), not the browser's.
+    pub proxy_timing: bool,
 }
 
 /// Entries of one page, from a parser.
@@ -297,6 +300,10 @@ pub struct Import {
     /// to the next (their documents are kept as [`Page::navigation_redirects`] with a
     /// [`NavigationHop::client_delay_ns`](crate::model::NavigationHop::client_delay_ns)).
     pub client_redirects: usize,
+    /// Requests of the chosen page whose network timing and size came from a fetching
+    /// proxy's headers (Lightrider's `X-TCPMs`, `X-TotalFetchedSize` ...: see
+    /// [`RawEntry::proxy_timing`]) because the browser behind it saw each response arrive whole.
+    pub proxy_timed: usize,
 }
 
 impl Import {
@@ -379,6 +386,7 @@ fn import_sequence(value: &Value, opts: &ImportOptions) -> Result<Import, WebErr
         cache_hits: 0,
         client_redirects: 0,
         redirect_hops: 0,
+        proxy_timed: 0,
     })
 }
 
@@ -498,6 +506,7 @@ fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &Import
         cache_hits,
         redirect_hops,
         client_redirects,
+        proxy_timed: chosen.entries.iter().filter(|e| e.proxy_timing).count(),
     })
 }
 

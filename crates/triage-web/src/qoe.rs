@@ -326,6 +326,10 @@ pub mod lantern {
         pub rtt_ns: u64,
         /// The simulated main-thread tasks: (start ns, length ns, performed layout).
         pub tasks: &'a [(u64, u64, bool)],
+        /// Each object's first main-thread task (page order): when the recording started it
+        /// (ns from the trace's time origin) and when it ended in the simulation (ns);
+        /// `None` for an object the trace gave no task.
+        pub first_tasks: &'a [Option<(u64, u64)>],
     }
 
     /// Lantern's `getScaledCoefficients` for Speed Index at `rtt_ns`: (observed, layout).
@@ -368,11 +372,15 @@ pub mod lantern {
     }
 
     /// The last simulated completion among the root and the objects `keep` selects that the
-    /// recording had finished by `cutoff_ns`. The root document and scripts count once
-    /// processed (Lantern's paint graphs hold the first HTML parse and the evaluation of the
-    /// scripts they keep), other objects once arrived (their main-thread tasks, e.g. a long
-    /// task the trace could only attribute to the font that had just arrived, are not in
-    /// those graphs).
+    /// recording had finished by `cutoff_ns`. The root document and scripts count once their
+    /// first main-thread task has run (Lantern's `getRenderBlockingNodeData`: a paint's graph
+    /// holds the first HTML parse and, of each script it keeps, the task of its earliest
+    /// evaluation, not the timers and handlers the script ran later), other objects once
+    /// arrived (their main-thread tasks, e.g. a long task the trace could only attribute to
+    /// the font that had just arrived, are not in those graphs). A script whose first task
+    /// the recording started after the cutoff did not block the paint and is left out, as
+    /// Lantern leaves it out ("definitely not render-blocking"); an object the trace gave no
+    /// task counts on arrival.
     fn last_by(
         page: &Page,
         deliveries: &Deliveries,
@@ -385,9 +393,13 @@ pub mod lantern {
             .filter(|o| o.id == page.root() || (recorded_end_ns(page, o) <= cutoff_ns && keep(o)))
             .filter_map(|o| {
                 let d = deliveries.get(&o.id)?;
+                let arrived = t.arrived_ns.get(o.id.index()).copied().flatten().unwrap_or(d.complete_ns);
                 let processed = o.id == page.root() || o.kind == ContentType::Js;
-                let arrived = t.arrived_ns.get(o.id.index()).copied().flatten();
-                let done = if processed { d.complete_ns } else { arrived.unwrap_or(d.complete_ns) };
+                let done = match t.first_tasks.get(o.id.index()).copied().flatten() {
+                    Some((recorded, end)) if processed && recorded <= cutoff_ns => end,
+                    Some(_) if processed && o.id != page.root() => return None,
+                    _ => arrived,
+                };
                 Some((done, o.id))
             })
             .max_by_key(|&(c, id)| (c, std::cmp::Reverse(id)))
@@ -654,14 +666,16 @@ mod tests {
 
     /// Lantern's definitions on a hand-built load: root (HTML), a stylesheet and a font that
     /// the recording finished before its FCP (100 ms), a script finished after its LCP
-    /// (300 ms), a High and a Low image finished before LCP, and a stylesheet the script
-    /// inserted, finished before FCP.
+    /// (300 ms), a High and a Low image finished before LCP, a stylesheet the script
+    /// inserted, finished before FCP, and two scripts finished before FCP: one the recording
+    /// first evaluated before FCP (later tasks of it ran long after), one first evaluated
+    /// between FCP and LCP.
     #[test]
     fn lantern_cutoffs_and_speed_index() {
         use crate::builtin::object;
         use crate::cputrace::Observed;
         use crate::model::BrowserPriority::{self, High, Low, VeryHigh};
-        let spec: [(Option<u32>, ContentType, BrowserPriority, u64); 7] = [
+        let spec: [(Option<u32>, ContentType, BrowserPriority, u64); 9] = [
             (None, ContentType::Html, VeryHigh, 50),
             (Some(0), ContentType::Css, VeryHigh, 80),
             (Some(1), ContentType::Font, VeryHigh, 100),
@@ -669,6 +683,8 @@ mod tests {
             (Some(0), ContentType::Image, High, 250),
             (Some(0), ContentType::Image, Low, 200),
             (Some(3), ContentType::Css, VeryHigh, 90),
+            (Some(0), ContentType::Js, High, 60),
+            (Some(0), ContentType::Js, High, 70),
         ];
         let objects = spec
             .iter()
@@ -682,10 +698,14 @@ mod tests {
             .collect();
         let page = Page::new("p", objects).unwrap();
         // Simulated: processed (deliveries) and arrived times, ms.
-        let done_ms = [1000, 1500, 2600, 5000, 3000, 4000, 2800];
-        let arrived_ms = [900, 1500, 2400, 4800, 3000, 4000, 2800];
+        let done_ms = [1000, 1500, 2600, 5000, 3000, 4000, 2800, 6000, 5500];
+        let arrived_ms = [900, 1500, 2400, 4800, 3000, 4000, 2800, 2000, 3400];
+        // First tasks: (recorded start, simulated end), ms.
+        let first_ms =
+            [Some((60, 1000)), None, None, Some((500, 4900)), None, None, None, Some((70, 2300)), Some((150, 3500))];
+        let first_tasks: Vec<Option<(u64, u64)>> = first_ms.iter().map(|f| f.map(|(r, e)| (r * MS, e * MS))).collect();
         let d: Deliveries =
-            (0..7).map(|k| (ObjectId(k as u32), Delivery { request_ns: 0, complete_ns: done_ms[k] * MS })).collect();
+            (0..9).map(|k| (ObjectId(k as u32), Delivery { request_ns: 0, complete_ns: done_ms[k] * MS })).collect();
         let arrived: Vec<Option<u64>> = arrived_ms.iter().map(|&a| Some(a * MS)).collect();
         let mut q = estimate(&page, &d, &QoeConfig::default());
         let tasks = [(1000 * MS, 8 * MS, true), (2000 * MS, 2 * MS, false), (3000 * MS, 32 * MS, true)];
@@ -699,16 +719,19 @@ mod tests {
             arrived_ns: &arrived,
             rtt_ns: 150 * MS,
             tasks: &tasks,
+            first_tasks: &first_tasks,
         };
         lantern::apply(&mut q, &page, &d, &t);
         // FCP: pessimistic = the script-inserted stylesheet at 2800; optimistic leaves it out
         // (its parent 3 is a script): the font, arrived at 2400 (fonts count once arrived;
-        // its 2600 includes CPU). Mean 2600.
+        // its 2600 includes CPU). Mean 2600. Script 7 counts at the end of its first task
+        // (2300), not of all its tasks (6000); script 8, first evaluated at 150 ms, after the
+        // paint, is left out (its first task ends at 3500).
         assert_eq!(q.first_contentful_paint_ns, Some(2600 * MS));
-        // LCP: the High image (3000) counts, the Low one (4000) and the script (ended after
-        // the cutoff) do not.
-        assert_eq!(q.largest_contentful_paint_ns, Some(3000 * MS));
-        assert_eq!(q.lcp_element, Some(LcpElement::RecordedByLcp(ObjectId(4))));
+        // LCP: the High image (3000) and script 8's first task (3500, started by the LCP at
+        // 300 ms) count; the Low image (4000) and script 3 (ended after the cutoff) do not.
+        assert_eq!(q.largest_contentful_paint_ns, Some(3500 * MS));
+        assert_eq!(q.lcp_element, Some(LcpElement::RecordedByLcp(ObjectId(8))));
         // SI at 150 ms: 1.4 x 1100 + 0.4 x layout SI, never before FCP; layout SI weighs the 8 ms task
         // (log2 8 = 3) ending at 1008 -> max(1008, FCP 2600) = 2600, and the 32 ms one (5)
         // ending at 3032: (3 x 2600 + 5 x 3032) / 8 = 2870 -> 1540 + 1148 = 2688.

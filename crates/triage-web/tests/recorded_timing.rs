@@ -148,3 +148,73 @@ fn devtools_stall_before_the_request() {
     let font = imp.page.objects().iter().find(|o| o.url.contains("fonts.gstatic.com")).unwrap();
     assert!((6_000_000..8_000_000).contains(&font.recorded_stall_ns), "{}", font.recorded_stall_ns);
 }
+
+/// A log recorded behind a fetching proxy (Lighthouse's Lightrider, as in Lantern's `lr`
+/// fixture): the browser's timing shows nothing but the whole response's arrival, and the
+/// proxy's `X-…` headers carry the origin's connect, TLS, wait and download times and the
+/// bytes it fetched. Request 1: connect 240 ms (no TLS figure), request 236 ms, response
+/// 10 ms, total 486 (within 25 ms of 485), h2, 24,161 bytes fetched, the browser had the
+/// whole response at 613 ms. Request 2: TLS part (116 ms) inside its 231 ms connect. Request
+/// 3: parts 30 ms over the total (not used). Request 4: TLS longer than the connect (not
+/// used). Request 5: the browser saw a connection of its own (its timing wins).
+#[test]
+fn proxy_timing_headers_replace_a_blind_browser_timing() {
+    let blind = r#""timing": {"requestTime": 100.0, "dnsStart": -1, "dnsEnd": -1, "connectStart": -1, "connectEnd": -1,
+        "sslStart": -1, "sslEnd": -1, "sendStart": -1, "sendEnd": -1, "receiveHeadersEnd": 613.0}"#;
+    let req = |id: u32, kind: &str, headers: &str, timing: &str| {
+        format!(
+            r#"{{"method": "Network.requestWillBeSent", "params": {{"requestId": "{id}", "loaderId": "L1", "frameId": "F1",
+   "type": "{kind}", "timestamp": 100.0, "request": {{"url": "https://a.com/{id}", "method": "GET"}},
+   "initiator": {{"type": "{init}", "url": "https://a.com/1"}}}}}},
+ {{"method": "Network.responseReceived", "params": {{"requestId": "{id}", "type": "{kind}", "timestamp": 100.614,
+   "response": {{"status": 200, "mimeType": "text/html", "protocol": "http/1.1", "encodedDataLength": 500,
+     "headers": {{{headers}}}, {timing}}}}}}},
+ {{"method": "Network.loadingFinished", "params": {{"requestId": "{id}", "timestamp": 100.613, "encodedDataLength": 132289}}}}"#,
+            init = if id == 1 { "other" } else { "parser" }
+        )
+    };
+    let seen = r#""timing": {"requestTime": 100.0, "dnsStart": -1, "dnsEnd": -1, "connectStart": 1, "connectEnd": 41,
+        "sslStart": -1, "sslEnd": -1, "sendStart": 41, "sendEnd": 42, "receiveHeadersEnd": 100.0}"#;
+    let log = format!(
+        "[{}]",
+        [
+            req(
+                1,
+                "Document",
+                r#""X-TCPMs": "240", "X-RequestMs": "236", "X-ResponseMs": "10", "X-TotalMs": "485",
+                "X-TotalFetchedSize": "24161", "X-ProtocolIsH2": "true""#,
+                blind
+            ),
+            req(2, "Script", r#""x-tcpms": "231", "x-sslms": "116", "x-requestms": "115", "x-totalms": "346""#, blind),
+            req(3, "Script", r#""X-TCPMs": "10", "X-RequestMs": "50", "X-ResponseMs": "5", "X-TotalMs": "35""#, blind),
+            req(4, "Script", r#""X-TCPMs": "10", "X-SSLMs": "20", "X-RequestMs": "5", "X-TotalMs": "15""#, blind),
+            req(
+                5,
+                "Script",
+                r#""X-TCPMs": "240", "X-RequestMs": "5", "X-TotalMs": "245", "X-TotalFetchedSize": "7""#,
+                seen
+            ),
+        ]
+        .join(",\n")
+    );
+    let imp = import_str(&log, &ImportOptions::default()).unwrap();
+    let o = imp.page.objects();
+    assert_eq!((o.len(), imp.proxy_timed), (5, 2));
+    // 1: the proxy's connect and wait; the download began 10 ms before the browser had the
+    // whole response (613 - 10 = 603 ms); the fetched bytes; HTTP/2.
+    assert_eq!((o[0].recorded_connect_ns, o[0].recorded_tls_ns), (240_000_000, 0));
+    assert_eq!(o[0].server_wait_ns, 236_000_000);
+    assert_eq!(o[0].recorded_response_start_ns, 603_000_000);
+    assert_eq!(o[0].wire_bytes, 24_161);
+    assert_eq!(o[0].protocol, Some(HttpProtocol::Http2));
+    // 2: header names in any case; TLS part kept; no download time, no byte count, no h2.
+    assert_eq!((o[1].recorded_connect_ns, o[1].recorded_tls_ns), (231_000_000, 116_000_000));
+    assert_eq!((o[1].server_wait_ns, o[1].recorded_response_start_ns), (115_000_000, 613_000_000));
+    assert_eq!((o[1].wire_bytes, o[1].protocol), (132_289, Some(HttpProtocol::Http1)));
+    // 3 and 4: the browser's (blind) timing stays.
+    for x in &o[2..4] {
+        assert_eq!((x.recorded_connect_ns, x.server_wait_ns, x.wire_bytes), (0, 0, 132_289));
+    }
+    // 5: the browser's own connect (40 ms) and wait (58 ms) win over the headers.
+    assert_eq!((o[4].recorded_connect_ns, o[4].server_wait_ns, o[4].wire_bytes), (40_000_000, 58_000_000, 132_289));
+}
