@@ -187,6 +187,8 @@ struct Loaded {
     skipped: BTreeMap<SkipReason, usize>,
     /// Values the import clamped or ignored (sizes, durations), by kind.
     adjusted: BTreeMap<triage_web::Adjustment, usize>,
+    /// Requests whose network timing and size came from a fetching proxy's headers.
+    proxy_timed: usize,
     recorded_qoe: Option<Qoe>,
 }
 
@@ -206,6 +208,7 @@ fn load(src: &SourceArgs) -> Result<Loaded, String> {
             page,
             skipped: BTreeMap::new(),
             adjusted: BTreeMap::new(),
+            proxy_timed: 0,
             recorded_qoe: None,
         }
     } else {
@@ -230,6 +233,7 @@ fn load(src: &SourceArgs) -> Result<Loaded, String> {
             entries: imp.entries_total,
             skipped: imp.skipped,
             adjusted: imp.adjusted,
+            proxy_timed: imp.proxy_timed,
             page: imp.page,
             recorded_qoe: None,
         }
@@ -308,6 +312,8 @@ struct JsonReport<'a> {
     totals: BTreeMap<&'static str, BTreeMap<String, Class>>,
     skipped: BTreeMap<String, usize>,
     adjusted: BTreeMap<String, usize>,
+    /// Requests timed by a fetching proxy's headers (Lightrider's `X-TCPMs` ...).
+    proxy_timed: usize,
     recorded_qoe_ms: Option<BTreeMap<&'static str, Option<f64>>>,
 }
 
@@ -371,6 +377,7 @@ fn analyze(a: AnalyzeArgs) -> Result<(), String> {
             totals: totals(&l.page),
             skipped: l.skipped.iter().map(|(r, n)| (r.name().to_string(), *n)).collect(),
             adjusted: l.adjusted.iter().map(|(r, n)| (r.name().to_string(), *n)).collect(),
+            proxy_timed: l.proxy_timed,
             recorded_qoe_ms: l.recorded_qoe.as_ref().map(qoe_ms),
         };
         outln!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
@@ -435,6 +442,13 @@ fn print_table(l: &Loaded) {
     }
     if let Some(line) = triage_web::import::adjusted_summary(&l.adjusted) {
         outln!("{line}");
+    }
+    if l.proxy_timed > 0 {
+        outln!(
+            "timed by a fetching proxy: {} requests (connect, wait, download and bytes from its X-TCPMs, \
+             X-RequestMs, X-ResponseMs, X-TotalFetchedSize headers: the browser saw each response arrive whole)",
+            l.proxy_timed
+        );
     }
     let hops = p.navigation_redirects();
     if !hops.is_empty() {

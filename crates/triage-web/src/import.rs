@@ -506,7 +506,7 @@ fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &Import
         cache_hits,
         redirect_hops,
         client_redirects,
-        proxy_timed: chosen.entries.iter().filter(|e| e.proxy_timing).count(),
+        proxy_timed: chosen.entries.iter().filter(|e| e.proxy_timing && e.skip.is_none()).count(),
     })
 }
 
