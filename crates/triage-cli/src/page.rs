@@ -47,7 +47,7 @@ struct SimulateArgs {
     #[arg(long, value_name = "RULES.toml")]
     rules: Option<PathBuf>,
     /// A network profile (`triage profiles`), or `recorded`: the recording's own network
-    /// (round trip and bandwidth inferred from its timings; CPU slowdown 1); default
+    /// (round trip and bandwidth inferred from its timings, or from a fetching proxy's timing headers when the browser saw none; CPU slowdown 1); default
     /// lighthouse-mobile-slow-4g unless --rate and --rtt are given.
     #[arg(long, conflicts_with_all = ["rate", "rtt"])]
     profile: Option<String>,
