@@ -9,6 +9,8 @@
 //!   round trips) and over one for http. The median over origins. The TLS part is left out
 //!   when known because it also holds certificate work on both ends: ferguson.com's root
 //!   connection spent 4 ms in TCP and 692 ms in TLS.
+//!   A log recorded behind a fetching proxy (Lightrider) gives these times from the proxy's
+//!   timing headers (`X-TCPMs`, `X-SSLMs`: see the DevTools reader), the origin's side.
 //! - Bandwidth: the bytes of every response with timings, over the time during which at least
 //!   one response was arriving (the union of the intervals from each response's first byte
 //!   to its end). That is what the load achieved while it was downloading: a lower bound of
