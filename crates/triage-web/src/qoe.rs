@@ -19,8 +19,9 @@
 //!   CSS and JavaScript)"), leaving out scripts from tracking domains, which no render waits
 //!   for (the CATS page's 150 KiB analytics script would otherwise set its first render).
 //! - **Largest contentful paint**: with no layout, the largest image by decoded bytes stands in
-//!   for the largest element by area; images from tracking domains and images under
-//!   [`QoeConfig::lcp_min_image_bytes`] (icons, spacers) are not candidates. When the
+//!   for the largest element by area; images from tracking domains, images the browser fetched
+//!   on its own (initiator `other`: favicons, a web-app manifest's icons and screenshots) and
+//!   images under [`QoeConfig::lcp_min_image_bytes`] (icons, spacers) are not candidates. When the
 //!   recording shows some candidates in the viewport, only those count: Chrome raises an
 //!   image it lays out in the viewport to High priority, so a recorded High or VeryHigh image
 //!   was visible (ferguson.com: the 31 KB High hero image painted its LCP, not the 68 KB Low
@@ -144,8 +145,11 @@ pub struct Qoe {
     pub undelivered: Vec<ObjectId>,
 }
 
+/// An image the page paints: not a tracker's, and not one the browser fetched on its own
+/// (the recording's initiator `other`: a favicon, a web-app manifest's icons and screenshots,
+/// which squoosh.app's log has at High priority and up to 72 KB), which no page element shows.
 fn is_visual_image(o: &WebObject) -> bool {
-    o.kind == ContentType::Image && !o.tracker
+    o.kind == ContentType::Image && !o.tracker && o.recorded_initiator != Some(crate::model::Initiator::Other)
 }
 
 /// Computes every estimate.
@@ -618,11 +622,12 @@ mod tests {
         // the largest.
         use crate::builtin::object;
         use crate::BrowserPriority as P;
-        let lcp = |hero: P| {
+        let lcp_with = |hero: P, hero_initiator: Option<crate::model::Initiator>| {
             let mut sprite = object(1, Some(0), "https://a.com/sprite.png", ContentType::Image, 60_000);
             sprite.browser_priority = Some(P::Low);
             let mut photo = object(2, Some(0), "https://a.com/hero.jpg", ContentType::Image, 30_000);
             photo.browser_priority = Some(hero);
+            photo.recorded_initiator = hero_initiator;
             let page = Page::new("t", vec![object(0, None, "https://a.com/", ContentType::Html, 1000), sprite, photo])
                 .unwrap();
             let d: Deliveries = [(0, 0, 100), (1, 100, 300), (2, 100, 500)]
@@ -632,8 +637,15 @@ mod tests {
             let q = estimate(&page, &d, &QoeConfig::default());
             (q.lcp_element, q.largest_contentful_paint_ns)
         };
+        let lcp = |hero: P| lcp_with(hero, None);
         assert_eq!(lcp(P::High), (Some(LcpElement::Image(ObjectId(2))), Some(500 * MS)));
         assert_eq!(lcp(P::Low), (Some(LcpElement::Image(ObjectId(1))), Some(300 * MS)));
+        // The same High image fetched by the browser on its own (initiator `other`: a
+        // manifest's screenshot) is no page content: the Low sprite is the LCP again; found by
+        // the parser, it is the candidate.
+        use crate::model::Initiator;
+        assert_eq!(lcp_with(P::High, Some(Initiator::Other)), (Some(LcpElement::Image(ObjectId(1))), Some(300 * MS)));
+        assert_eq!(lcp_with(P::High, Some(Initiator::Parser)), (Some(LcpElement::Image(ObjectId(2))), Some(500 * MS)));
     }
 
     #[test]
