@@ -32,7 +32,8 @@
 //!   baseline's FCP); that value is [`Qoe::largest_image_complete_ns`].
 //! - **Time to interactive (proxy)** (CATS Table II note b, generalised): the later of FCP and
 //!   the last completion among objects of CATS level 0-2 (critical HTML/CSS, CSS framework and
-//!   fonts, application JS and data). No main-thread or quiet-window model.
+//!   fonts, application JS and data), leaving out what the browser fetched for itself
+//!   (initiator `other`: a web-app manifest and its icons). No main-thread or quiet-window model.
 //! - **Speed Index (proxy)**: `∫ (1 - VC(t)) dt` over the visual-completeness curve, where the
 //!   page's visual content is the first paint (weighted by the decoded bytes of the HTML and
 //!   render-blocking CSS that FCP waited for) plus each non-tracking image (weighted by its
@@ -149,7 +150,14 @@ pub struct Qoe {
 /// (the recording's initiator `other`: a favicon, a web-app manifest's icons and screenshots,
 /// which squoosh.app's log has at High priority and up to 72 KB), which no page element shows.
 fn is_visual_image(o: &WebObject) -> bool {
-    o.kind == ContentType::Image && !o.tracker && o.recorded_initiator != Some(crate::model::Initiator::Other)
+    o.kind == ContentType::Image && !o.tracker && !browser_fetched(o)
+}
+
+/// An object the browser fetched on its own, for itself rather than for the page (the root
+/// document aside): the recording's initiator `other` (a favicon, a web-app manifest and its
+/// icons and screenshots).
+fn browser_fetched(o: &WebObject) -> bool {
+    o.recorded_initiator == Some(crate::model::Initiator::Other)
 }
 
 /// Computes every estimate.
@@ -231,7 +239,10 @@ pub fn estimate(page: &Page, deliveries: &Deliveries, cfg: &QoeConfig) -> Qoe {
         None => (fcp, LcpElement::Text, None),
     };
 
-    let tti = delivered().filter(|(o, _)| o.cats_level <= 2).map(|(_, d)| d.complete_ns).fold(fcp, u64::max);
+    let tti = delivered()
+        .filter(|(o, _)| o.cats_level <= 2 && (o.id == page.root() || !browser_fetched(o)))
+        .map(|(_, d)| d.complete_ns)
+        .fold(fcp, u64::max);
 
     // Speed Index: weighted mean paint time.
     let first_paint_weight: u128 = delivered()
@@ -646,6 +657,30 @@ mod tests {
         use crate::model::Initiator;
         assert_eq!(lcp_with(P::High, Some(Initiator::Other)), (Some(LcpElement::Image(ObjectId(1))), Some(300 * MS)));
         assert_eq!(lcp_with(P::High, Some(Initiator::Parser)), (Some(LcpElement::Image(ObjectId(2))), Some(500 * MS)));
+    }
+
+    /// TTI waits for CATS level 0-2 objects, but not for one the browser fetched for itself
+    /// (a web-app manifest: initiator `other`), whatever its level.
+    #[test]
+    fn tti_does_not_wait_for_what_the_browser_fetched_for_itself() {
+        use crate::builtin::object;
+        use crate::model::Initiator;
+        let tti = |initiator: Initiator| {
+            let script = object(1, Some(0), "https://a.com/app.js", ContentType::Js, 10_000);
+            let mut manifest = object(2, Some(0), "https://a.com/manifest.json", ContentType::Json, 800);
+            manifest.recorded_initiator = Some(initiator);
+            assert!(script.cats_level <= 2 && manifest.cats_level <= 2);
+            let page =
+                Page::new("t", vec![object(0, None, "https://a.com/", ContentType::Html, 1000), script, manifest])
+                    .unwrap();
+            let d: Deliveries = [(0, 0, 100), (1, 100, 300), (2, 100, 900)]
+                .into_iter()
+                .map(|(i, r, c)| (ObjectId(i), Delivery { request_ns: r * MS, complete_ns: c * MS }))
+                .collect();
+            estimate(&page, &d, &QoeConfig::default()).time_to_interactive_ns
+        };
+        assert_eq!(tti(Initiator::Other), Some(300 * MS));
+        assert_eq!(tti(Initiator::Parser), Some(900 * MS));
     }
 
     #[test]
