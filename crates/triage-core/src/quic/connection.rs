@@ -53,6 +53,7 @@ use super::config::{DatagramFraming, DatagramOrder, PathSchedulerKind, QuicConfi
 use super::pacer::Pacer;
 use super::packet::{AckFrame, Frame, Frames, QuicDatagram, QuicPacket, SpaceId};
 use super::rtt::{QuicRtt, GRANULARITY_NS};
+use super::sent::{SentPacket, SentPackets};
 use super::streams::{self as qs, merge, RecvStreams, SendStreams, StreamChoice};
 use super::trace;
 use crate::cc::{self, AckSample, CongestionSignal, RateSample};
@@ -137,30 +138,11 @@ pub struct QuicStats {
 /// Out-of-order CRYPTO bytes a space accepts past its in-order prefix (RFC 9000 §7.5).
 const CRYPTO_RX_BUFFER_BYTES: u64 = 65_536;
 
-/// What a sent packet carried that may need sending again or reporting.
-#[derive(Clone, Debug)]
-struct SentPacket {
-    time_sent_ns: u64,
-    size_bytes: u32,
-    ack_eliciting: bool,
-    in_flight: bool,
-    frames: SmallVec<[Frame; 2]>,
-    /// Largest packet number an ACK frame in it acknowledged.
-    acked_up_to: Option<u64>,
-    delivered_bytes: u64,
-    delivered_ns: u64,
-    first_sent_ns: u64,
-    app_limited: bool,
-    /// Sent when nothing more was queued: its delivery-rate sample does not enter the
-    /// path's bandwidth filter (draft-cheng-iccrg-delivery-rate-estimation §3.4).
-    bw_app_limited: bool,
-}
-
 /// One packet number space (RFC 9000 §12.3; RFC 9002 Appendix A.1).
 #[derive(Debug, Default)]
 struct Space {
     next_pn: u64,
-    sent: BTreeMap<u64, SentPacket>,
+    sent: SentPackets,
     largest_acked: Option<u64>,
     loss_time_ns: Option<u64>,
     last_ack_eliciting_sent_ns: Option<u64>,
@@ -521,6 +503,10 @@ pub struct QuicConnection {
     /// next datagrams sent instead of allocating one per packet.
     #[allow(clippy::vec_box)] // the boxes themselves are what is recycled
     spare_datagrams: Vec<Box<QuicDatagram>>,
+    /// Lists kept empty between uses, so that an ACK allocates nothing once they have
+    /// grown: the records an ACK frame acknowledges, and the packets declared lost.
+    acked_scratch: Vec<(u64, SentPacket)>,
+    lost_scratch: Vec<(u64, SentPacket, bool)>,
     /// Packets received since closing (RFC 9000 §10.2.1): CONNECTION_CLOSE is sent again in
     /// answer to the 1st, 2nd, 4th, 8th, ... of them only.
     closed_packets_received: u64,
@@ -587,6 +573,8 @@ impl QuicConnection {
             close_sent: false,
             close_resend: false,
             spare_datagrams: Vec::new(),
+            acked_scratch: Vec::new(),
+            lost_scratch: Vec::new(),
             closed_packets_received: 0,
             draining: false,
             qlog: None,
@@ -1186,8 +1174,8 @@ impl QuicConnection {
         self.paths[pi].status = PathStatus::Failed;
         self.paths[pi].stats.failures += 1;
         self.events.push_back(Event::PathFailed { path_id: pi as u32 });
-        let sent = std::mem::take(&mut self.paths[pi].data.sent);
-        let lost: Vec<(u64, SentPacket, bool)> = sent.into_iter().map(|(pn, p)| (pn, p, false)).collect();
+        let mut lost = std::mem::take(&mut self.lost_scratch);
+        self.paths[pi].data.sent.drain_into(&mut lost);
         // Their data goes back to the queues; the path's controller hears of the loss once.
         self.on_packets_lost(now_ns, SpaceId::Data, pi, lost);
         self.paths[pi].data.loss_time_ns = None;
@@ -1197,23 +1185,26 @@ impl QuicConnection {
         self.sched.remove_path(now_ns, PathId(pi as u32), &live);
     }
 
-    /// RFC 9002 Appendix A.10: DetectAndRemoveLostPackets. Returns the lost packets.
+    /// RFC 9002 Appendix A.10: DetectAndRemoveLostPackets. Returns the lost packets (in
+    /// the connection's reusable list: hand it to [`Self::on_packets_lost`]).
     fn detect_lost(&mut self, now_ns: u64, space: SpaceId, pi: usize) -> Vec<(u64, SentPacket, bool)> {
         let loss_delay = self.paths[pi].rtt.loss_delay_ns(self.q.time_threshold.0, self.q.time_threshold.1);
         let threshold = self.q.packet_threshold;
+        let mut lost = std::mem::take(&mut self.lost_scratch);
         let s = self.sp_mut(space, pi);
         s.loss_time_ns = None;
-        let Some(largest) = s.largest_acked else { return Vec::new() };
+        let Some(largest) = s.largest_acked else { return lost };
         let lost_send_time = now_ns.saturating_sub(loss_delay);
-        let mut lost = Vec::new();
-        let candidates: Vec<u64> = s.sent.range(..largest).map(|(&pn, _)| pn).collect();
-        for pn in candidates {
-            let p = &s.sent[&pn];
+        // Every record below the largest acknowledged, in packet-number order.
+        let (first, end) = s.sent.span();
+        for pn in first..largest.min(end) {
+            let Some(p) = s.sent.get(pn) else { continue };
             let by_time = p.time_sent_ns <= lost_send_time;
             let by_count = largest >= pn + threshold;
             if by_time || by_count {
-                let p = s.sent.remove(&pn).expect("present");
-                lost.push((pn, p, by_count));
+                if let Some(p) = s.sent.remove(pn) {
+                    lost.push((pn, p, by_count));
+                }
             } else {
                 let t = p.time_sent_ns.saturating_add(loss_delay);
                 s.loss_time_ns = Some(s.loss_time_ns.map_or(t, |x| x.min(t)));
@@ -1223,14 +1214,25 @@ impl QuicConnection {
     }
 
     /// RFC 9002 §6.4 and Appendix B.8-B.9: what follows a loss: data back to its queues,
-    /// the controller told once per recovery period, persistent congestion checked.
-    fn on_packets_lost(&mut self, now_ns: u64, space: SpaceId, pi: usize, lost: Vec<(u64, SentPacket, bool)>) {
-        if lost.is_empty() {
-            return;
+    /// the controller told once per recovery period, persistent congestion checked. The
+    /// list, emptied, is kept for the next loss detection.
+    fn on_packets_lost(&mut self, now_ns: u64, space: SpaceId, pi: usize, mut lost: Vec<(u64, SentPacket, bool)>) {
+        if !lost.is_empty() {
+            self.on_lost(now_ns, space, pi, &lost);
         }
+        lost.clear();
+        self.lost_scratch = lost;
+    }
+
+    /// [`Self::on_packets_lost`] of a non-empty list.
+    fn on_lost(&mut self, now_ns: u64, space: SpaceId, pi: usize, lost: &[(u64, SentPacket, bool)]) {
         let mut largest_lost_sent = 0u64;
-        let mut eliciting_times: Vec<(u64, u64)> = Vec::new();
-        for (pn, p, by_count) in &lost {
+        // The first and last ack-eliciting packets lost (packet number, time sent), and how
+        // many there were.
+        let mut eliciting_first: Option<(u64, u64)> = None;
+        let mut eliciting_last = (0u64, 0u64);
+        let mut eliciting = 0usize;
+        for (pn, p, by_count) in lost {
             if self.qlog.is_some() {
                 let trigger =
                     if *by_count { qlog::LossTrigger::ReorderingThreshold } else { qlog::LossTrigger::TimeThreshold };
@@ -1247,7 +1249,9 @@ impl QuicConnection {
             if p.ack_eliciting {
                 let s = self.sp_mut(space, pi);
                 s.ack_eliciting_in_flight = s.ack_eliciting_in_flight.saturating_sub(1);
-                eliciting_times.push((*pn, p.time_sent_ns));
+                eliciting_first.get_or_insert((*pn, p.time_sent_ns));
+                eliciting_last = (*pn, p.time_sent_ns);
+                eliciting += 1;
             }
             for f in &p.frames {
                 self.requeue(now_ns, space, pi, f);
@@ -1263,17 +1267,16 @@ impl QuicConnection {
         // §7.6.2: persistent congestion: ack-eliciting packets lost over a span longer than
         // the persistent congestion duration, with no packet in between acknowledged (here:
         // a run of consecutive packet numbers), after the first RTT sample.
-        if eliciting_times.len() >= 2 {
+        if let Some((first_pn, first_t)) = eliciting_first.filter(|_| eliciting >= 2) {
             let rtt = &self.paths[pi].rtt;
             let duration = (rtt.smoothed_ns()
                 + (4 * rtt.var_ns()).max(GRANULARITY_NS)
                 + if space == SpaceId::Data { self.q.max_ack_delay_ns } else { 0 })
                 * self.q.persistent_congestion_threshold as u64;
             let s = self.sp(space, pi);
-            let (first_pn, first_t) = eliciting_times[0];
-            let (last_pn, last_t) = *eliciting_times.last().expect("two");
+            let (last_pn, last_t) = eliciting_last;
             let contiguous =
-                (first_pn..=last_pn).all(|pn| !s.sent.contains_key(&pn)) && lost.len() as u64 > last_pn - first_pn;
+                (first_pn..=last_pn).all(|pn| !s.sent.contains(pn)) && lost.len() as u64 > last_pn - first_pn;
             let path = &mut self.paths[pi];
             if contiguous
                 && last_t.saturating_sub(first_t) > duration
@@ -1829,18 +1832,18 @@ impl QuicConnection {
             }
             s.largest_acked = Some(s.largest_acked.map_or(largest, |l| l.max(largest)));
         }
-        let mut newly: Vec<(u64, SentPacket)> = Vec::new();
+        // The records leave into a list the connection keeps between ACKs (no allocation
+        // per ACK once it has grown to a window's worth).
+        let mut newly = std::mem::take(&mut self.acked_scratch);
+        newly.clear();
         for &(lo, hi) in &ack.ranges {
             if lo > hi {
                 continue; // a malformed range (RFC 9000 §19.3.1: FRAME_ENCODING_ERROR): ignored
             }
-            let s = self.sp_mut(space, pi);
-            let pns: Vec<u64> = s.sent.range(lo..=hi).map(|(&pn, _)| pn).collect();
-            for pn in pns {
-                newly.push((pn, s.sent.remove(&pn).expect("present")));
-            }
+            self.sp_mut(space, pi).sent.remove_range(lo, hi, &mut newly);
         }
         if newly.is_empty() {
+            self.acked_scratch = newly;
             return;
         }
         newly.sort_unstable_by_key(|(pn, _)| *pn);
@@ -1941,6 +1944,8 @@ impl QuicConnection {
                 }
             }
         }
+        newly.clear();
+        self.acked_scratch = newly;
         let lost = self.detect_lost(now_ns, space, pi);
         let lost_bytes: u64 = lost.iter().filter(|(_, p, _)| p.in_flight).map(|(_, p, _)| p.size_bytes as u64).sum();
         self.on_packets_lost(now_ns, space, pi, lost);
