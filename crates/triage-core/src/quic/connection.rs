@@ -2373,6 +2373,30 @@ impl QuicConnection {
         }
     }
 
+    /// The next datagram, written into `out` (every field) when there is one: `true` then.
+    /// The datagram box `out` holds from its previous packet carries the new datagram, and
+    /// stays in `out` when nothing is sent: a driver that recycles its packets (the
+    /// simulator) keeps each packet's datagram box with it and sends without allocating.
+    pub fn poll_transmit_into(&mut self, now_ns: u64, out: &mut Packet) -> bool {
+        let spares = self.spare_datagrams.len();
+        if let Some(b) = out.quic.take() {
+            // On top of the spares: the next datagram goes into it.
+            self.spare_datagrams.push(b);
+        }
+        match self.poll_transmit(now_ns) {
+            Some(p) => {
+                *out = p;
+                true
+            }
+            None => {
+                if self.spare_datagrams.len() > spares {
+                    out.quic = self.spare_datagrams.pop();
+                }
+                false
+            }
+        }
+    }
+
     /// `dg` in a box, a recycled one when there is one.
     fn boxed(&mut self, dg: QuicDatagram) -> Box<QuicDatagram> {
         match self.spare_datagrams.pop() {
