@@ -2208,17 +2208,17 @@ impl QuicConnection {
 
     /// What the path scheduler sees of each active path now (see [`PathView`]). A path
     /// whose window has room but whose pacer holds it arms its pacing timer.
-    fn path_views(&mut self, now_ns: u64) -> Vec<PathView> {
+    fn path_views(&mut self, now_ns: u64) -> PathViews {
         self.path_views_of(now_ns, false)
     }
 
     /// As [`Self::path_views`]; with `validating`, paths still being validated are included
     /// (they cannot send yet).
-    fn path_views_of(&mut self, now_ns: u64, validating: bool) -> Vec<PathView> {
+    fn path_views_of(&mut self, now_ns: u64, validating: bool) -> PathViews {
         let mtu = self.q.max_udp_payload_bytes as u64;
         let conn_data = !self.control.is_empty() || !self.datagram_queue.is_empty() || self.handshake_done_pending;
         let estimate = self.q.multipath.estimate_bandwidth;
-        let mut views = Vec::with_capacity(self.paths.len());
+        let mut views = PathViews::new();
         for pi in 0..self.paths.len() {
             let active = self.paths[pi].status == PathStatus::Active;
             if !(active || validating && self.paths[pi].status == PathStatus::Validating) {
@@ -2744,6 +2744,10 @@ impl QuicConnection {
             .min()
     }
 }
+
+/// One view per path: a connection has at most [`QuicConnection::MAX_PATHS`], so they are
+/// inline (the path scheduler is asked for every packet with data: no allocation then).
+type PathViews = SmallVec<[PathView; QuicConnection::MAX_PATHS]>;
 
 /// Set in the message id of a response's HEADERS-and-FIN marker
 /// ([`QuicConfig::response_headers_bytes`]); applications' message ids must leave it clear.
