@@ -54,7 +54,7 @@ use super::pacer::Pacer;
 use super::packet::{AckFrame, Frame, Frames, QuicDatagram, QuicPacket, SpaceId};
 use super::rtt::{QuicRtt, GRANULARITY_NS};
 use super::sent::{SentPacket, SentPackets};
-use super::streams::{self as qs, merge, RecvStreams, SendStreams, StreamChoice};
+use super::streams::{self as qs, insert_range, merge, RecvStreams, SendStreams, StreamChoice};
 use super::trace;
 use crate::cc::{self, AckSample, CongestionSignal, RateSample};
 use crate::config::ConnectionConfig;
@@ -2007,9 +2007,7 @@ impl QuicConnection {
                 if let Some(m) = self.send_msgs.get_mut(&chunk.msg_id) {
                     let was_acked = m.acked_bytes >= m.len_bytes;
                     let (s, e) = (chunk.msg_offset_bytes, chunk.msg_offset_bytes + chunk.len_bytes as u64);
-                    m.acked.push((s, e));
-                    m.acked = merge(std::mem::take(&mut m.acked));
-                    m.acked_bytes = m.acked.iter().map(|&(a, b)| b - a).sum();
+                    m.acked_bytes += insert_range(&mut m.acked, s, e);
                     if !was_acked && m.acked_bytes >= m.len_bytes {
                         let stream = m.stream_id;
                         if let Some(pb) = stream.and_then(|id| self.peer_bidi.get_mut(&id)) {
