@@ -1181,7 +1181,8 @@ impl QuicConnection {
         self.paths[pi].data.loss_time_ns = None;
         // Keep probing it (PTO backoff continues from here).
         self.paths[pi].data.probes = 1;
-        let live = self.path_views(now_ns);
+        let mut live = PathViews::new();
+        self.path_views(now_ns, &mut live);
         self.sched.remove_path(now_ns, PathId(pi as u32), &live);
     }
 
@@ -2164,10 +2165,12 @@ impl QuicConnection {
         if self.sched.uses_paths() {
             // Allocation sees the paths being validated too: they carry their share once
             // validated, a fraction of an RTT later (§4.1: estimates from prior knowledge).
-            let all = self.path_views_of(now_ns, true);
+            let mut all = PathViews::new();
+            self.path_views_of(now_ns, true, &mut all);
             self.sched.on_paths(now_ns, &all);
         }
-        let views = self.path_views(now_ns);
+        let mut views = PathViews::new();
+        self.path_views(now_ns, &mut views);
         if !self.paths.iter().any(|p| p.status == PathStatus::Active) {
             return Some(0);
         }
@@ -2204,19 +2207,19 @@ impl QuicConnection {
     /// Streams a per-stream path scheduler is offered per decision, at most.
     const STREAM_CANDIDATES: usize = 16;
 
-    /// What the path scheduler sees of each active path now (see [`PathView`]). A path
-    /// whose window has room but whose pacer holds it arms its pacing timer.
-    fn path_views(&mut self, now_ns: u64) -> PathViews {
-        self.path_views_of(now_ns, false)
+    /// What the path scheduler sees of each active path now (see [`PathView`]), appended
+    /// to `views` (the caller's, on its stack: no copy of the list on return). A path whose
+    /// window has room but whose pacer holds it arms its pacing timer.
+    fn path_views(&mut self, now_ns: u64, views: &mut PathViews) {
+        self.path_views_of(now_ns, false, views);
     }
 
     /// As [`Self::path_views`]; with `validating`, paths still being validated are included
     /// (they cannot send yet).
-    fn path_views_of(&mut self, now_ns: u64, validating: bool) -> PathViews {
+    fn path_views_of(&mut self, now_ns: u64, validating: bool, views: &mut PathViews) {
         let mtu = self.q.max_udp_payload_bytes as u64;
         let conn_data = !self.control.is_empty() || !self.datagram_queue.is_empty() || self.handshake_done_pending;
         let estimate = self.q.multipath.estimate_bandwidth;
-        let mut views = PathViews::new();
         for pi in 0..self.paths.len() {
             let active = self.paths[pi].status == PathStatus::Active;
             if !(active || validating && self.paths[pi].status == PathStatus::Validating) {
@@ -2243,7 +2246,6 @@ impl QuicConnection {
                 has_data,
             });
         }
-        views
     }
 
     /// When path `pi`'s pacer lets the next full packet go, if later than `now_ns`.
