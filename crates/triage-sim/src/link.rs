@@ -193,7 +193,9 @@ impl Link {
     /// it arrives before every event already scheduled.
     fn propagate(&mut self, at: u64, p: SimPacket) -> Option<u64> {
         let key = (at, self.departures);
-        if self.pipe.back().is_none_or(|(k, _)| *k < key) {
+        // Without disorder every packet takes the same delay after leaving later than the
+        // one before it: its key is the largest, and the pipe's back need not be read.
+        if self.disorder.is_none() || self.pipe.back().is_none_or(|(k, _)| *k < key) {
             self.pipe.push_back((key, p));
         } else {
             let i = self.pipe.partition_point(|(k, _)| *k < key);
