@@ -2273,7 +2273,9 @@ impl QuicConnection {
     /// ahead of the 1-RTT one (RFC 9000 §12.2).
     fn transmit_on(&mut self, now_ns: u64, pi: usize) -> Option<Packet> {
         let max = self.q.max_udp_payload_bytes as usize;
-        let mut dg = QuicDatagram::default();
+        // Built in place in a recycled box (the one the driver's packet brought, when it
+        // recycles them): no datagram value is moved into the box afterwards.
+        let mut dg = self.datagram_box();
         let mut used = 0usize;
         let amp = self.amp_room();
         for space in SpaceId::ALL {
@@ -2302,6 +2304,7 @@ impl QuicConnection {
             }
         }
         if dg.packets.is_empty() {
+            self.spare_datagrams.push(dg);
             return None;
         }
         // RFC 9000 §14.1: padding of datagrams that carry Initial packets.
@@ -2358,7 +2361,7 @@ impl QuicConnection {
         let (src, dst) = (self.paths[pi].local, self.paths[pi].remote);
         self.paths[pi].stats.packets_sent += 1;
         self.paths[pi].stats.bytes_sent += used as u64;
-        Some(Packet { src, dst, ecn, quic: Some(self.boxed(dg)), ..Default::default() })
+        Some(Packet { src, dst, ecn, quic: Some(dg), ..Default::default() })
     }
 
     /// The most datagram boxes kept for reuse.
@@ -2394,6 +2397,18 @@ impl QuicConnection {
                 }
                 false
             }
+        }
+    }
+
+    /// An empty datagram box: a recycled one when there is one.
+    fn datagram_box(&mut self) -> Box<QuicDatagram> {
+        match self.spare_datagrams.pop() {
+            Some(mut b) => {
+                b.packets.clear();
+                b.payload_bytes = 0;
+                b
+            }
+            None => Box::default(),
         }
     }
 
