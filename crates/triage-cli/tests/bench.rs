@@ -46,10 +46,15 @@ fn times_tcp_quic_and_multipath_side_by_side_with_a_reference() {
         assert!(t["min_wall_s"].as_f64().unwrap() <= med && med <= t["max_wall_s"].as_f64().unwrap());
         assert!(t["reference_over_ours"].as_f64().is_some());
     }
-    // TCP mode recycles packet boxes: (almost) no heap allocation per packet-hop once the
-    // connections are up; the few left come from drops (a dropped packet's box is freed).
-    let steady = s[0]["steady_allocations_per_packet_hop"].as_f64().unwrap();
-    assert!(steady < 0.01, "{steady} allocations per packet-hop in steady state");
+    // Every mode recycles packet boxes (QUIC mode their datagram boxes too, and its
+    // sent-packet records live in a ring buffer): (almost) no heap allocation per
+    // packet-hop once the connections are up. What is left: a dropped packet's box is
+    // freed, the TCP receiver's out-of-order map grows after a loss, a QUIC packet with
+    // more than two frames spills them to the heap.
+    for t in s {
+        let steady = t["steady_allocations_per_packet_hop"].as_f64().unwrap();
+        assert!(steady < 0.01, "{}: {steady} allocations per packet-hop in steady state", t["scenario"]);
+    }
     assert_eq!(v["reference"]["command"], "true");
 }
 
