@@ -499,8 +499,9 @@ pub struct QuicConnection {
     peer_reliable_messages: Option<u64>,
     close_sent: bool,
     close_resend: bool,
-    /// Datagram boxes the driver handed back ([`Self::recycle_datagram`]), reused for the
-    /// next datagrams sent instead of allocating one per packet.
+    /// Datagram boxes for the next datagrams sent, instead of allocating one per packet:
+    /// the one a recycled packet brings ([`Self::poll_transmit_into`], on top while it is
+    /// filled) and those a driver hands back ([`Self::recycle_datagram`]).
     #[allow(clippy::vec_box)] // the boxes themselves are what is recycled
     spare_datagrams: Vec<Box<QuicDatagram>>,
     /// Lists kept empty between uses, so that an ACK allocates nothing once they have
@@ -2368,8 +2369,9 @@ impl QuicConnection {
     const MAX_SPARE_DATAGRAMS: usize = 8;
 
     /// Gives the connection a datagram box whose contents are no longer needed (from a
-    /// packet the driver delivered), to carry a later datagram: a driver that recycles its
-    /// packets (the simulator) then sends without allocating.
+    /// packet the driver delivered), to carry a later datagram, for a driver that keeps
+    /// packets and datagram boxes apart (the simulator keeps them together and passes the
+    /// box in with [`Self::poll_transmit_into`]).
     pub fn recycle_datagram(&mut self, b: Box<QuicDatagram>) {
         if self.spare_datagrams.len() < Self::MAX_SPARE_DATAGRAMS {
             self.spare_datagrams.push(b);
