@@ -45,12 +45,13 @@
 //! together in [`Connection`] fields so that a `Vec` of paths replaces it when multipath
 //! arrives.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{hash_map, BTreeMap, VecDeque};
 
 use crate::cc::{self, AckSample, CongestionSignal, HandshakeFeedback, RateSample};
 use crate::config::ConnectionConfig;
 use crate::config::SchedulerKind;
 use crate::ecn::{self as ecnc, EcnMode};
+use crate::intmap::IntMap;
 use crate::path::Path;
 use crate::recovery::prr::PrrDecision;
 use crate::recovery::{Prr, RetransmitLoss, RttEstimator};
@@ -381,7 +382,7 @@ pub struct Connection {
     segs_since_ack: u32,
     ack_now: bool,
     delack_deadline_ns: Option<u64>,
-    msg_progress: HashMap<u32, (u64, Option<u8>)>,
+    msg_progress: IntMap<u32, (u64, Option<u8>)>,
     /// Byte watermarks the application registered on the peer's messages
     /// ([`Connection::watch_message_bytes`]).
     watches: crate::watch::Watches,
@@ -458,7 +459,7 @@ impl Connection {
             segs_since_ack: 0,
             ack_now: false,
             delack_deadline_ns: None,
-            msg_progress: HashMap::new(),
+            msg_progress: IntMap::default(),
             watches: Default::default(),
             peer_fin: false,
             ecn: cfg.ecn_mode(),
@@ -1631,10 +1632,14 @@ impl Connection {
                 continue;
             }
             let new = c_end - c_start.max(skip);
-            if !self.msg_progress.contains_key(&c.msg_id) {
-                self.events.push_back(Event::MessageStarted { msg_id: c.msg_id });
-            }
-            let got = self.msg_progress.entry(c.msg_id).or_insert((0, None));
+            // One lookup per chunk (the map is keyed by small integers: Fx, not SipHash).
+            let got = match self.msg_progress.entry(c.msg_id) {
+                hash_map::Entry::Occupied(o) => o.into_mut(),
+                hash_map::Entry::Vacant(v) => {
+                    self.events.push_back(Event::MessageStarted { msg_id: c.msg_id });
+                    v.insert((0, None))
+                }
+            };
             got.0 = got.0.saturating_add(new);
             // The option labels the segment with its first chunk's priority; a message that
             // starts later in the segment learns its own from a segment it leads.

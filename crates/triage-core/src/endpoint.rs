@@ -83,27 +83,11 @@ impl Endpoint {
         both!(self, c => c.poll_transmit(now_ns))
     }
     /// The next packet to send, written into `out` (every field) when there is one
-    /// ([`Connection::poll_transmit_into`]): `true` then. In QUIC mode the datagram box
-    /// `out` holds goes to the connection for its next datagram
-    /// ([`QuicConnection::recycle_datagram`]), whether or not a packet is sent.
+    /// ([`Connection::poll_transmit_into`], [`QuicConnection::poll_transmit_into`]): `true`
+    /// then. In QUIC mode the datagram box `out` holds carries the next datagram, and stays
+    /// in `out` when nothing is sent.
     pub fn poll_transmit_into(&mut self, now_ns: u64, out: &mut Packet) -> bool {
-        match self {
-            Endpoint::Tcp(c) => c.poll_transmit_into(now_ns, out),
-            Endpoint::Quic(c) => {
-                // The datagram box `out` carries from its previous packet goes back to the
-                // connection, which puts its next datagram in it.
-                if let Some(b) = out.quic.take() {
-                    c.recycle_datagram(b);
-                }
-                match c.poll_transmit(now_ns) {
-                    Some(p) => {
-                        *out = p;
-                        true
-                    }
-                    None => false,
-                }
-            }
-        }
+        both!(self, c => c.poll_transmit_into(now_ns, out))
     }
     /// The next deadline.
     pub fn poll_timeout(&self) -> Option<u64> {

@@ -18,7 +18,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::loss::LossProcess;
-use crate::queue::{QueueDiscipline, SimPacket, Verdict};
+use crate::queue::{QueueDiscipline, SimPacket};
 use crate::trace::TraceCursor;
 
 /// Bytes one Mahimahi delivery opportunity carries (its MTU-sized packet).
@@ -193,7 +193,9 @@ impl Link {
     /// it arrives before every event already scheduled.
     fn propagate(&mut self, at: u64, p: SimPacket) -> Option<u64> {
         let key = (at, self.departures);
-        if self.pipe.back().is_none_or(|(k, _)| *k < key) {
+        // Without disorder every packet takes the same delay after leaving later than the
+        // one before it: its key is the largest, and the pipe's back need not be read.
+        if self.disorder.is_none() || self.pipe.back().is_none_or(|(k, _)| *k < key) {
             self.pipe.push_back((key, p));
         } else {
             let i = self.pipe.partition_point(|(k, _)| *k < key);
@@ -243,17 +245,23 @@ impl Link {
     /// A packet arrives at the link. Returns the time of the `LinkTxDone` event to schedule
     /// when the link was idle and starts serializing it.
     pub fn enqueue(&mut self, now_ns: u64, pkt: SimPacket) -> Option<u64> {
-        if self.queue.enqueue(now_ns, pkt) == Verdict::Dropped {
-            return None;
-        }
         if self.tx.is_none() {
-            return self.start_tx(now_ns);
+            // Idle: the queue is empty (an idle link took all it had), and the packet
+            // leaves at once, through the discipline's counters.
+            let p = self.queue.enqueue_and_dequeue(now_ns, pkt)?;
+            return Some(self.begin_tx(now_ns, p));
         }
+        self.queue.enqueue(now_ns, pkt);
         None
     }
 
     fn start_tx(&mut self, now_ns: u64) -> Option<u64> {
         let p = self.queue.dequeue(now_ns)?;
+        Some(self.begin_tx(now_ns, p))
+    }
+
+    /// Starts serializing `p` at `now_ns`; returns when it is done.
+    fn begin_tx(&mut self, now_ns: u64, p: SimPacket) -> u64 {
         let bytes = p.wire_bytes();
         let done = match &mut self.rate {
             RateModel::Constant { rate_bps } => now_ns.saturating_add((bytes * 8 * 1_000_000_000).div_ceil(*rate_bps)),
@@ -279,7 +287,7 @@ impl Link {
             }
         };
         self.tx = Some(p);
-        Some(done)
+        done
     }
 
     /// The packet being serialized has left. Returns `(deliver_at, next_tx_done)`: the time

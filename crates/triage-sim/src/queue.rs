@@ -104,6 +104,17 @@ pub trait QueueDiscipline: std::fmt::Debug + Send {
     fn enqueue(&mut self, now_ns: u64, pkt: SimPacket) -> Verdict;
     /// The next packet to transmit.
     fn dequeue(&mut self, now_ns: u64) -> Option<SimPacket>;
+    /// A packet arrives at `now_ns` at an idle link, whose queue is empty, and the link
+    /// takes the next packet at once: [`enqueue`](Self::enqueue) then
+    /// [`dequeue`](Self::dequeue) (the default), which a discipline may do without queueing
+    /// the packet, counters unchanged (DropTail does: most packets a lightly loaded link
+    /// carries find it idle). `None` when it was dropped (or nothing is to be sent).
+    fn enqueue_and_dequeue(&mut self, now_ns: u64, pkt: SimPacket) -> Option<SimPacket> {
+        if self.enqueue(now_ns, pkt) == Verdict::Dropped {
+            return None;
+        }
+        self.dequeue(now_ns)
+    }
     /// Backlog in packets.
     fn len_packets(&self) -> u64;
     /// Backlog in bytes.
@@ -206,6 +217,26 @@ impl QueueDiscipline for DropTail {
         self.backlog.pop(now_ns)
     }
 
+    fn enqueue_and_dequeue(&mut self, now_ns: u64, pkt: SimPacket) -> Option<SimPacket> {
+        if self.backlog.len_packets() > 0 {
+            // Not an empty queue: the head leaves, not this packet.
+            if self.enqueue(now_ns, pkt) == Verdict::Dropped {
+                return None;
+            }
+            return self.backlog.pop(now_ns);
+        }
+        let size = pkt.wire_bytes();
+        let full = match self.limit {
+            Limit::Packets(n) => n == 0,
+            Limit::Bytes(b) => size > b,
+        };
+        if full {
+            self.backlog.record_drop(size);
+            return None;
+        }
+        Some(self.backlog.pass_through(now_ns, pkt))
+    }
+
     fn len_packets(&self) -> u64 {
         self.backlog.len_packets()
     }
@@ -239,6 +270,29 @@ mod tests {
         assert_eq!(p.pkt.payload_bytes, 1448);
         assert_eq!(q.stats().sojourn_total_ns, 7);
         assert_eq!(q.enqueue(8, pkt(0)), Verdict::Enqueued);
+    }
+
+    #[test]
+    fn passing_an_idle_link_counts_as_enqueue_then_dequeue() {
+        for limit in [Limit::Packets(2), Limit::Packets(0), Limit::Bytes(1000), Limit::Bytes(3000)] {
+            let (mut fast, mut slow) = (DropTail::new(limit), DropTail::new(limit));
+            for (t, payload) in [(5, 1448), (9, 0), (12, 1448)] {
+                let a = fast.enqueue_and_dequeue(t, pkt(payload)).map(|p| (p.pkt.payload_bytes, p.enqueued_ns));
+                let b = (slow.enqueue(t, pkt(payload)) != Verdict::Dropped)
+                    .then(|| slow.dequeue(t))
+                    .flatten()
+                    .map(|p| (p.pkt.payload_bytes, p.enqueued_ns));
+                assert_eq!(a, b, "{limit:?}");
+            }
+            assert_eq!(fast.stats(), slow.stats(), "{limit:?}");
+            // Behind a queued packet, the head leaves.
+            fast.enqueue(20, pkt(1));
+            slow.enqueue(20, pkt(1));
+            let a = fast.enqueue_and_dequeue(21, pkt(2)).map(|p| p.pkt.payload_bytes);
+            slow.enqueue(21, pkt(2));
+            assert_eq!(a, slow.dequeue(21).map(|p| p.pkt.payload_bytes));
+            assert_eq!(fast.stats(), slow.stats());
+        }
     }
 
     #[test]

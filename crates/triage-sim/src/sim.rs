@@ -378,6 +378,9 @@ pub struct Simulator {
     stats: SimStats,
     /// Packets a connection sent, between draining it and forwarding them.
     pending: Vec<SimPacket>,
+    /// The events a connection reported, between draining it and handing them to its
+    /// application (kept, like `pending`, so that draining allocates nothing).
+    conn_events: Vec<Event>,
     capture: Option<Box<crate::pcap::Capture>>,
     /// The first `Sample` event is scheduled (by the first call of `run`).
     sampling: bool,
@@ -430,6 +433,7 @@ impl Simulator {
             packet_trace: false,
             stats: SimStats::default(),
             pending: Vec::new(),
+            conn_events: Vec::new(),
             capture: None,
             sampling: false,
             finished: false,
@@ -802,7 +806,7 @@ impl Simulator {
                 }
                 pending.push(SimPacket::from_box(b, self.now_ns));
             }
-            let mut events = Vec::new();
+            let mut events = std::mem::take(&mut self.conn_events);
             while let Some(e) = slot.conn.poll_event() {
                 events.push(e);
             }
@@ -814,11 +818,15 @@ impl Simulator {
             }
             self.pending = pending;
             if events.is_empty() {
+                self.conn_events = events;
                 break;
             }
-            for e in events {
+            // An application's answer may drain another connection (which then takes a
+            // list of its own): this one is kept again once its events are handled.
+            for e in events.drain(..) {
                 self.on_app_event(flow, is_server, c, e);
             }
+            self.conn_events = events;
         }
         let slot = &mut self.conns[c as usize];
         let state = slot.conn.cc_state().1;

@@ -53,7 +53,8 @@ use super::config::{DatagramFraming, DatagramOrder, PathSchedulerKind, QuicConfi
 use super::pacer::Pacer;
 use super::packet::{AckFrame, Frame, Frames, QuicDatagram, QuicPacket, SpaceId};
 use super::rtt::{QuicRtt, GRANULARITY_NS};
-use super::streams::{self as qs, merge, RecvStreams, SendStreams, StreamChoice};
+use super::sent::{SentPacket, SentPackets};
+use super::streams::{self as qs, insert_range, merge, RecvStreams, SendStreams, StreamChoice};
 use super::trace;
 use crate::cc::{self, AckSample, CongestionSignal, RateSample};
 use crate::config::ConnectionConfig;
@@ -137,30 +138,11 @@ pub struct QuicStats {
 /// Out-of-order CRYPTO bytes a space accepts past its in-order prefix (RFC 9000 §7.5).
 const CRYPTO_RX_BUFFER_BYTES: u64 = 65_536;
 
-/// What a sent packet carried that may need sending again or reporting.
-#[derive(Clone, Debug)]
-struct SentPacket {
-    time_sent_ns: u64,
-    size_bytes: u32,
-    ack_eliciting: bool,
-    in_flight: bool,
-    frames: SmallVec<[Frame; 2]>,
-    /// Largest packet number an ACK frame in it acknowledged.
-    acked_up_to: Option<u64>,
-    delivered_bytes: u64,
-    delivered_ns: u64,
-    first_sent_ns: u64,
-    app_limited: bool,
-    /// Sent when nothing more was queued: its delivery-rate sample does not enter the
-    /// path's bandwidth filter (draft-cheng-iccrg-delivery-rate-estimation §3.4).
-    bw_app_limited: bool,
-}
-
 /// One packet number space (RFC 9000 §12.3; RFC 9002 Appendix A.1).
 #[derive(Debug, Default)]
 struct Space {
     next_pn: u64,
-    sent: BTreeMap<u64, SentPacket>,
+    sent: SentPackets,
     largest_acked: Option<u64>,
     loss_time_ns: Option<u64>,
     last_ack_eliciting_sent_ns: Option<u64>,
@@ -517,10 +499,15 @@ pub struct QuicConnection {
     peer_reliable_messages: Option<u64>,
     close_sent: bool,
     close_resend: bool,
-    /// Datagram boxes the driver handed back ([`Self::recycle_datagram`]), reused for the
-    /// next datagrams sent instead of allocating one per packet.
+    /// Datagram boxes for the next datagrams sent, instead of allocating one per packet:
+    /// the one a recycled packet brings ([`Self::poll_transmit_into`], on top while it is
+    /// filled) and those a driver hands back ([`Self::recycle_datagram`]).
     #[allow(clippy::vec_box)] // the boxes themselves are what is recycled
     spare_datagrams: Vec<Box<QuicDatagram>>,
+    /// Lists kept empty between uses, so that an ACK allocates nothing once they have
+    /// grown: the records an ACK frame acknowledges, and the packets declared lost.
+    acked_scratch: Vec<(u64, SentPacket)>,
+    lost_scratch: Vec<(u64, SentPacket, bool)>,
     /// Packets received since closing (RFC 9000 §10.2.1): CONNECTION_CLOSE is sent again in
     /// answer to the 1st, 2nd, 4th, 8th, ... of them only.
     closed_packets_received: u64,
@@ -587,6 +574,8 @@ impl QuicConnection {
             close_sent: false,
             close_resend: false,
             spare_datagrams: Vec::new(),
+            acked_scratch: Vec::new(),
+            lost_scratch: Vec::new(),
             closed_packets_received: 0,
             draining: false,
             qlog: None,
@@ -1186,34 +1175,38 @@ impl QuicConnection {
         self.paths[pi].status = PathStatus::Failed;
         self.paths[pi].stats.failures += 1;
         self.events.push_back(Event::PathFailed { path_id: pi as u32 });
-        let sent = std::mem::take(&mut self.paths[pi].data.sent);
-        let lost: Vec<(u64, SentPacket, bool)> = sent.into_iter().map(|(pn, p)| (pn, p, false)).collect();
+        let mut lost = std::mem::take(&mut self.lost_scratch);
+        self.paths[pi].data.sent.drain_into(&mut lost);
         // Their data goes back to the queues; the path's controller hears of the loss once.
         self.on_packets_lost(now_ns, SpaceId::Data, pi, lost);
         self.paths[pi].data.loss_time_ns = None;
         // Keep probing it (PTO backoff continues from here).
         self.paths[pi].data.probes = 1;
-        let live = self.path_views(now_ns);
+        let mut live = PathViews::new();
+        self.path_views(now_ns, &mut live);
         self.sched.remove_path(now_ns, PathId(pi as u32), &live);
     }
 
-    /// RFC 9002 Appendix A.10: DetectAndRemoveLostPackets. Returns the lost packets.
+    /// RFC 9002 Appendix A.10: DetectAndRemoveLostPackets. Returns the lost packets (in
+    /// the connection's reusable list: hand it to [`Self::on_packets_lost`]).
     fn detect_lost(&mut self, now_ns: u64, space: SpaceId, pi: usize) -> Vec<(u64, SentPacket, bool)> {
         let loss_delay = self.paths[pi].rtt.loss_delay_ns(self.q.time_threshold.0, self.q.time_threshold.1);
         let threshold = self.q.packet_threshold;
+        let mut lost = std::mem::take(&mut self.lost_scratch);
         let s = self.sp_mut(space, pi);
         s.loss_time_ns = None;
-        let Some(largest) = s.largest_acked else { return Vec::new() };
+        let Some(largest) = s.largest_acked else { return lost };
         let lost_send_time = now_ns.saturating_sub(loss_delay);
-        let mut lost = Vec::new();
-        let candidates: Vec<u64> = s.sent.range(..largest).map(|(&pn, _)| pn).collect();
-        for pn in candidates {
-            let p = &s.sent[&pn];
+        // Every record below the largest acknowledged, in packet-number order.
+        let (first, end) = s.sent.span();
+        for pn in first..largest.min(end) {
+            let Some(p) = s.sent.get(pn) else { continue };
             let by_time = p.time_sent_ns <= lost_send_time;
             let by_count = largest >= pn + threshold;
             if by_time || by_count {
-                let p = s.sent.remove(&pn).expect("present");
-                lost.push((pn, p, by_count));
+                if let Some(p) = s.sent.remove(pn) {
+                    lost.push((pn, p, by_count));
+                }
             } else {
                 let t = p.time_sent_ns.saturating_add(loss_delay);
                 s.loss_time_ns = Some(s.loss_time_ns.map_or(t, |x| x.min(t)));
@@ -1223,14 +1216,25 @@ impl QuicConnection {
     }
 
     /// RFC 9002 §6.4 and Appendix B.8-B.9: what follows a loss: data back to its queues,
-    /// the controller told once per recovery period, persistent congestion checked.
-    fn on_packets_lost(&mut self, now_ns: u64, space: SpaceId, pi: usize, lost: Vec<(u64, SentPacket, bool)>) {
-        if lost.is_empty() {
-            return;
+    /// the controller told once per recovery period, persistent congestion checked. The
+    /// list, emptied, is kept for the next loss detection.
+    fn on_packets_lost(&mut self, now_ns: u64, space: SpaceId, pi: usize, mut lost: Vec<(u64, SentPacket, bool)>) {
+        if !lost.is_empty() {
+            self.on_lost(now_ns, space, pi, &lost);
         }
+        lost.clear();
+        self.lost_scratch = lost;
+    }
+
+    /// [`Self::on_packets_lost`] of a non-empty list.
+    fn on_lost(&mut self, now_ns: u64, space: SpaceId, pi: usize, lost: &[(u64, SentPacket, bool)]) {
         let mut largest_lost_sent = 0u64;
-        let mut eliciting_times: Vec<(u64, u64)> = Vec::new();
-        for (pn, p, by_count) in &lost {
+        // The first and last ack-eliciting packets lost (packet number, time sent), and how
+        // many there were.
+        let mut eliciting_first: Option<(u64, u64)> = None;
+        let mut eliciting_last = (0u64, 0u64);
+        let mut eliciting = 0usize;
+        for (pn, p, by_count) in lost {
             if self.qlog.is_some() {
                 let trigger =
                     if *by_count { qlog::LossTrigger::ReorderingThreshold } else { qlog::LossTrigger::TimeThreshold };
@@ -1247,7 +1251,9 @@ impl QuicConnection {
             if p.ack_eliciting {
                 let s = self.sp_mut(space, pi);
                 s.ack_eliciting_in_flight = s.ack_eliciting_in_flight.saturating_sub(1);
-                eliciting_times.push((*pn, p.time_sent_ns));
+                eliciting_first.get_or_insert((*pn, p.time_sent_ns));
+                eliciting_last = (*pn, p.time_sent_ns);
+                eliciting += 1;
             }
             for f in &p.frames {
                 self.requeue(now_ns, space, pi, f);
@@ -1263,17 +1269,16 @@ impl QuicConnection {
         // §7.6.2: persistent congestion: ack-eliciting packets lost over a span longer than
         // the persistent congestion duration, with no packet in between acknowledged (here:
         // a run of consecutive packet numbers), after the first RTT sample.
-        if eliciting_times.len() >= 2 {
+        if let Some((first_pn, first_t)) = eliciting_first.filter(|_| eliciting >= 2) {
             let rtt = &self.paths[pi].rtt;
             let duration = (rtt.smoothed_ns()
                 + (4 * rtt.var_ns()).max(GRANULARITY_NS)
                 + if space == SpaceId::Data { self.q.max_ack_delay_ns } else { 0 })
                 * self.q.persistent_congestion_threshold as u64;
             let s = self.sp(space, pi);
-            let (first_pn, first_t) = eliciting_times[0];
-            let (last_pn, last_t) = *eliciting_times.last().expect("two");
+            let (last_pn, last_t) = eliciting_last;
             let contiguous =
-                (first_pn..=last_pn).all(|pn| !s.sent.contains_key(&pn)) && lost.len() as u64 > last_pn - first_pn;
+                (first_pn..=last_pn).all(|pn| !s.sent.contains(pn)) && lost.len() as u64 > last_pn - first_pn;
             let path = &mut self.paths[pi];
             if contiguous
                 && last_t.saturating_sub(first_t) > duration
@@ -1829,18 +1834,18 @@ impl QuicConnection {
             }
             s.largest_acked = Some(s.largest_acked.map_or(largest, |l| l.max(largest)));
         }
-        let mut newly: Vec<(u64, SentPacket)> = Vec::new();
+        // The records leave into a list the connection keeps between ACKs (no allocation
+        // per ACK once it has grown to a window's worth).
+        let mut newly = std::mem::take(&mut self.acked_scratch);
+        newly.clear();
         for &(lo, hi) in &ack.ranges {
             if lo > hi {
                 continue; // a malformed range (RFC 9000 §19.3.1: FRAME_ENCODING_ERROR): ignored
             }
-            let s = self.sp_mut(space, pi);
-            let pns: Vec<u64> = s.sent.range(lo..=hi).map(|(&pn, _)| pn).collect();
-            for pn in pns {
-                newly.push((pn, s.sent.remove(&pn).expect("present")));
-            }
+            self.sp_mut(space, pi).sent.remove_range(lo, hi, &mut newly);
         }
         if newly.is_empty() {
+            self.acked_scratch = newly;
             return;
         }
         newly.sort_unstable_by_key(|(pn, _)| *pn);
@@ -1941,6 +1946,8 @@ impl QuicConnection {
                 }
             }
         }
+        newly.clear();
+        self.acked_scratch = newly;
         let lost = self.detect_lost(now_ns, space, pi);
         let lost_bytes: u64 = lost.iter().filter(|(_, p, _)| p.in_flight).map(|(_, p, _)| p.size_bytes as u64).sum();
         self.on_packets_lost(now_ns, space, pi, lost);
@@ -2002,9 +2009,7 @@ impl QuicConnection {
                 if let Some(m) = self.send_msgs.get_mut(&chunk.msg_id) {
                     let was_acked = m.acked_bytes >= m.len_bytes;
                     let (s, e) = (chunk.msg_offset_bytes, chunk.msg_offset_bytes + chunk.len_bytes as u64);
-                    m.acked.push((s, e));
-                    m.acked = merge(std::mem::take(&mut m.acked));
-                    m.acked_bytes = m.acked.iter().map(|&(a, b)| b - a).sum();
+                    m.acked_bytes += insert_range(&mut m.acked, s, e);
                     if !was_acked && m.acked_bytes >= m.len_bytes {
                         let stream = m.stream_id;
                         if let Some(pb) = stream.and_then(|id| self.peer_bidi.get_mut(&id)) {
@@ -2161,10 +2166,12 @@ impl QuicConnection {
         if self.sched.uses_paths() {
             // Allocation sees the paths being validated too: they carry their share once
             // validated, a fraction of an RTT later (§4.1: estimates from prior knowledge).
-            let all = self.path_views_of(now_ns, true);
+            let mut all = PathViews::new();
+            self.path_views_of(now_ns, true, &mut all);
             self.sched.on_paths(now_ns, &all);
         }
-        let views = self.path_views(now_ns);
+        let mut views = PathViews::new();
+        self.path_views(now_ns, &mut views);
         if !self.paths.iter().any(|p| p.status == PathStatus::Active) {
             return Some(0);
         }
@@ -2201,19 +2208,19 @@ impl QuicConnection {
     /// Streams a per-stream path scheduler is offered per decision, at most.
     const STREAM_CANDIDATES: usize = 16;
 
-    /// What the path scheduler sees of each active path now (see [`PathView`]). A path
-    /// whose window has room but whose pacer holds it arms its pacing timer.
-    fn path_views(&mut self, now_ns: u64) -> Vec<PathView> {
-        self.path_views_of(now_ns, false)
+    /// What the path scheduler sees of each active path now (see [`PathView`]), appended
+    /// to `views` (the caller's, on its stack: no copy of the list on return). A path whose
+    /// window has room but whose pacer holds it arms its pacing timer.
+    fn path_views(&mut self, now_ns: u64, views: &mut PathViews) {
+        self.path_views_of(now_ns, false, views);
     }
 
     /// As [`Self::path_views`]; with `validating`, paths still being validated are included
     /// (they cannot send yet).
-    fn path_views_of(&mut self, now_ns: u64, validating: bool) -> Vec<PathView> {
+    fn path_views_of(&mut self, now_ns: u64, validating: bool, views: &mut PathViews) {
         let mtu = self.q.max_udp_payload_bytes as u64;
         let conn_data = !self.control.is_empty() || !self.datagram_queue.is_empty() || self.handshake_done_pending;
         let estimate = self.q.multipath.estimate_bandwidth;
-        let mut views = Vec::with_capacity(self.paths.len());
         for pi in 0..self.paths.len() {
             let active = self.paths[pi].status == PathStatus::Active;
             if !(active || validating && self.paths[pi].status == PathStatus::Validating) {
@@ -2240,7 +2247,6 @@ impl QuicConnection {
                 has_data,
             });
         }
-        views
     }
 
     /// When path `pi`'s pacer lets the next full packet go, if later than `now_ns`.
@@ -2268,7 +2274,9 @@ impl QuicConnection {
     /// ahead of the 1-RTT one (RFC 9000 §12.2).
     fn transmit_on(&mut self, now_ns: u64, pi: usize) -> Option<Packet> {
         let max = self.q.max_udp_payload_bytes as usize;
-        let mut dg = QuicDatagram::default();
+        // Built in place in a recycled box (the one the driver's packet brought, when it
+        // recycles them): no datagram value is moved into the box afterwards.
+        let mut dg = self.datagram_box();
         let mut used = 0usize;
         let amp = self.amp_room();
         for space in SpaceId::ALL {
@@ -2297,6 +2305,7 @@ impl QuicConnection {
             }
         }
         if dg.packets.is_empty() {
+            self.spare_datagrams.push(dg);
             return None;
         }
         // RFC 9000 §14.1: padding of datagrams that carry Initial packets.
@@ -2353,18 +2362,55 @@ impl QuicConnection {
         let (src, dst) = (self.paths[pi].local, self.paths[pi].remote);
         self.paths[pi].stats.packets_sent += 1;
         self.paths[pi].stats.bytes_sent += used as u64;
-        Some(Packet { src, dst, ecn, quic: Some(self.boxed(dg)), ..Default::default() })
+        Some(Packet { src, dst, ecn, quic: Some(dg), ..Default::default() })
     }
 
     /// The most datagram boxes kept for reuse.
     const MAX_SPARE_DATAGRAMS: usize = 8;
 
     /// Gives the connection a datagram box whose contents are no longer needed (from a
-    /// packet the driver delivered), to carry a later datagram: a driver that recycles its
-    /// packets (the simulator) then sends without allocating.
+    /// packet the driver delivered), to carry a later datagram, for a driver that keeps
+    /// packets and datagram boxes apart (the simulator keeps them together and passes the
+    /// box in with [`Self::poll_transmit_into`]).
     pub fn recycle_datagram(&mut self, b: Box<QuicDatagram>) {
         if self.spare_datagrams.len() < Self::MAX_SPARE_DATAGRAMS {
             self.spare_datagrams.push(b);
+        }
+    }
+
+    /// The next datagram, written into `out` (every field) when there is one: `true` then.
+    /// The datagram box `out` holds from its previous packet carries the new datagram, and
+    /// stays in `out` when nothing is sent: a driver that recycles its packets (the
+    /// simulator) keeps each packet's datagram box with it and sends without allocating.
+    pub fn poll_transmit_into(&mut self, now_ns: u64, out: &mut Packet) -> bool {
+        let spares = self.spare_datagrams.len();
+        if let Some(b) = out.quic.take() {
+            // On top of the spares: the next datagram goes into it.
+            self.spare_datagrams.push(b);
+        }
+        match self.poll_transmit(now_ns) {
+            Some(p) => {
+                *out = p;
+                true
+            }
+            None => {
+                if self.spare_datagrams.len() > spares {
+                    out.quic = self.spare_datagrams.pop();
+                }
+                false
+            }
+        }
+    }
+
+    /// An empty datagram box: a recycled one when there is one.
+    fn datagram_box(&mut self) -> Box<QuicDatagram> {
+        match self.spare_datagrams.pop() {
+            Some(mut b) => {
+                b.packets.clear();
+                b.payload_bytes = 0;
+                b
+            }
+            None => Box::default(),
         }
     }
 
@@ -2715,6 +2761,10 @@ impl QuicConnection {
             .min()
     }
 }
+
+/// One view per path: a connection has at most [`QuicConnection::MAX_PATHS`], so they are
+/// inline (the path scheduler is asked for every packet with data: no allocation then).
+type PathViews = SmallVec<[PathView; QuicConnection::MAX_PATHS]>;
 
 /// Set in the message id of a response's HEADERS-and-FIN marker
 /// ([`QuicConfig::response_headers_bytes`]); applications' message ids must leave it clear.

@@ -5,6 +5,7 @@
 //! - [`streams`]: which messages ride on which stream, stream credit, in-order delivery.
 //! - [`ack`]: the receiver's acknowledgement state and ACK policy (RFC 9000 §13.2).
 //! - [`rtt`]: RTT estimation (RFC 9002 §5).
+//! - `sent`: the sender's records of packets in flight, a ring buffer by packet number.
 //! - [`bandwidth`]: a path's bandwidth estimate (multipath).
 //! - [`pacer`]: the reference stack's token-bucket pacer.
 //! - [`config`]: settings, with the reference's defaults.
@@ -17,6 +18,7 @@ pub mod connection;
 pub mod pacer;
 pub mod packet;
 pub mod rtt;
+mod sent;
 pub mod streams;
 #[cfg(test)]
 mod tests;

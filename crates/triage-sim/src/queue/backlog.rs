@@ -33,6 +33,19 @@ impl Backlog {
         self.stats.max_len_bytes = self.stats.max_len_bytes.max(self.bytes);
     }
 
+    /// Counts a packet that arrives at `now_ns` at an empty backlog and leaves at once,
+    /// exactly as [`Self::push`] then [`Self::pop`] would (a sojourn of 0), without queueing
+    /// it. Call on an empty backlog only (a packet behind others would overtake them).
+    pub fn pass_through(&mut self, now_ns: u64, mut pkt: SimPacket) -> SimPacket {
+        debug_assert!(self.q.is_empty());
+        pkt.enqueued_ns = now_ns;
+        self.stats.enqueued_packets += 1;
+        self.stats.max_len_packets = self.stats.max_len_packets.max(self.q.len() as u64 + 1);
+        self.stats.max_len_bytes = self.stats.max_len_bytes.max(self.bytes + pkt.wire_bytes());
+        self.stats.dequeued_packets += 1;
+        pkt
+    }
+
     /// Removes the head at `now_ns`, counting it and its sojourn time.
     pub fn pop(&mut self, now_ns: u64) -> Option<SimPacket> {
         let p = self.q.pop_front()?;

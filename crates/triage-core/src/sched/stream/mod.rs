@@ -262,50 +262,49 @@ impl RangeSet {
         if at < end {
             added.push((at, end));
         }
-        // Merge: keep ranges strictly apart from [start, end), fold the rest into it.
-        let (mut lo, mut hi) = (start, end);
-        let mut merged: SmallVec<[(u64, u64); 2]> = SmallVec::new();
-        let mut placed = false;
-        for &(s, e) in &self.ranges {
-            if e < lo {
-                merged.push((s, e));
-            } else if s > hi {
-                if !placed {
-                    merged.push((lo, hi));
-                    placed = true;
-                }
-                merged.push((s, e));
-            } else {
-                lo = lo.min(s);
-                hi = hi.max(e);
-            }
+        // Merge in place (no new list: a stream with several holes keeps its capacity):
+        // ranges strictly apart from [start, end) stay, the ones touching it fold into it.
+        let i = self.ranges.partition_point(|&(_, e)| e < start);
+        let j = i + self.ranges[i..].partition_point(|&(s, _)| s <= end);
+        if i == j {
+            self.ranges.insert(i, (start, end));
+        } else {
+            let lo = start.min(self.ranges[i].0);
+            let hi = end.max(self.ranges[j - 1].1);
+            self.ranges[i] = (lo, hi);
+            self.ranges.drain(i + 1..j);
         }
-        if !placed {
-            merged.push((lo, hi));
-        }
-        self.ranges = merged;
         added
     }
 
-    /// Removes `[start, end)` from the set.
+    /// Removes `[start, end)` from the set, in place.
     fn remove(&mut self, start: u64, end: u64) {
         if start >= end {
             return;
         }
-        let mut out: SmallVec<[(u64, u64); 2]> = SmallVec::new();
-        for &(s, e) in &self.ranges {
-            if e <= start || s >= end {
-                out.push((s, e));
-                continue;
+        // The ranges overlapping [start, end): i..j.
+        let i = self.ranges.partition_point(|&(_, e)| e <= start);
+        let j = i + self.ranges[i..].partition_point(|&(s, _)| s < end);
+        if i == j {
+            return;
+        }
+        let head = (self.ranges[i].0 < start).then(|| (self.ranges[i].0, start));
+        let tail = (self.ranges[j - 1].1 > end).then(|| (end, self.ranges[j - 1].1));
+        match (head, tail) {
+            (Some(h), Some(t)) if i + 1 == j => {
+                // Inside one range: it splits in two.
+                self.ranges[i] = h;
+                self.ranges.insert(i + 1, t);
             }
-            if s < start {
-                out.push((s, start));
-            }
-            if e > end {
-                out.push((end, e));
+            _ => {
+                let keep: SmallVec<[(u64, u64); 2]> = head.into_iter().chain(tail).collect();
+                let n = keep.len();
+                for (k, r) in keep.into_iter().enumerate() {
+                    self.ranges[i + k] = r;
+                }
+                self.ranges.drain(i + n..j);
             }
         }
-        self.ranges = out;
     }
 
     /// Takes at most `max_bytes` from the front of the lowest range.
@@ -688,6 +687,31 @@ mod tests {
         assert_eq!(r.pop_front(1000), Some((160, 200)));
         assert_eq!(r.pop_front(1000), Some((250, 450)));
         assert_eq!(r.pop_front(1000), None);
+    }
+
+    #[test]
+    fn range_set_with_many_holes_merges_and_cuts_in_place() {
+        let mut r = RangeSet::default();
+        for k in 0..5 {
+            r.insert(k * 100, k * 100 + 10);
+        }
+        assert_eq!(r.ranges.as_slice(), &[(0, 10), (100, 110), (200, 210), (300, 310), (400, 410)]);
+        // Touching one end and overlapping two more: three fold into one.
+        assert_eq!(r.insert(110, 305).as_slice(), &[(110, 200), (210, 300)]);
+        assert_eq!(r.ranges.as_slice(), &[(0, 10), (100, 310), (400, 410)]);
+        r.insert(50, 60);
+        assert_eq!(r.ranges.as_slice(), &[(0, 10), (50, 60), (100, 310), (400, 410)]);
+        // A cut across several ranges keeps the outer pieces.
+        r.remove(5, 405);
+        assert_eq!(r.ranges.as_slice(), &[(0, 5), (405, 410)]);
+        r.remove(0, 5);
+        assert_eq!(r.ranges.as_slice(), &[(405, 410)]);
+        r.remove(300, 400);
+        assert_eq!(r.ranges.as_slice(), &[(405, 410)], "nothing there");
+        r.remove(406, 408);
+        assert_eq!(r.ranges.as_slice(), &[(405, 406), (408, 410)]);
+        r.remove(0, 1000);
+        assert!(r.is_empty());
     }
 
     #[test]
