@@ -106,16 +106,21 @@ impl SentPackets {
         let i = self.index(pn)?;
         let p = self.slots[i].take()?;
         self.len -= 1;
+        self.trim_front();
+        Some(p)
+    }
+
+    /// After removals: drops the empty slots at the front, so that the first slot holds a
+    /// record (all of them when none is left).
+    fn trim_front(&mut self) {
         if self.len == 0 {
             self.slots.clear();
-        } else {
-            // Keep a record in the first slot.
-            while self.slots.front().is_some_and(Option::is_none) {
-                self.slots.pop_front();
-                self.first_pn += 1;
-            }
+            return;
         }
-        Some(p)
+        while self.slots.front().is_some_and(Option::is_none) {
+            self.slots.pop_front();
+            self.first_pn += 1;
+        }
     }
 
     /// Removes the records of packets `lo..=hi` and appends them to `out`, in increasing
@@ -133,14 +138,7 @@ impl SentPackets {
                 out.push((pn, p));
             }
         }
-        if self.len == 0 {
-            self.slots.clear();
-        } else {
-            while self.slots.front().is_some_and(Option::is_none) {
-                self.slots.pop_front();
-                self.first_pn += 1;
-            }
-        }
+        self.trim_front();
     }
 
     /// The records with their packet numbers, in increasing packet-number order.
