@@ -197,16 +197,21 @@ impl DropTail {
     pub fn new(limit: Limit) -> Self {
         Self { limit, backlog: Backlog::new() }
     }
+
+    /// A packet of `size` wire bytes arriving now would not fit under the limit.
+    #[inline]
+    fn overflows(&self, size: u64) -> bool {
+        match self.limit {
+            Limit::Packets(n) => self.backlog.len_packets() >= n,
+            Limit::Bytes(b) => self.backlog.len_bytes() + size > b,
+        }
+    }
 }
 
 impl QueueDiscipline for DropTail {
     fn enqueue(&mut self, now_ns: u64, pkt: SimPacket) -> Verdict {
         let size = pkt.wire_bytes();
-        let full = match self.limit {
-            Limit::Packets(n) => self.backlog.len_packets() >= n,
-            Limit::Bytes(b) => self.backlog.len_bytes() + size > b,
-        };
-        if full {
+        if self.overflows(size) {
             return self.backlog.record_drop(size);
         }
         self.backlog.push(now_ns, pkt);
@@ -226,11 +231,7 @@ impl QueueDiscipline for DropTail {
             return self.backlog.pop(now_ns);
         }
         let size = pkt.wire_bytes();
-        let full = match self.limit {
-            Limit::Packets(n) => n == 0,
-            Limit::Bytes(b) => size > b,
-        };
-        if full {
+        if self.overflows(size) {
             self.backlog.record_drop(size);
             return None;
         }
