@@ -153,11 +153,12 @@ fn is_visual_image(o: &WebObject) -> bool {
     o.kind == ContentType::Image && !o.tracker && !browser_fetched(o)
 }
 
-/// An object the browser fetched on its own, for itself rather than for the page (the root
-/// document aside): the recording's initiator `other` (a favicon, a web-app manifest and its
-/// icons and screenshots).
+/// An object the browser fetched on its own, for itself rather than for the page: the
+/// recording's initiator `other` (a favicon, a web-app manifest and its icons and
+/// screenshots) on anything but the root (the navigation's document, whose initiator is
+/// `other` too, and the only object without a parent).
 fn browser_fetched(o: &WebObject) -> bool {
-    o.recorded_initiator == Some(crate::model::Initiator::Other)
+    o.parent.is_some() && o.recorded_initiator == Some(crate::model::Initiator::Other)
 }
 
 /// Computes every estimate.
@@ -240,7 +241,7 @@ pub fn estimate(page: &Page, deliveries: &Deliveries, cfg: &QoeConfig) -> Qoe {
     };
 
     let tti = delivered()
-        .filter(|(o, _)| o.cats_level <= 2 && (o.id == page.root() || !browser_fetched(o)))
+        .filter(|(o, _)| o.cats_level <= 2 && !browser_fetched(o))
         .map(|(_, d)| d.complete_ns)
         .fold(fcp, u64::max);
 
