@@ -13,16 +13,27 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// The run's output with the checkout's location taken out: a preset's trace is echoed as the
+/// absolute path it was found at (`/work/shared/data/traces/…`), which differs between machines
+/// while every number stays the same, so the folder holding the checkout is written `..`.
+fn portable(stdout: Vec<u8>) -> Vec<u8> {
+    let text = String::from_utf8(stdout).unwrap();
+    let parent = root().join("..").canonicalize().unwrap();
+    let needle = format!("\"{}/", parent.display());
+    text.replace(&needle, "\"../").into_bytes()
+}
+
 fn check(name: &str, args: &[&str]) {
     let out = Command::new(env!("CARGO_BIN_EXE_triage")).current_dir(root()).args(args).output().unwrap();
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let stdout = portable(out.stdout);
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(format!("{name}.json"));
     if std::env::var_os("TRIAGE_BLESS").is_some() {
-        std::fs::write(&path, &out.stdout).unwrap();
+        std::fs::write(&path, &stdout).unwrap();
         return;
     }
     let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let got = String::from_utf8(out.stdout).unwrap();
+    let got = String::from_utf8(stdout).unwrap();
     if got != want {
         let line = got.lines().zip(want.lines()).position(|(a, b)| a != b).unwrap_or(0);
         panic!(
