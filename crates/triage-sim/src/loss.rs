@@ -300,11 +300,14 @@ impl LossStats {
 /// - Getters: [`stats`](Self::stats), [`model`](Self::model),
 ///   [`in_bad_state`](Self::in_bad_state).
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct LossProcess {
+    // What every packet reads and counts first (`repr(C)` keeps the order), the random
+    // stream (over 300 bytes) last: a link without loss touches one cache line of it.
     model: LossModel,
-    rng: ChaCha8Rng,
-    bad: bool,
     stats: LossStats,
+    bad: bool,
+    rng: ChaCha8Rng,
 }
 
 /// `true` with probability `p` (for `p` in `[0, 1]`): one `f64` draw, uniform in `[0, 1)`.
