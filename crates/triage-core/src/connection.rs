@@ -1053,7 +1053,7 @@ impl Connection {
         };
         let start = self.snd_nxt;
         let end = start + payload as u64 + (flags & TcpFlags::FIN != 0) as u64;
-        self.make_data_packet(out, flags, start, payload, chunks.clone());
+        self.make_data_packet(out, flags, start, payload, Chunks::from_slice(&chunks));
         if self.path.pipe_bytes == 0 {
             // draft §3.2: restart the sampling interval after idle.
             self.path.first_sent_ns = now_ns;
@@ -1107,7 +1107,7 @@ impl Connection {
         seg.delivered_bytes = delivered;
         seg.app_limited = app_limited;
         let (start, len, flags, payload, chunks) =
-            (seg.start, seg.end - seg.start, seg.flags, seg.payload_bytes, seg.chunks.clone());
+            (seg.start, seg.end - seg.start, seg.flags, seg.payload_bytes, Chunks::from_slice(&seg.chunks));
         self.lost_pending -= 1;
         self.path.pipe_bytes += len;
         self.stats.retransmitted_segments += 1;
