@@ -184,7 +184,7 @@ impl EventQueue {
     }
 
     /// The earliest event, removed, if it is due at or before `stop_ns`.
-    #[inline]
+    #[inline(always)]
     pub fn pop_until(&mut self, stop_ns: u64) -> Option<(u64, Ev)> {
         self.links.settle();
         self.others.settle();

@@ -199,6 +199,7 @@ impl Link {
 
     /// Puts a packet in the pipe. Returns the time of a `LinkDeliver` event to schedule when
     /// it arrives before every event already scheduled.
+    #[inline(always)]
     fn propagate(&mut self, at: u64, p: SimPacket) -> Option<u64> {
         let key = (at, self.departures);
         // Without disorder every packet takes the same delay after leaving later than the
@@ -252,6 +253,7 @@ impl Link {
 
     /// A packet arrives at the link. Returns the time of the `LinkTxDone` event to schedule
     /// when the link was idle and starts serializing it.
+    #[inline(always)]
     pub fn enqueue(&mut self, now_ns: u64, pkt: SimPacket) -> Option<u64> {
         if self.tx.is_none() {
             // Idle: the queue is empty (an idle link took all it had), and the packet
@@ -263,12 +265,14 @@ impl Link {
         None
     }
 
+    #[inline(always)]
     fn start_tx(&mut self, now_ns: u64) -> Option<u64> {
         let p = self.queue.dequeue(now_ns)?;
         Some(self.begin_tx(now_ns, p))
     }
 
     /// Starts serializing `p` at `now_ns`; returns when it is done.
+    #[inline(always)]
     fn begin_tx(&mut self, now_ns: u64, p: SimPacket) -> u64 {
         let bytes = p.wire_bytes();
         let done = match &mut self.rate {
@@ -301,6 +305,7 @@ impl Link {
     /// The packet being serialized has left. Returns `(deliver_at, next_tx_done)`: the time
     /// of a `LinkDeliver` event to schedule (when the pipe was empty) and of the next
     /// `LinkTxDone` (when the queue was not empty).
+    #[inline(always)]
     pub fn on_tx_done(&mut self, now_ns: u64) -> (Option<u64>, Option<u64>) {
         let mut deliver = None;
         if let Some(p) = self.tx.take() {
@@ -338,6 +343,7 @@ impl Link {
 
     /// A `LinkDeliver` event runs at `now_ns`: the earliest propagating packet arrives if it
     /// is due. Returns it, and the time of the next `LinkDeliver` event to schedule, if any.
+    #[inline(always)]
     pub fn on_deliver(&mut self, now_ns: u64) -> (Option<SimPacket>, Option<u64>) {
         if self.armed.is_some_and(|t| t <= now_ns) {
             self.armed = None;

@@ -331,8 +331,24 @@ impl LossProcess {
     /// `p_good_to_bad`, bad → good with `p_bad_to_good`), then the loss draw with the new
     /// state's probability. So the first packet already sees a possible move to the bad
     /// state, and a burst ends on the packet whose transition returns to good.
+    #[inline(always)]
     pub fn should_drop(&mut self) -> bool {
+        // Every packet-hop asks: the common answer (no loss model) without a call.
         let drop = match self.model {
+            LossModel::None => false,
+            _ => self.draw(),
+        };
+        self.stats.packets_seen = self.stats.packets_seen.saturating_add(1);
+        if drop {
+            self.stats.packets_dropped = self.stats.packets_dropped.saturating_add(1);
+        }
+        drop
+    }
+
+    /// The draw of a random model (see [`should_drop`](Self::should_drop)).
+    #[inline(never)]
+    fn draw(&mut self) -> bool {
+        match self.model {
             LossModel::None => false,
             LossModel::Bernoulli { loss_prob } => chance(&mut self.rng, loss_prob),
             LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
@@ -342,12 +358,7 @@ impl LossProcess {
                 }
                 chance(&mut self.rng, if self.bad { loss_bad } else { loss_good })
             }
-        };
-        self.stats.packets_seen = self.stats.packets_seen.saturating_add(1);
-        if drop {
-            self.stats.packets_dropped = self.stats.packets_dropped.saturating_add(1);
         }
-        drop
     }
 
     /// Packets seen and dropped so far.

@@ -760,6 +760,7 @@ impl Simulator {
         self.stats.no_socket_packets += 1;
     }
 
+    #[inline(always)]
     fn forward(&mut self, node: u32, mut sp: SimPacket) {
         let Some(l) = self.net.route(node, sp.dst_node()) else {
             self.stats.unroutable_packets += 1;
@@ -782,6 +783,7 @@ impl Simulator {
     }
 
     /// Puts a packet into link `l`'s queue (through the capture, when there is one).
+    #[inline(always)]
     fn link_enqueue(&mut self, l: u32, sp: SimPacket) -> Option<u64> {
         let link = &mut self.net.links[l as usize];
         match self.capture.as_deref_mut() {
@@ -830,7 +832,9 @@ impl Simulator {
         }
         let slot = &mut self.conns[c as usize];
         let state = slot.conn.cc_state().1;
-        if state != slot.last_state {
+        // The names are static strings: the same one is the same pointer, compared without
+        // reading the bytes (most calls), and different pointers still compare by content.
+        if !std::ptr::eq(state, slot.last_state) && state != slot.last_state {
             slot.last_state = state;
             self.recorder.state_changes.push((slot.series, self.now_ns, state));
         }
