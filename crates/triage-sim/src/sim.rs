@@ -614,6 +614,10 @@ impl Simulator {
             && self.conns.iter().all(|c| c.conn.state() == triage_core::State::Closed)
     }
 
+    /// Runs one event. The packet path's two events (most of a run) are handled here, in
+    /// the run loop, without a call; the others, and a packet's delivery to its host, are
+    /// calls of their own, so that the loop stays small.
+    #[inline(always)]
     fn dispatch(&mut self, ev: Ev) {
         match ev {
             Ev::LinkTxDone(l) => {
@@ -641,6 +645,15 @@ impl Simulator {
                     self.arrive(to, p);
                 }
             }
+            other => self.dispatch_other(other),
+        }
+    }
+
+    /// Runs an event off the packet path (see [`dispatch`](Self::dispatch)).
+    #[inline(never)]
+    fn dispatch_other(&mut self, ev: Ev) {
+        match ev {
+            Ev::LinkTxDone(_) | Ev::LinkDeliver(_) => unreachable!("handled by dispatch"),
             Ev::ConnTimer(c) => {
                 let slot = &mut self.conns[c as usize];
                 if slot.timer_at != self.now_ns {
@@ -720,11 +733,19 @@ impl Simulator {
     }
 
     /// A packet reaches `node`: forward it or hand it to the host's connection.
+    #[inline(always)]
     fn arrive(&mut self, node: u32, sp: SimPacket) {
         if sp.dst_node() != node {
             self.forward(node, sp);
             return;
         }
+        self.to_host(sp);
+    }
+
+    /// A packet reaches its destination host: its connection takes it (or a listener opens
+    /// one for it).
+    #[inline(never)]
+    fn to_host(&mut self, sp: SimPacket) {
         let origin_ns = sp.origin_ns;
         let pkt = sp.pkt;
         if let Some(&c) = self.demux.get(&(pkt.dst, pkt.src)) {
