@@ -627,11 +627,24 @@ impl Simulator {
                     None => link.on_tx_done(self.now_ns),
                     Some(cap) => cap.tx_done(self.now_ns, l, link),
                 };
-                if let Some(t) = deliver {
-                    self.events.push(t, Ev::LinkDeliver(l));
-                }
-                if let Some(t) = next {
-                    self.events.push(t, Ev::LinkTxDone(l));
+                match (deliver, next) {
+                    // The sooner first: it takes the place of the event just handed out
+                    // near the heap's root, and the later one then rises from the bottom only
+                    // a little (the other order sifts the later one down the whole heap).
+                    // Order-preserving: at different times their push order decides nothing,
+                    // and any other event is pushed before or after both.
+                    (Some(d), Some(n)) if n < d => {
+                        self.events.push(n, Ev::LinkTxDone(l));
+                        self.events.push(d, Ev::LinkDeliver(l));
+                    }
+                    _ => {
+                        if let Some(t) = deliver {
+                            self.events.push(t, Ev::LinkDeliver(l));
+                        }
+                        if let Some(t) = next {
+                            self.events.push(t, Ev::LinkTxDone(l));
+                        }
+                    }
                 }
             }
             Ev::LinkDeliver(l) => {
