@@ -189,11 +189,17 @@ impl EventQueue {
         self.links.settle();
         self.others.settle();
         let (lk, ok) = (self.links.min_key(), self.others.min_key());
-        let (heap, key) = if lk < ok { (&mut self.links, lk) } else { (&mut self.others, ok) };
-        if key == u128::MAX || (key >> 64) as u64 > stop_ns {
-            return None;
-        }
-        let e = heap.take_root();
+        let e = if lk < ok {
+            if (lk >> 64) as u64 > stop_ns {
+                return None;
+            }
+            self.links.take_root()
+        } else {
+            if ok == u128::MAX || (ok >> 64) as u64 > stop_ns {
+                return None;
+            }
+            self.others.take_root()
+        };
         self.popped += 1;
         Some(((e.key >> 64) as u64, e.ev))
     }
