@@ -752,13 +752,13 @@ impl Simulator {
             self.forward(node, sp);
             return;
         }
-        self.to_host(sp);
+        self.deliver_to_host(sp);
     }
 
     /// A packet reaches its destination host: its connection takes it (or a listener opens
     /// one for it).
     #[inline(never)]
-    fn to_host(&mut self, sp: SimPacket) {
+    fn deliver_to_host(&mut self, sp: SimPacket) {
         let origin_ns = sp.origin_ns;
         let pkt = sp.pkt;
         if let Some(&c) = self.demux.get(&(pkt.dst, pkt.src)) {
