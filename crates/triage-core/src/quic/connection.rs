@@ -54,7 +54,7 @@ use super::pacer::Pacer;
 use super::packet::{AckFrame, Frame, Frames, QuicDatagram, QuicPacket, SpaceId};
 use super::rtt::{QuicRtt, GRANULARITY_NS};
 use super::sent::{SentPacket, SentPackets};
-use super::streams::{self as qs, insert_range, merge, RecvStreams, SendStreams, StreamChoice};
+use super::streams::{self as qs, insert_range, RecvStreams, SendStreams, StreamChoice};
 use super::trace;
 use crate::cc::{self, AckSample, CongestionSignal, RateSample};
 use crate::config::ConnectionConfig;
@@ -181,8 +181,7 @@ impl Space {
         if len == 0 || end > wq::VARINT_MAX || offset > self.crypto_rx_contiguous() + CRYPTO_RX_BUFFER_BYTES {
             return;
         }
-        self.crypto_rx.push((offset, end));
-        self.crypto_rx = merge(std::mem::take(&mut self.crypto_rx));
+        insert_range(&mut self.crypto_rx, offset, end);
     }
 }
 
@@ -1920,9 +1919,7 @@ impl QuicConnection {
                     self.maybe_path_ready(pi);
                 }
                 if let Frame::Crypto { offset, len } = f {
-                    let s = self.sp_mut(space, pi);
-                    s.crypto_acked.push((*offset, offset + *len as u64));
-                    s.crypto_acked = merge(std::mem::take(&mut s.crypto_acked));
+                    insert_range(&mut self.sp_mut(space, pi).crypto_acked, *offset, offset + *len as u64);
                 }
                 self.on_frame_acked(f);
             }
