@@ -92,8 +92,24 @@ pub struct Network {
     pub nodes: Vec<Node>,
     /// One-way links.
     pub links: Vec<Link>,
-    /// `routes[node][dst]` = outgoing link, from shortest paths by hop count.
-    routes: Vec<Vec<Option<u32>>>,
+    /// Each node's outgoing link towards each destination, from shortest paths by hop
+    /// count.
+    routes: Vec<Routes>,
+}
+
+/// A node's routing table.
+#[derive(Clone, Debug, Default)]
+enum Routes {
+    /// No destination is reachable (before [`Network::compute_routes`]).
+    #[default]
+    None,
+    /// Every other node is reached through this one link: a host with a single interface,
+    /// which is most nodes of a large topology (a 512-pair dumbbell has 1,024 hosts and
+    /// 2 routers). A full table per host would be 8 bytes times the node count for each
+    /// (33 MB at 2,050 nodes), and a lookup per packet-hop a cache miss in it.
+    Uniform(u32),
+    /// `table[dst]` = outgoing link.
+    Table(Vec<Option<u32>>),
 }
 
 impl Network {
@@ -122,13 +138,31 @@ impl Network {
         for (i, l) in self.links.iter().enumerate() {
             out[l.from as usize].push(i as u32);
         }
-        self.routes = vec![vec![None; n]; n];
+        self.routes = vec![Routes::None; n];
+        let mut first: Vec<Option<u32>> = vec![None; n];
+        let mut seen = vec![false; n];
+        let mut q = VecDeque::new();
+        // Routers (and hosts with other than one link to a router) first, by BFS; then a
+        // host with one link to a router, whose table is that router's plus the router
+        // itself: the BFS from the host takes the link, then expands the router exactly as
+        // the router's own BFS does (hosts are never expanded, so the host being seen
+        // changes nothing else). When that reaches every other node the table is uniform.
+        let single = |src: usize| match out[src].as_slice() {
+            [li] if self.nodes[src].kind == NodeKind::Host => {
+                let to = self.links[*li as usize].to as usize;
+                (to != src && self.nodes[to].kind != NodeKind::Host).then_some((*li, to))
+            }
+            _ => None,
+        };
         for src in 0..n {
+            if single(src).is_some() {
+                continue;
+            }
             // BFS recording the first link taken from src.
-            let mut first: Vec<Option<u32>> = vec![None; n];
-            let mut seen = vec![false; n];
+            first.fill(None);
+            seen.fill(false);
             seen[src] = true;
-            let mut q = VecDeque::new();
+            q.clear();
             for &li in &out[src] {
                 let to = self.links[li as usize].to as usize;
                 if !seen[to] {
@@ -150,13 +184,41 @@ impl Network {
                     }
                 }
             }
-            self.routes[src] = first;
+            self.routes[src] = Routes::Table(first.clone());
+        }
+        // How many nodes each router reaches (its table's entries), to tell a uniform host
+        // table in constant time.
+        let reached: Vec<usize> = self
+            .routes
+            .iter()
+            .map(|r| match r {
+                Routes::Table(t) => t.iter().filter(|l| l.is_some()).count(),
+                _ => 0,
+            })
+            .collect();
+        for src in 0..n {
+            let Some((li, router)) = single(src) else { continue };
+            let Routes::Table(via) = &self.routes[router] else { unreachable!("a router has a table") };
+            // Every node but `src` and `router` in the router's table (which never holds the
+            // router itself), and `router` through the link.
+            let others = reached[router] - usize::from(via[src].is_some());
+            self.routes[src] = if others + 2 == n {
+                Routes::Uniform(li)
+            } else {
+                let reach = |dst: usize| dst != src && (dst == router || via[dst].is_some());
+                Routes::Table((0..n).map(|dst| reach(dst).then_some(li)).collect())
+            };
         }
     }
 
     /// The link `node` uses towards `dst`.
+    #[inline]
     pub fn route(&self, node: u32, dst: u32) -> Option<u32> {
-        self.routes.get(node as usize)?.get(dst as usize).copied().flatten()
+        match self.routes.get(node as usize)? {
+            Routes::Uniform(l) => (dst != node && (dst as usize) < self.nodes.len()).then_some(*l),
+            Routes::Table(t) => t.get(dst as usize).copied().flatten(),
+            Routes::None => None,
+        }
     }
 }
 
@@ -1761,4 +1823,101 @@ pub struct PageTimes {
     pub connected_ns: Option<u64>,
     /// Per object, in page order (object id = index).
     pub objects: Vec<ObjectTimes>,
+}
+
+#[cfg(test)]
+mod route_tests {
+    use super::*;
+    use crate::topology::{add_simplex, LinkParams};
+    use proptest::prelude::*;
+
+    /// The routes as the BFS from every node gives them (the table every node had before
+    /// hosts with one link shared their router's).
+    fn bfs_routes(net: &Network) -> Vec<Vec<Option<u32>>> {
+        let n = net.nodes.len();
+        (0..n)
+            .map(|src| {
+                let mut first = vec![None; n];
+                let mut seen = vec![false; n];
+                seen[src] = true;
+                let mut q = VecDeque::new();
+                for (li, l) in net.links.iter().enumerate().filter(|(_, l)| l.from as usize == src) {
+                    let to = l.to as usize;
+                    if !seen[to] {
+                        seen[to] = true;
+                        first[to] = Some(li as u32);
+                        q.push_back(to);
+                    }
+                }
+                while let Some(u) = q.pop_front() {
+                    if net.nodes[u].kind == NodeKind::Host {
+                        continue;
+                    }
+                    for l in net.links.iter().filter(|l| l.from as usize == u) {
+                        let to = l.to as usize;
+                        if !seen[to] {
+                            seen[to] = true;
+                            first[to] = first[u];
+                            q.push_back(to);
+                        }
+                    }
+                }
+                first
+            })
+            .collect()
+    }
+
+    fn network(hosts: usize, routers: usize, links: &[(usize, usize)]) -> Network {
+        let mut net = Network::default();
+        for i in 0..hosts {
+            net.add_node(&format!("h{i}"), NodeKind::Host);
+        }
+        for i in 0..routers {
+            net.add_node(&format!("r{i}"), NodeKind::Router);
+        }
+        let n = hosts + routers;
+        let p = LinkParams::new(1_000_000, 1_000, 10);
+        for &(a, b) in links {
+            add_simplex(&mut net, 1, (a % n) as u32, (b % n) as u32, &p);
+        }
+        net
+    }
+
+    fn check(mut net: Network) {
+        net.compute_routes();
+        let want = bfs_routes(&net);
+        let n = net.nodes.len() as u32;
+        for src in 0..n + 1 {
+            for dst in 0..n + 1 {
+                let w = want.get(src as usize).and_then(|r| r.get(dst as usize).copied().flatten());
+                assert_eq!(net.route(src, dst), w, "{src} -> {dst}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_dumbbell_shares_the_routers_tables() {
+        let (mut net, _, _) = crate::topology::dumbbell(1, 3, &LinkParams::new(1, 1, 1), &LinkParams::new(1, 1, 1));
+        net.compute_routes();
+        let uniform = net.routes.iter().filter(|r| matches!(r, Routes::Uniform(_))).count();
+        assert_eq!(uniform, 6, "every host has one link to a router");
+        check(net);
+    }
+
+    #[test]
+    fn partial_reach_and_host_to_host_links_keep_full_tables() {
+        // h0 -> r0 -> h1 only (r0 reaches no h2); h2 <-> h3 directly; h4 has two links.
+        check(network(5, 1, &[(0, 5), (5, 1), (2, 3), (3, 2), (4, 5), (4, 2), (5, 4)]));
+    }
+
+    proptest! {
+        #[test]
+        fn routes_equal_a_bfs_from_every_node(
+            hosts in 1usize..8,
+            routers in 0usize..4,
+            links in proptest::collection::vec((0usize..12, 0usize..12), 0..30),
+        ) {
+            check(network(hosts, routers, &links));
+        }
+    }
 }
