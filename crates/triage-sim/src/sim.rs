@@ -433,6 +433,12 @@ pub struct Simulator {
     flows: Vec<FlowState>,
     conns: Vec<ConnSlot>,
     demux: HashMap<(Addr, Addr), u32, AddrHash>,
+    /// Per node, the last (destination, source) pair `demux` resolved there and its
+    /// connection: a host's packets mostly belong to the connection of the packet before
+    /// (one flow per host pair in a dumbbell), and comparing two addresses is cheaper than
+    /// hashing them. The same answer as `demux`: an entry is dropped when its pair is
+    /// inserted again.
+    demux_last: Vec<Option<(Addr, Addr, u32)>>,
     listeners: HashMap<Addr, u32, AddrHash>,
     recorder: Recorder,
     sample_interval_ns: u64,
@@ -482,6 +488,7 @@ impl Simulator {
     pub fn new(mut net: Network, sample_interval_ns: u64) -> Self {
         net.compute_routes();
         let links = net.links.len();
+        let nodes = net.nodes.len();
         Self {
             now_ns: 0,
             events: EventQueue::new(),
@@ -489,6 +496,7 @@ impl Simulator {
             flows: Vec::new(),
             conns: Vec::new(),
             demux: HashMap::default(),
+            demux_last: vec![None; nodes],
             listeners: HashMap::default(),
             recorder: Recorder { queue_series: vec![Vec::new(); links], ..Default::default() },
             sample_interval_ns,
@@ -791,13 +799,15 @@ impl Simulator {
 
     fn add_conn(&mut self, conn: Endpoint, flow: u32, is_server: bool) -> u32 {
         let id = self.conns.len() as u32;
-        self.demux.insert((conn.local(), conn.remote()), id);
+        self.demux_insert(conn.local(), conn.remote(), id);
         // Every path of the flow reaches this connection (a real stack finds it by the
         // connection ID of the path).
         let (client_port, server_port) = flow_ports(flow);
-        for &(c, s) in &self.flows[flow as usize].spec.extra_paths {
+        for i in 0..self.flows[flow as usize].spec.extra_paths.len() {
+            let (c, s) = self.flows[flow as usize].spec.extra_paths[i];
             let (c, s) = (Addr { node: c, port: client_port }, Addr { node: s, port: server_port });
-            self.demux.insert(if is_server { (s, c) } else { (c, s) }, id);
+            let (local, remote) = if is_server { (s, c) } else { (c, s) };
+            self.demux_insert(local, remote, id);
         }
         let series = self.recorder.conn_series.len();
         self.recorder.conn_series.push(ConnSeries { flow, is_server, ..Default::default() });
@@ -823,7 +833,7 @@ impl Simulator {
     fn deliver_to_host(&mut self, sp: SimPacket) {
         let origin_ns = sp.origin_ns;
         let pkt = sp.pkt;
-        if let Some(&c) = self.demux.get(&(pkt.dst, pkt.src)) {
+        if let Some(c) = self.find_conn(pkt.dst, pkt.src) {
             if pkt.payload_bytes > 0 || pkt.quic.is_some() {
                 // One-way delay of data packets, per receiving end.
                 let series = &mut self.recorder.conn_series[self.conns[c as usize].series];
@@ -854,6 +864,33 @@ impl Simulator {
             }
         }
         self.stats.no_socket_packets += 1;
+    }
+
+    /// The connection at `dst` talking to `src` (`demux`, through `demux_last`).
+    #[inline(always)]
+    fn find_conn(&mut self, dst: Addr, src: Addr) -> Option<u32> {
+        let n = dst.node as usize;
+        if let Some(Some((d, s, c))) = self.demux_last.get(n) {
+            if *d == dst && *s == src {
+                return Some(*c);
+            }
+        }
+        let c = *self.demux.get(&(dst, src))?;
+        if n >= self.demux_last.len() {
+            self.demux_last.resize(n + 1, None);
+        }
+        self.demux_last[n] = Some((dst, src, c));
+        Some(c)
+    }
+
+    /// Adds `(local, remote)` -> `id` to the demultiplexer (replacing what it held).
+    fn demux_insert(&mut self, local: Addr, remote: Addr, id: u32) {
+        if let Some(last) = self.demux_last.get_mut(local.node as usize) {
+            if last.is_some_and(|(d, s, _)| d == local && s == remote) {
+                *last = None;
+            }
+        }
+        self.demux.insert((local, remote), id);
     }
 
     #[inline(always)]
