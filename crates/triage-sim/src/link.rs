@@ -18,7 +18,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::loss::LossProcess;
-use crate::queue::{QueueDiscipline, SimPacket};
+use crate::queue::{Queue, QueueDiscipline, SimPacket};
 use crate::trace::TraceCursor;
 
 /// Bytes one Mahimahi delivery opportunity carries (its MTU-sized packet).
@@ -129,7 +129,7 @@ pub struct Link {
     /// at the back and leaves from the front, in constant time. A jittered packet that
     /// overtakes others is inserted at its place.
     pipe: VecDeque<((u64, u64), SimPacket)>,
-    queue: Box<dyn QueueDiscipline>,
+    queue: Queue,
     rate: RateModel,
     delay_ns: u64,
     /// Departure counter, the pipe's tie-break.
@@ -162,7 +162,7 @@ impl Link {
         rate: RateModel,
         delay_ns: u64,
         loss: LossProcess,
-        queue: Box<dyn QueueDiscipline>,
+        queue: Queue,
     ) -> Self {
         Self {
             name,
@@ -233,7 +233,7 @@ impl Link {
 
     /// The queue discipline (for its backlog and stats).
     pub fn queue(&self) -> &dyn QueueDiscipline {
-        self.queue.as_ref()
+        &self.queue
     }
 
     /// Counters.

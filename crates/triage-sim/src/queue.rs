@@ -123,6 +123,74 @@ pub trait QueueDiscipline: std::fmt::Debug + Send {
     fn stats(&self) -> &QueueStats;
 }
 
+/// A link's queue: the disciplines on every packet's path (DropTail, RED, a device ring)
+/// called directly, so that their code is inlined into the link's and a packet they hand
+/// back stays in registers; the others through the trait.
+#[derive(Debug)]
+pub enum Queue {
+    /// Tail drop.
+    DropTail(DropTail),
+    /// RED.
+    Red(Box<Red>),
+    /// A discipline feeding a device ring.
+    Ring(Box<device::DeviceRing>),
+    /// Any other discipline.
+    Other(Box<dyn QueueDiscipline>),
+}
+
+impl From<Box<dyn QueueDiscipline>> for Queue {
+    fn from(q: Box<dyn QueueDiscipline>) -> Self {
+        Queue::Other(q)
+    }
+}
+
+impl From<DropTail> for Queue {
+    fn from(q: DropTail) -> Self {
+        Queue::DropTail(q)
+    }
+}
+
+/// `$q` as each kind of queue it may be.
+macro_rules! each_queue {
+    ($self:expr, $q:ident => $e:expr) => {
+        match $self {
+            Queue::DropTail($q) => $e,
+            Queue::Red($q) => $e,
+            Queue::Ring($q) => $e,
+            Queue::Other($q) => $e,
+        }
+    };
+}
+
+impl QueueDiscipline for Queue {
+    #[inline(always)]
+    fn enqueue(&mut self, now_ns: u64, pkt: SimPacket) -> Verdict {
+        each_queue!(self, q => q.enqueue(now_ns, pkt))
+    }
+
+    #[inline(always)]
+    fn dequeue(&mut self, now_ns: u64) -> Option<SimPacket> {
+        each_queue!(self, q => q.dequeue(now_ns))
+    }
+
+    #[inline(always)]
+    fn enqueue_and_dequeue(&mut self, now_ns: u64, pkt: SimPacket) -> Option<SimPacket> {
+        each_queue!(self, q => q.enqueue_and_dequeue(now_ns, pkt))
+    }
+
+    fn len_packets(&self) -> u64 {
+        each_queue!(self, q => q.len_packets())
+    }
+
+    fn len_bytes(&self) -> u64 {
+        each_queue!(self, q => q.len_bytes())
+    }
+
+    fn stats(&self) -> &QueueStats {
+        each_queue!(self, q => q.stats())
+    }
+}
+
 /// Queue size limit as a scenario states it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -154,20 +222,23 @@ pub enum QueueKind {
 impl QueueKind {
     /// Builds the queue for a link of `rate_bps` (the VCP router needs it; 0 for a trace
     /// link), with `rng` for RED's early decisions.
-    pub fn build(&self, limit: Limit, rate_bps: u64, rng: rand_chacha::ChaCha8Rng) -> Box<dyn QueueDiscipline> {
+    pub fn build(&self, limit: Limit, rate_bps: u64, rng: rand_chacha::ChaCha8Rng) -> Queue {
         let packets = match limit {
             Limit::Packets(n) => n,
             Limit::Bytes(b) => (b / 1500).max(1),
         };
         match self {
-            QueueKind::DropTail => Box::new(DropTail::new(limit)),
-            QueueKind::Red(c) => Box::new(Red::new(RedConfig { limit_packets: packets, ..c.clone() }, rng)),
-            QueueKind::Eecn(c) => Box::new(EecnMarker::new(EecnMarkerConfig { limit_packets: packets, ..c.clone() })),
-            QueueKind::Vcp(c) => {
-                Box::new(VcpRouter::new(VcpRouterConfig { limit_packets: packets, ..c.clone() }, rate_bps))
+            QueueKind::DropTail => Queue::DropTail(DropTail::new(limit)),
+            QueueKind::Red(c) => Queue::Red(Box::new(Red::new(RedConfig { limit_packets: packets, ..c.clone() }, rng))),
+            QueueKind::Eecn(c) => {
+                Queue::Other(Box::new(EecnMarker::new(EecnMarkerConfig { limit_packets: packets, ..c.clone() })))
             }
+            QueueKind::Vcp(c) => Queue::Other(Box::new(VcpRouter::new(
+                VcpRouterConfig { limit_packets: packets, ..c.clone() },
+                rate_bps,
+            ))),
             QueueKind::WithDeviceRing(k, ring) => {
-                Box::new(device::DeviceRing::new(k.build(limit, rate_bps, rng), *ring))
+                Queue::Ring(Box::new(device::DeviceRing::new(k.build(limit, rate_bps, rng), *ring)))
             }
         }
     }

@@ -21,7 +21,7 @@ fn trace_link(text: &str) -> Link {
         RateModel::Trace { cursor: Box::new(TraceCursor::new(t)), credit_bytes: 0, credit_at_ns: 0 },
         0,
         LossProcess::new(LossModel::None, component_rng(1, "t")),
-        Box::new(DropTail::new(Limit::Packets(100))),
+        DropTail::new(Limit::Packets(100)).into(),
     )
 }
 

@@ -127,13 +127,57 @@ pub struct Red {
     old: bool,
     idle: bool,
     idle_since_ns: u64,
+    /// The shortest idle time for which step 1's `m` is not 0 (`u64::MAX`: never), so that
+    /// most arrivals after an idle spell skip its floating-point arithmetic.
+    idle_m_from_ns: u64,
     rng: ChaCha8Rng,
+}
+
+/// Step 1's idle packets after `idle_ns` idle at `ptc` packets/s, as ns-3 computes them.
+#[inline]
+fn idle_packets(ptc: f64, idle_ns: u64) -> u64 {
+    (ptc * idle_ns as f64 / 1e9) as u64
+}
+
+/// `ptc`: the packets/s an idle queue is aged by.
+fn idle_ptc(cfg: &RedConfig) -> f64 {
+    cfg.idle_rate_bps as f64 / (8.0 * cfg.mean_packet_bytes as f64)
+}
+
+/// The shortest idle time whose [`idle_packets`] is not 0 (`u64::MAX` when none is):
+/// `idle_packets` never decreases as the idle time grows (each step of it, the conversion,
+/// the product, the quotient and the truncation, is monotone), so a bisection finds it.
+fn idle_m_from_ns(ptc: f64) -> u64 {
+    if idle_packets(ptc, u64::MAX) == 0 {
+        return u64::MAX;
+    }
+    let (mut lo, mut hi) = (0u64, u64::MAX);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if idle_packets(ptc, mid) == 0 {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 impl Red {
     /// A RED queue drawing its early decisions from `rng`.
     pub fn new(cfg: RedConfig, rng: ChaCha8Rng) -> Self {
-        Self { cfg, backlog: Backlog::new(), avg: 0.0, count: 0, old: false, idle: true, idle_since_ns: 0, rng }
+        let idle_m_from_ns = idle_m_from_ns(idle_ptc(&cfg));
+        Self {
+            cfg,
+            backlog: Backlog::new(),
+            avg: 0.0,
+            count: 0,
+            old: false,
+            idle: true,
+            idle_since_ns: 0,
+            idle_m_from_ns,
+            rng,
+        }
     }
 
     /// The average queue length.
@@ -149,14 +193,19 @@ enum Hit {
     Forced,
 }
 
-impl QueueDiscipline for Red {
-    fn enqueue(&mut self, now_ns: u64, mut pkt: SimPacket) -> Verdict {
+impl Red {
+    /// Steps 1-6 for an arrival at `now_ns`: the verdict, the packet marked if it is, and
+    /// every counter but the backlog's acceptance of it (the caller's).
+    #[inline(always)]
+    fn decide(&mut self, now_ns: u64, pkt: &mut SimPacket) -> Verdict {
         let size = pkt.wire_bytes();
         let n = self.backlog.len_packets() as f64;
         let mut m = 0u64;
         if self.idle {
-            let ptc = self.cfg.idle_rate_bps as f64 / (8.0 * self.cfg.mean_packet_bytes as f64);
-            m = (ptc * now_ns.saturating_sub(self.idle_since_ns) as f64 / 1e9) as u64;
+            let idle_ns = now_ns.saturating_sub(self.idle_since_ns);
+            if idle_ns >= self.idle_m_from_ns {
+                m = idle_packets(idle_ptc(&self.cfg), idle_ns);
+            }
             self.idle = false;
         }
         // (1 − w)^(m+1): a busy queue (m = 0, every arrival but the first after an idle
@@ -186,22 +235,45 @@ impl QueueDiscipline for Red {
         if self.backlog.len_packets() >= self.cfg.limit_packets {
             return self.backlog.record_drop(size);
         }
-        let mut verdict = Verdict::Enqueued;
         match hit {
-            Hit::None => {}
-            Hit::Forced => return self.backlog.record_drop(size),
+            Hit::None => Verdict::Enqueued,
+            Hit::Forced => self.backlog.record_drop(size),
             Hit::Early => {
                 if self.cfg.ecn && pkt.pkt.ecn != Ecn::NotEct {
                     pkt.pkt.ecn = Ecn::Ce;
                     self.backlog.record_mark(size);
-                    verdict = Verdict::Marked;
+                    Verdict::Marked
                 } else {
-                    return self.backlog.record_drop(size);
+                    self.backlog.record_drop(size)
                 }
             }
         }
-        self.backlog.push(now_ns, pkt);
+    }
+}
+
+impl QueueDiscipline for Red {
+    fn enqueue(&mut self, now_ns: u64, mut pkt: SimPacket) -> Verdict {
+        let verdict = self.decide(now_ns, &mut pkt);
+        if verdict != Verdict::Dropped {
+            self.backlog.push(now_ns, pkt);
+        }
         verdict
+    }
+
+    /// Into an empty queue and out at once: the same verdict and counters as
+    /// [`enqueue`](QueueDiscipline::enqueue) then [`dequeue`](QueueDiscipline::dequeue)
+    /// (the dequeue finds the packet, so the queue is not idle after it).
+    fn enqueue_and_dequeue(&mut self, now_ns: u64, mut pkt: SimPacket) -> Option<SimPacket> {
+        if self.backlog.len_packets() > 0 {
+            if self.enqueue(now_ns, pkt) == Verdict::Dropped {
+                return None;
+            }
+            return self.dequeue(now_ns);
+        }
+        if self.decide(now_ns, &mut pkt) == Verdict::Dropped {
+            return None;
+        }
+        Some(self.backlog.pass_through(now_ns, pkt))
     }
 
     fn dequeue(&mut self, now_ns: u64) -> Option<SimPacket> {
@@ -268,6 +340,25 @@ mod tests {
         // 1 s idle at 375 packets/s: m = 375; avg·0.998^376 + 0.
         q.enqueue(1_001_000_000, pkt(Ecn::NotEct));
         assert!((q.avg() - before * 0.998f64.powi(376)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn idle_packets_start_at_one_packet_time() {
+        // 375 packets/s: m becomes 1 at 1e9 / 375 = 2,666,666.7 ns idle.
+        let ptc = idle_ptc(&RedConfig::default());
+        assert_eq!(ptc, 375.0);
+        assert_eq!(idle_m_from_ns(ptc), 2_666_667);
+        assert_eq!(idle_packets(ptc, 2_666_666), 0);
+        assert_eq!(idle_packets(ptc, 2_666_667), 1);
+        assert_eq!(idle_m_from_ns(0.0), u64::MAX, "no ageing: m is always 0");
+        // Arrivals just below and at the threshold age the average as ns-3 does.
+        for (idle_ns, decay) in [(2_666_666, 0.998), (2_666_667, 0.998f64.powf(2.0))] {
+            let mut q = Red::new(RedConfig::default(), ChaCha8Rng::seed_from_u64(1));
+            q.avg = 10.0;
+            q.idle_since_ns = 1_000;
+            q.enqueue(1_000 + idle_ns, pkt(Ecn::NotEct));
+            assert_eq!(q.avg(), 10.0 * decay);
+        }
     }
 
     #[test]
