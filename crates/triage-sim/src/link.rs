@@ -258,8 +258,10 @@ impl Link {
         if self.tx.is_none() {
             // Idle: the queue is empty (an idle link took all it had), and the packet
             // leaves at once, through the discipline's counters.
-            let p = self.queue.enqueue_and_dequeue(now_ns, pkt)?;
-            return Some(self.begin_tx(now_ns, p));
+            if !self.queue.enqueue_and_dequeue_into(now_ns, pkt, &mut self.tx) {
+                return None;
+            }
+            return Some(self.begin_tx(now_ns));
         }
         self.queue.enqueue(now_ns, pkt);
         None
@@ -267,14 +269,16 @@ impl Link {
 
     #[inline(always)]
     fn start_tx(&mut self, now_ns: u64) -> Option<u64> {
-        let p = self.queue.dequeue(now_ns)?;
-        Some(self.begin_tx(now_ns, p))
+        if !self.queue.dequeue_into(now_ns, &mut self.tx) {
+            return None;
+        }
+        Some(self.begin_tx(now_ns))
     }
 
-    /// Starts serializing `p` at `now_ns`; returns when it is done.
+    /// Starts serializing the packet just put in `tx` at `now_ns`; returns when it is done.
     #[inline(always)]
-    fn begin_tx(&mut self, now_ns: u64, p: SimPacket) -> u64 {
-        let bytes = p.wire_bytes();
+    fn begin_tx(&mut self, now_ns: u64) -> u64 {
+        let bytes = self.tx.as_ref().map_or(0, SimPacket::wire_bytes);
         let done = match &mut self.rate {
             RateModel::Constant { rate_bps } => now_ns.saturating_add((bytes * 8 * 1_000_000_000).div_ceil(*rate_bps)),
             RateModel::Trace { cursor, credit_bytes, credit_at_ns } => {
@@ -298,7 +302,6 @@ impl Link {
                 t
             }
         };
-        self.tx = Some(p);
         done
     }
 
