@@ -279,7 +279,7 @@ impl Link {
     #[inline(always)]
     fn begin_tx(&mut self, now_ns: u64) -> u64 {
         let bytes = self.tx.as_ref().map_or(0, SimPacket::wire_bytes);
-        let done = match &mut self.rate {
+        match &mut self.rate {
             RateModel::Constant { rate_bps } => now_ns.saturating_add((bytes * 8 * 1_000_000_000).div_ceil(*rate_bps)),
             RateModel::Trace { cursor, credit_bytes, credit_at_ns } => {
                 let mut need = bytes;
@@ -301,8 +301,7 @@ impl Link {
                 }
                 t
             }
-        };
-        done
+        }
     }
 
     /// The packet being serialized has left. Returns `(deliver_at, next_tx_done)`: the time

@@ -365,7 +365,7 @@ impl Capture {
             opts[n..n + bytes.len()].copy_from_slice(bytes);
             n += bytes.len();
         };
-        let tsval = ((sp.origin_ns / 1_000_000) as u32).to_be_bytes();
+        let tsval = ((sp.origin_ns() / 1_000_000) as u32).to_be_bytes();
         let window = if syn {
             let shift = window_shift(p.window_bytes);
             self.wscale.insert((p.src, p.dst), shift);

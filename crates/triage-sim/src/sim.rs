@@ -457,7 +457,7 @@ pub struct Simulator {
     /// Boxes of packets delivered to their host, reused for the next packets sent (a free
     /// list, as htsim recycles its packets): in steady state a packet-hop allocates nothing.
     #[allow(clippy::vec_box)] // the boxes themselves are what is recycled
-    free_packets: Vec<Box<Packet>>,
+    free_packets: Vec<Box<crate::queue::Carried>>,
 }
 
 /// The most boxes kept for reuse: enough for every packet in flight in large scenarios,
@@ -831,7 +831,7 @@ impl Simulator {
     /// one for it).
     #[inline(never)]
     fn deliver_to_host(&mut self, sp: SimPacket) {
-        let origin_ns = sp.origin_ns;
+        let origin_ns = sp.origin_ns();
         let pkt = sp.pkt;
         if let Some(c) = self.find_conn(pkt.dst, pkt.src) {
             if pkt.payload_bytes > 0 || pkt.quic.is_some() {
@@ -899,7 +899,7 @@ impl Simulator {
             self.stats.unroutable_packets += 1;
             return;
         };
-        sp.enqueued_ns = self.now_ns;
+        sp.pkt.enqueued_ns = self.now_ns;
         if self.packet_trace {
             let before = self.net.links[l as usize].queue().stats().dropped_packets;
             let rec = packet_record(self.now_ns, l, &sp.pkt);
@@ -935,7 +935,7 @@ impl Simulator {
             // is free).
             loop {
                 let mut b = self.free_packets.pop().unwrap_or_default();
-                if !slot.conn.poll_transmit_into(self.now_ns, &mut b) {
+                if !slot.conn.poll_transmit_into(self.now_ns, &mut b.pkt) {
                     self.free_packets.push(b);
                     break;
                 }

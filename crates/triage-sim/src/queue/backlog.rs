@@ -25,7 +25,7 @@ impl Backlog {
     /// Appends an accepted packet at `now_ns` (its sojourn starts here) and counts it,
     /// tracking the largest backlog.
     pub fn push(&mut self, now_ns: u64, mut pkt: SimPacket) {
-        pkt.enqueued_ns = now_ns;
+        pkt.pkt.enqueued_ns = now_ns;
         self.bytes += pkt.wire_bytes();
         self.q.push_back(pkt);
         self.stats.enqueued_packets += 1;
@@ -38,7 +38,7 @@ impl Backlog {
     /// it. Call on an empty backlog only (a packet behind others would overtake them).
     pub fn pass_through(&mut self, now_ns: u64, mut pkt: SimPacket) -> SimPacket {
         debug_assert!(self.q.is_empty());
-        pkt.enqueued_ns = now_ns;
+        pkt.pkt.enqueued_ns = now_ns;
         self.stats.enqueued_packets += 1;
         self.stats.max_len_packets = self.stats.max_len_packets.max(self.q.len() as u64 + 1);
         self.stats.max_len_bytes = self.stats.max_len_bytes.max(self.bytes + pkt.wire_bytes());
@@ -51,7 +51,7 @@ impl Backlog {
         let p = self.q.pop_front()?;
         self.bytes -= p.wire_bytes();
         self.stats.dequeued_packets += 1;
-        self.stats.sojourn_total_ns += now_ns - p.enqueued_ns;
+        self.stats.sojourn_total_ns += now_ns - p.pkt.enqueued_ns;
         Some(p)
     }
 
@@ -105,7 +105,7 @@ mod tests {
         b.push(5, pkt(1448));
         b.push(6, pkt(0));
         assert_eq!((b.len_packets(), b.len_bytes()), (2, 1552));
-        assert_eq!(b.back().unwrap().enqueued_ns, 6);
+        assert_eq!(b.back().unwrap().enqueued_ns(), 6);
         assert_eq!(b.record_drop(1500), Verdict::Dropped);
         b.record_mark(52);
         assert_eq!(b.pop(10).unwrap().pkt.payload_bytes, 1448);

@@ -161,9 +161,9 @@ mod tests {
                     r.refill(now);
                     proptest::prop_assert_eq!(q.enqueue(now, p()), v);
                 } else {
-                    let want = r.ring.pop_front().map(|p| (p.pkt.seq, p.pkt.ecn, p.enqueued_ns));
+                    let want = r.ring.pop_front().map(|p| (p.pkt.seq, p.pkt.ecn, p.enqueued_ns()));
                     r.refill(now);
-                    let got = q.dequeue(now).map(|p| (p.pkt.seq, p.pkt.ecn, p.enqueued_ns));
+                    let got = q.dequeue(now).map(|p| (p.pkt.seq, p.pkt.ecn, p.enqueued_ns()));
                     proptest::prop_assert_eq!(got, want);
                 }
                 proptest::prop_assert_eq!(q.len_packets(), r.ring.len() as u64 + r.inner.len_packets());
