@@ -54,13 +54,14 @@ pub struct SimPacket {
     /// The packet, boxed: a queued packet is moved through queues, links and events many
     /// times per hop, and moving a pointer is cheaper than moving the whole header.
     pub pkt: Box<Carried>,
-    /// [`Packet::wire_bytes`], computed once when the packet leaves its host: queues and
-    /// links ask for it several times per hop, and nothing in the network changes a
-    /// packet's size (queues rewrite only its ECN field).
-    wire_bytes: u32,
-    /// The destination node, beside the box, so that a router routes the packet without
+    /// [`Packet::wire_bytes`] (low 32 bits), computed once when the packet leaves its host:
+    /// queues and links ask for it several times per hop, and nothing in the network
+    /// changes a packet's size (queues rewrite only its ECN field); and the destination
+    /// node (high 32 bits), beside the box, so that a router routes the packet without
     /// reading the boxed header (a cache miss per hop when many packets are in flight).
-    dst_node: u32,
+    /// One integer, not two: a value of two fields (a pointer and an integer) is passed
+    /// and returned in registers, one of three fields through memory.
+    meta: u64,
 }
 
 impl SimPacket {
@@ -73,10 +74,10 @@ impl SimPacket {
     /// the boxes of delivered packets and the connection writes the next packet into one,
     /// so that a packet-hop neither allocates nor copies the packet in steady state.
     pub fn from_box(mut pkt: Box<Carried>, now_ns: u64) -> Self {
-        let (wire_bytes, dst_node) = (pkt.wire_bytes(), pkt.dst.node);
+        let meta = u64::from(pkt.wire_bytes()) | (u64::from(pkt.dst.node) << 32);
         pkt.enqueued_ns = now_ns;
         pkt.origin_ns = now_ns;
-        Self { pkt, wire_bytes, dst_node }
+        Self { pkt, meta }
     }
 
     /// When it entered the current queue.
@@ -94,13 +95,13 @@ impl SimPacket {
     /// The node the packet is addressed to (`pkt.dst.node`).
     #[inline]
     pub fn dst_node(&self) -> u32 {
-        self.dst_node
+        (self.meta >> 32) as u32
     }
 
     /// Bytes the packet occupies on the wire at the IP layer ([`Packet::wire_bytes`]).
     #[inline]
     pub fn wire_bytes(&self) -> u64 {
-        u64::from(self.wire_bytes)
+        self.meta & u64::from(u32::MAX)
     }
 }
 
