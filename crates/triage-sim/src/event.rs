@@ -197,6 +197,15 @@ impl EventQueue {
         }
     }
 
+    /// Schedule link `l`'s `LinkTxDone` (`deliver` false) or `LinkDeliver` (true) at
+    /// `time_ns`: [`push`](Self::push) of that event, for the packet path, where the kind
+    /// is known and need not be matched.
+    #[inline(always)]
+    pub fn push_link(&mut self, time_ns: u64, l: u32, deliver: bool) {
+        self.seq += 1;
+        self.links.push((u128::from(time_ns) << 64) | u128::from(self.seq), link_code(l, deliver));
+    }
+
     /// The earliest event, removed.
     #[inline]
     pub fn pop(&mut self) -> Option<(u64, Ev)> {
@@ -304,7 +313,11 @@ mod tests {
             if !r.is_multiple_of(3) || reference.is_empty() {
                 let t = now + u64::from(r % 7);
                 seq += 1;
-                q.push(t, if r.is_multiple_of(2) { Ev::LinkTxDone(seq) } else { Ev::ConnTimer(seq) });
+                match r % 4 {
+                    0 => q.push_link(t, seq, false),
+                    2 => q.push(t, Ev::LinkTxDone(seq)),
+                    _ => q.push(t, Ev::ConnTimer(seq)),
+                }
                 reference.insert((t, seq));
             } else {
                 let (t, s) = reference.pop_first().unwrap();

@@ -704,15 +704,15 @@ impl Simulator {
                     // Order-preserving: at different times their push order decides nothing,
                     // and any other event is pushed before or after both.
                     (Some(d), Some(n)) if n < d => {
-                        self.events.push(n, Ev::LinkTxDone(l));
-                        self.events.push(d, Ev::LinkDeliver(l));
+                        self.events.push_link(n, l, false);
+                        self.events.push_link(d, l, true);
                     }
                     _ => {
                         if let Some(t) = deliver {
-                            self.events.push(t, Ev::LinkDeliver(l));
+                            self.events.push_link(t, l, true);
                         }
                         if let Some(t) = next {
-                            self.events.push(t, Ev::LinkTxDone(l));
+                            self.events.push_link(t, l, false);
                         }
                     }
                 }
@@ -722,7 +722,7 @@ impl Simulator {
                 let to = link.to;
                 let (p, next) = link.on_deliver(self.now_ns);
                 if let Some(t) = next {
-                    self.events.push(t, Ev::LinkDeliver(l));
+                    self.events.push_link(t, l, true);
                 }
                 if let Some(p) = p {
                     self.arrive(to, p);
@@ -904,14 +904,14 @@ impl Simulator {
             let before = self.net.links[l as usize].queue().stats().dropped_packets;
             let rec = packet_record(self.now_ns, l, &sp.pkt);
             if let Some(t) = self.link_enqueue(l, sp) {
-                self.events.push(t, Ev::LinkTxDone(l));
+                self.events.push_link(t, l, false);
             }
             let dropped = self.net.links[l as usize].queue().stats().dropped_packets > before;
             self.recorder.packets.push(PacketRecord { event: if dropped { "drop" } else { "enqueue" }, ..rec });
             return;
         }
         if let Some(t) = self.link_enqueue(l, sp) {
-            self.events.push(t, Ev::LinkTxDone(l));
+            self.events.push_link(t, l, false);
         }
     }
 
