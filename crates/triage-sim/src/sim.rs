@@ -611,6 +611,12 @@ impl Simulator {
             completed_ns: None,
             remaining_messages: remaining,
         });
+        // Room for each flow's two connections (client and server) before the run: a
+        // connection table that grows while flows open moves every connection it holds
+        // (1,600 bytes or more each) into new memory each time it doubles.
+        let conns = 2 * self.flows.len();
+        self.conns.reserve(conns.saturating_sub(self.conns.len()));
+        self.recorder.conn_series.reserve(conns.saturating_sub(self.recorder.conn_series.len()));
         id
     }
 
