@@ -6,7 +6,12 @@
 # of the whole process, packet-hops, packet-hops per second and peak resident memory.
 #
 #   benchmarks/scaling.sh [--flows "2 8 32 128 512"] [--rates "100Mbps 1Gbps 10Gbps"]
-#                         [--stop 5] [--no-ns3] [--no-triage] [--triage target/release/triage]
+#                         [--stop 5] [--repeat 5] [--no-ns3] [--no-triage]
+#                         [--triage target/release/triage]
+#
+# triage's "sim M hops/s" is the median over --repeat runs of the simulation alone in one
+# process (`triage bench --repeat`); its wall time and peak memory are those of one whole
+# process (setup included), as ns-3's.
 #
 # Needs /usr/bin/time, and for the ns-3 side Debian's libns3-dev (the program is compiled
 # into $TMPDIR, never into the repository). Runs from the repository root.
@@ -14,6 +19,7 @@ set -euo pipefail
 flows="2 8 32 128 512"
 rates="100Mbps 1Gbps 10Gbps"
 stop=5
+repeat=5
 ns3=1
 ours=1
 triage=target/release/triage
@@ -22,6 +28,7 @@ while [ $# -gt 0 ]; do
     --flows) flows=$2; shift 2 ;;
     --rates) rates=$2; shift 2 ;;
     --stop) stop=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
     --no-ns3) ns3=0; shift ;;
     --no-triage) ours=0; shift ;;
     --triage) triage=$2; shift 2 ;;
@@ -71,7 +78,7 @@ timed() {
 }
 
 # Wall times are of the whole process (setup included); "sim M hops/s" is triage's
-# packet-hops over the simulation alone (`triage bench`'s median wall time).
+# packet-hops over the simulation alone (`triage bench --repeat`'s median wall time).
 echo "| flows | rate | triage wall s | triage packet-hops | triage M hops/s | triage sim M hops/s | triage peak MiB | ns-3 wall s | ns-3 packet-hops | ns-3 M hops/s | ns-3 peak MiB | wall ratio |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for rate in $rates; do
@@ -81,7 +88,8 @@ for rate in $rates; do
       f=$(scenario "$n" "$rate")
       read -r tw tm < <(timed "$work/t.json" "$triage" bench --scenario "$f" --repeat 1 --json)
       th=$(grep -m1 '"packet_hops"' "$work/t.json" | tr -dc 0-9)
-      ts=$(sed -n 's/.*"packet_hops_per_s": *\([0-9.e+]*\).*/\1/p' "$work/t.json" | head -1)
+      "$triage" bench --scenario "$f" --repeat "$repeat" --json > "$work/r.json"
+      ts=$(sed -n 's/.*"packet_hops_per_s": *\([0-9.e+]*\).*/\1/p' "$work/r.json" | head -1)
       row="$row | $tw | $th | $(awk "BEGIN{printf \"%.2f\", $th / $tw / 1e6}") | $(awk "BEGIN{printf \"%.2f\", $ts / 1e6}") | $(( tm / 1024 ))"
     else
       row="$row | | | | | "
