@@ -32,6 +32,7 @@ while [ $# -gt 0 ]; do
     --no-ns3) ns3=0; shift ;;
     --no-triage) ours=0; shift ;;
     --triage) triage=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "scaling.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
