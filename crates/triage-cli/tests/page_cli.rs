@@ -86,6 +86,7 @@ fn analyze_with_page_and_rules() {
 
     let out = triage(&["page", "analyze", "--page", "nope", &data("etat.lu.har")]);
     assert_clean_error(&out, &["etat.lu.har", "nope", "page_1"]);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -111,6 +112,7 @@ fn malformed_files_fail_cleanly() {
     }
     let out = triage(&["page", "analyze", "/nonexistent/page.har"]);
     assert_clean_error(&out, &["/nonexistent/page.har", "no such file"]);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -136,6 +138,7 @@ fn export_writes_sequence_and_dummies() {
     assert!(out.status.success());
     assert_eq!(std::fs::metadata(dir.join("cats/dummy_files/4.js")).unwrap().len(), 150 * 1024);
     assert!(Path::new(&dir.join("cats/transfer_sequence.json")).exists());
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

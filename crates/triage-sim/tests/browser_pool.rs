@@ -267,4 +267,5 @@ fn http1_connections_and_chromes_tight_mode() {
     // other images wait for tight mode to end (400), then connect: 600.
     assert_near(&completions_ms(&r), &[200.0, 400.0, 400.0, 600.0, 600.0]);
     assert_eq!(r.flows[0].connections, 5);
+    let _ = std::fs::remove_dir_all(&dir);
 }
