@@ -258,10 +258,8 @@ impl Link {
         if self.tx.is_none() {
             // Idle: the queue is empty (an idle link took all it had), and the packet
             // leaves at once, through the discipline's counters.
-            if !self.queue.enqueue_and_dequeue_into(now_ns, pkt, &mut self.tx) {
-                return None;
-            }
-            return Some(self.begin_tx(now_ns));
+            let p = self.queue.enqueue_and_dequeue(now_ns, pkt)?;
+            return Some(self.begin_tx(now_ns, p));
         }
         self.queue.enqueue(now_ns, pkt);
         None
@@ -269,17 +267,15 @@ impl Link {
 
     #[inline(always)]
     fn start_tx(&mut self, now_ns: u64) -> Option<u64> {
-        if !self.queue.dequeue_into(now_ns, &mut self.tx) {
-            return None;
-        }
-        Some(self.begin_tx(now_ns))
+        let p = self.queue.dequeue(now_ns)?;
+        Some(self.begin_tx(now_ns, p))
     }
 
-    /// Starts serializing the packet just put in `tx` at `now_ns`; returns when it is done.
+    /// Starts serializing `p` at `now_ns`; returns when it is done.
     #[inline(always)]
-    fn begin_tx(&mut self, now_ns: u64) -> u64 {
-        let bytes = self.tx.as_ref().map_or(0, SimPacket::wire_bytes);
-        match &mut self.rate {
+    fn begin_tx(&mut self, now_ns: u64, p: SimPacket) -> u64 {
+        let bytes = p.wire_bytes();
+        let done = match &mut self.rate {
             RateModel::Constant { rate_bps } => now_ns.saturating_add((bytes * 8 * 1_000_000_000).div_ceil(*rate_bps)),
             RateModel::Trace { cursor, credit_bytes, credit_at_ns } => {
                 let mut need = bytes;
@@ -301,7 +297,9 @@ impl Link {
                 }
                 t
             }
-        }
+        };
+        self.tx = Some(p);
+        done
     }
 
     /// The packet being serialized has left. Returns `(deliver_at, next_tx_done)`: the time

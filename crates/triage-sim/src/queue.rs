@@ -156,20 +156,6 @@ pub trait QueueDiscipline: std::fmt::Debug + Send {
         }
         self.dequeue(now_ns)
     }
-    /// [`dequeue`](Self::dequeue) into `out`, which holds no packet; `true` when it took
-    /// one. A link dequeues into the slot of the packet it serializes: a packet returned by
-    /// value comes back through memory, written in 8-byte pieces and read back in 16-byte
-    /// ones, which stalls on store forwarding on every hop.
-    fn dequeue_into(&mut self, now_ns: u64, out: &mut Option<SimPacket>) -> bool {
-        *out = self.dequeue(now_ns);
-        out.is_some()
-    }
-    /// [`enqueue_and_dequeue`](Self::enqueue_and_dequeue) into `out`, as
-    /// [`dequeue_into`](Self::dequeue_into).
-    fn enqueue_and_dequeue_into(&mut self, now_ns: u64, pkt: SimPacket, out: &mut Option<SimPacket>) -> bool {
-        *out = self.enqueue_and_dequeue(now_ns, pkt);
-        out.is_some()
-    }
     /// Backlog in packets.
     fn len_packets(&self) -> u64;
     /// Backlog in bytes.
@@ -231,16 +217,6 @@ impl QueueDiscipline for Queue {
     #[inline(always)]
     fn enqueue_and_dequeue(&mut self, now_ns: u64, pkt: SimPacket) -> Option<SimPacket> {
         each_queue!(self, q => q.enqueue_and_dequeue(now_ns, pkt))
-    }
-
-    #[inline(always)]
-    fn dequeue_into(&mut self, now_ns: u64, out: &mut Option<SimPacket>) -> bool {
-        each_queue!(self, q => q.dequeue_into(now_ns, out))
-    }
-
-    #[inline(always)]
-    fn enqueue_and_dequeue_into(&mut self, now_ns: u64, pkt: SimPacket, out: &mut Option<SimPacket>) -> bool {
-        each_queue!(self, q => q.enqueue_and_dequeue_into(now_ns, pkt, out))
     }
 
     fn len_packets(&self) -> u64 {
@@ -359,38 +335,19 @@ impl QueueDiscipline for DropTail {
     }
 
     fn enqueue_and_dequeue(&mut self, now_ns: u64, pkt: SimPacket) -> Option<SimPacket> {
-        let mut out = None;
-        self.enqueue_and_dequeue_into(now_ns, pkt, &mut out);
-        out
-    }
-
-    #[inline]
-    fn dequeue_into(&mut self, now_ns: u64, out: &mut Option<SimPacket>) -> bool {
-        match self.backlog.pop(now_ns) {
-            Some(p) => {
-                *out = Some(p);
-                true
-            }
-            None => false,
-        }
-    }
-
-    #[inline]
-    fn enqueue_and_dequeue_into(&mut self, now_ns: u64, pkt: SimPacket, out: &mut Option<SimPacket>) -> bool {
         if self.backlog.len_packets() > 0 {
             // Not an empty queue: the head leaves, not this packet.
             if self.enqueue(now_ns, pkt) == Verdict::Dropped {
-                return false;
+                return None;
             }
-            return self.dequeue_into(now_ns, out);
+            return self.backlog.pop(now_ns);
         }
         let size = pkt.wire_bytes();
         if self.overflows(size) {
             self.backlog.record_drop(size);
-            return false;
+            return None;
         }
-        *out = Some(self.backlog.pass_through(now_ns, pkt));
-        true
+        Some(self.backlog.pass_through(now_ns, pkt))
     }
 
     fn len_packets(&self) -> u64 {

@@ -67,26 +67,6 @@ impl QueueDiscipline for DeviceRing {
         p
     }
 
-    fn dequeue_into(&mut self, now_ns: u64, out: &mut Option<SimPacket>) -> bool {
-        let took = match self.ring.pop_front() {
-            Some(p) => {
-                self.ring_bytes -= p.wire_bytes();
-                *out = Some(p);
-                true
-            }
-            None => false,
-        };
-        self.refill(now_ns);
-        took
-    }
-
-    fn enqueue_and_dequeue_into(&mut self, now_ns: u64, pkt: SimPacket, out: &mut Option<SimPacket>) -> bool {
-        if self.enqueue(now_ns, pkt) == Verdict::Dropped {
-            return false;
-        }
-        self.dequeue_into(now_ns, out)
-    }
-
     fn len_packets(&self) -> u64 {
         self.ring.len() as u64 + self.inner.len_packets()
     }

@@ -263,34 +263,17 @@ impl QueueDiscipline for Red {
     /// Into an empty queue and out at once: the same verdict and counters as
     /// [`enqueue`](QueueDiscipline::enqueue) then [`dequeue`](QueueDiscipline::dequeue)
     /// (the dequeue finds the packet, so the queue is not idle after it).
-    fn enqueue_and_dequeue(&mut self, now_ns: u64, pkt: SimPacket) -> Option<SimPacket> {
-        let mut out = None;
-        self.enqueue_and_dequeue_into(now_ns, pkt, &mut out);
-        out
-    }
-
-    fn enqueue_and_dequeue_into(&mut self, now_ns: u64, mut pkt: SimPacket, out: &mut Option<SimPacket>) -> bool {
+    fn enqueue_and_dequeue(&mut self, now_ns: u64, mut pkt: SimPacket) -> Option<SimPacket> {
         if self.backlog.len_packets() > 0 {
             if self.enqueue(now_ns, pkt) == Verdict::Dropped {
-                return false;
+                return None;
             }
-            return self.dequeue_into(now_ns, out);
+            return self.dequeue(now_ns);
         }
         if self.decide(now_ns, &mut pkt) == Verdict::Dropped {
-            return false;
+            return None;
         }
-        *out = Some(self.backlog.pass_through(now_ns, pkt));
-        true
-    }
-
-    fn dequeue_into(&mut self, now_ns: u64, out: &mut Option<SimPacket>) -> bool {
-        match self.dequeue(now_ns) {
-            Some(p) => {
-                *out = Some(p);
-                true
-            }
-            None => false,
-        }
+        Some(self.backlog.pass_through(now_ns, pkt))
     }
 
     fn dequeue(&mut self, now_ns: u64) -> Option<SimPacket> {
