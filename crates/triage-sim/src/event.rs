@@ -46,6 +46,17 @@ fn link_code(l: u32, deliver: bool) -> u64 {
     (u64::from(l) << 1) | u64::from(deliver)
 }
 
+/// The link event a [`link_code`] stands for.
+#[inline(always)]
+fn link_event(code: u64) -> Ev {
+    let l = (code >> 1) as u32;
+    if code & 1 == 0 {
+        Ev::LinkTxDone(l)
+    } else {
+        Ev::LinkDeliver(l)
+    }
+}
+
 /// A binary min-heap of entries by key (keys are unique: the sequence number is in them):
 /// of its own (not `std::collections::BinaryHeap`) so that an entry is compared by one
 /// `u128` and moved whole, without the generic tuple comparison and the partial copies
@@ -185,11 +196,17 @@ impl EventQueue {
         Self::default()
     }
 
+    /// The key of the next event pushed, due at `time_ns`.
+    #[inline(always)]
+    fn next_key(&mut self, time_ns: u64) -> u128 {
+        self.seq += 1;
+        (u128::from(time_ns) << 64) | u128::from(self.seq)
+    }
+
     /// Schedule `ev` at `time_ns`.
     #[inline]
     pub fn push(&mut self, time_ns: u64, ev: Ev) {
-        self.seq += 1;
-        let key = (u128::from(time_ns) << 64) | u128::from(self.seq);
+        let key = self.next_key(time_ns);
         match ev {
             Ev::LinkTxDone(l) => self.links.push(key, link_code(l, false)),
             Ev::LinkDeliver(l) => self.links.push(key, link_code(l, true)),
@@ -202,8 +219,8 @@ impl EventQueue {
     /// is known and need not be matched.
     #[inline(always)]
     pub fn push_link(&mut self, time_ns: u64, l: u32, deliver: bool) {
-        self.seq += 1;
-        self.links.push((u128::from(time_ns) << 64) | u128::from(self.seq), link_code(l, deliver));
+        let key = self.next_key(time_ns);
+        self.links.push(key, link_code(l, deliver));
     }
 
     /// The earliest event, removed.
@@ -224,8 +241,7 @@ impl EventQueue {
             }
             let e = self.links.take_root();
             self.popped += 1;
-            let l = (e.ev >> 1) as u32;
-            Some(((e.key >> 64) as u64, if e.ev & 1 == 0 { Ev::LinkTxDone(l) } else { Ev::LinkDeliver(l) }))
+            Some(((e.key >> 64) as u64, link_event(e.ev)))
         } else {
             if ok == u128::MAX || (ok >> 64) as u64 > stop_ns {
                 return None;

@@ -67,7 +67,7 @@ pub struct SimPacket {
 impl SimPacket {
     /// A packet leaving its host at `now_ns`.
     pub fn new(pkt: Packet, now_ns: u64) -> Self {
-        Self::from_box(Box::new(Carried { enqueued_ns: now_ns, origin_ns: now_ns, pkt }), now_ns)
+        Self::from_box(Box::new(Carried { pkt, ..Default::default() }), now_ns)
     }
 
     /// A packet leaving its host at `now_ns`, already in its box: the simulator recycles

@@ -882,10 +882,9 @@ impl Simulator {
             }
         }
         let c = *self.demux.get(&(dst, src))?;
-        if n >= self.demux_last.len() {
-            self.demux_last.resize(n + 1, None);
+        if let Some(last) = self.demux_last.get_mut(n) {
+            *last = Some((dst, src, c));
         }
-        self.demux_last[n] = Some((dst, src, c));
         Some(c)
     }
 
@@ -900,12 +899,11 @@ impl Simulator {
     }
 
     #[inline(always)]
-    fn forward(&mut self, node: u32, mut sp: SimPacket) {
+    fn forward(&mut self, node: u32, sp: SimPacket) {
         let Some(l) = self.net.route(node, sp.dst_node()) else {
             self.stats.unroutable_packets += 1;
             return;
         };
-        sp.pkt.enqueued_ns = self.now_ns;
         if self.packet_trace {
             let before = self.net.links[l as usize].queue().stats().dropped_packets;
             let rec = packet_record(self.now_ns, l, &sp.pkt);
