@@ -1867,7 +1867,7 @@ pub struct PageTimes {
 }
 
 #[cfg(test)]
-mod route_tests {
+mod tests {
     use super::*;
     use crate::topology::{add_simplex, LinkParams};
     use proptest::prelude::*;
@@ -1934,6 +1934,28 @@ mod route_tests {
                 assert_eq!(net.route(src, dst), w, "{src} -> {dst}");
             }
         }
+    }
+
+    /// The per-node cache of the last connection found answers as the map does, also
+    /// after a pair it holds is inserted again with another connection.
+    #[test]
+    fn demultiplexing_cache_follows_the_map() {
+        let (net, _, _) = crate::topology::dumbbell(1, 2, &LinkParams::new(1, 1, 1), &LinkParams::new(1, 1, 1));
+        let mut sim = Simulator::new(net, 0);
+        let (a, b, c) = (Addr { node: 0, port: 1 }, Addr { node: 5, port: 2 }, Addr { node: 5, port: 3 });
+        assert_eq!(sim.find_conn(a, b), None);
+        sim.demux_insert(a, b, 7);
+        sim.demux_insert(a, c, 8);
+        assert_eq!(sim.find_conn(a, b), Some(7));
+        assert_eq!(sim.find_conn(a, b), Some(7), "from the cache");
+        assert_eq!(sim.find_conn(a, c), Some(8), "another pair at the same node");
+        assert_eq!(sim.find_conn(a, b), Some(7));
+        sim.demux_insert(a, b, 9);
+        assert_eq!(sim.find_conn(a, b), Some(9), "the cached pair inserted again");
+        // A node beyond the network is looked up in the map alone.
+        let far = Addr { node: 99, port: 1 };
+        sim.demux_insert(far, b, 4);
+        assert_eq!(sim.find_conn(far, b), Some(4));
     }
 
     #[test]
