@@ -724,6 +724,45 @@ impl Connection {
         }
     }
 
+    /// Asks the cache for what the next received packet will read: the connection's lines
+    /// but those of its settings (664 bytes, of which the packet path reads a few fields,
+    /// asked for one by one), the oldest sent segment (where an ACK starts), the send
+    /// scheduler and the congestion controller ([`crate::prefetch`]; a hint that changes
+    /// nothing else).
+    #[inline(always)]
+    pub fn prefetch(&self) {
+        use crate::prefetch::{line, value, LINE_BYTES};
+        use std::mem::{offset_of, size_of};
+        let base = (self as *const Self).cast::<u8>();
+        let cfg_from = offset_of!(Connection, cfg);
+        let cfg_to = cfg_from + size_of::<ConnectionConfig>();
+        let mut off = 0;
+        while off < size_of::<Self>() {
+            if off + LINE_BYTES <= cfg_from || off >= cfg_to {
+                line(base.wrapping_add(off));
+            }
+            off += LINE_BYTES;
+        }
+        line(base.wrapping_add(size_of::<Self>() - 1));
+        for field in [
+            offset_of!(ConnectionConfig, mss_bytes),
+            offset_of!(ConnectionConfig, receive_buffer_bytes),
+            offset_of!(ConnectionConfig, delayed_ack_segments),
+            offset_of!(ConnectionConfig, delayed_ack_timeout_ns),
+            offset_of!(ConnectionConfig, load_shedding),
+            offset_of!(ConnectionConfig, save_data_threshold),
+            offset_of!(ConnectionConfig, ecn),
+            offset_of!(ConnectionConfig, priority_option),
+        ] {
+            line(base.wrapping_add(cfg_from + field));
+        }
+        if let Some(s) = self.segs.front() {
+            value(s, usize::MAX);
+        }
+        line((&*self.scheduler as *const dyn SendScheduler).cast());
+        line((&*self.path.cc as *const dyn cc::CongestionController).cast());
+    }
+
     /// Handle a received packet addressed to this connection.
     pub fn handle_packet(&mut self, now_ns: u64, pkt: &Packet) {
         if self.state == State::Closed {

@@ -10,6 +10,7 @@
 //! - [`cc`]: congestion controllers (NewReno, BBR v1, NewReno+ECN, EECN, VCP) behind one trait.
 //! - [`ecn`]: ECN negotiation and echo encodings (classic RFC 3168, EECN, VCP).
 //! - [`path`]: per-path state and path schedulers (LRF, SA-ECF, PriorityBucket).
+//! - [`prefetch`]: cache prefetch hints for the simulator's packet path (change no result).
 //! - [`sched`]: send schedulers (FIFO) deciding which message bytes go next.
 //! - [`qlog`]: qlog event types for QUIC-mode traces (draft-ietf-quic-qlog, version 0.3).
 //! - [`recovery`]: RTT estimation / RTO (RFC 6298) and PRR (RFC 6937).
@@ -24,6 +25,7 @@ pub mod ecn;
 mod endpoint;
 pub mod intmap;
 pub mod path;
+pub mod prefetch;
 pub mod qlog;
 pub mod quic;
 pub mod recovery;

@@ -316,6 +316,9 @@ fn chance(rng: &mut ChaCha8Rng, p: f64) -> bool {
 }
 
 impl LossProcess {
+    /// Bytes before the random stream: what a packet without loss touches.
+    pub(crate) const HOT_BYTES: usize = std::mem::offset_of!(LossProcess, rng);
+
     /// Runs `model` with the random stream `rng`.
     ///
     /// The model should be [validated](LossModel::validate) (deserialized models are);
