@@ -13,6 +13,13 @@
 # process (`triage bench --repeat`); its wall time and peak memory are those of one whole
 # process (setup included), as ns-3's.
 #
+# Then, for triage, a second table: per rate, the cost per packet-hop of the largest flow
+# count against the smallest, as the median over --repeat back-to-back pairs of runs in
+# one process (`triage bench --scenario SMALL --scenario LARGE`, its per_hop_cost_vs_first).
+# Each pair runs within a fraction of a second, so a machine whose speed drifts from one
+# second to the next moves both of a pair; the ratio of two medians taken from separate
+# cells does not cancel that.
+#
 # Needs /usr/bin/time, and for the ns-3 side Debian's libns3-dev (the program is compiled
 # into $TMPDIR, never into the repository). Runs from the repository root.
 set -euo pipefail
@@ -108,4 +115,18 @@ for rate in $rates; do
     echo "$row |"
   done
 done
+
+if [ "$ours" = 1 ]; then
+  small=$(echo $flows | awk '{print $1}')
+  large=$(echo $flows | awk '{print $NF}')
+  echo
+  echo "| rate | triage cost per packet-hop, $large flows against $small (median of $repeat pairs) |"
+  echo "| --- | --- |"
+  for rate in $rates; do
+    "$triage" bench --scenario "$(scenario "$small" "$rate")" --scenario "$(scenario "$large" "$rate")" \
+      --repeat "$repeat" --json > "$work/pair.json"
+    x=$(sed -n 's/.*"per_hop_cost_vs_first": *\([0-9.e+]*\).*/\1/p' "$work/pair.json" | head -1)
+    echo "| $rate | $(awk "BEGIN{printf \"%.2fx\", $x}") |"
+  done
+fi
 rm -rf "$work"

@@ -9,6 +9,11 @@
 //! queues and pipes have reached their size) and over the whole run. The first repetition
 //! splits at half the scenario's stop time and finds when the run really ends; later ones
 //! split at half of that, which is the steady-state figure reported when there are several.
+//!
+//! With several scenarios, each after the first also gets its cost per packet-hop against
+//! the first's as the median of the per-repetition ratios: each pair ran back to back, so
+//! a machine whose speed drifts between seconds (a shared virtual machine) moves both. That
+//! is how the README's scaling section compares 512 flows with 2.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -93,6 +98,8 @@ struct ScenarioTiming {
     median_wall_s: f64,
     min_wall_s: f64,
     max_wall_s: f64,
+    /// Each repetition's wall time, in the order they ran.
+    wall_s: Vec<f64>,
     packet_hops_per_s: f64,
     events_per_s: f64,
     ns_per_packet_hop: f64,
@@ -104,6 +111,10 @@ struct ScenarioTiming {
     /// The reference's median wall time over ours.
     #[serde(skip_serializing_if = "Option::is_none")]
     reference_over_ours: Option<f64>,
+    /// Scenarios after the first: the median over repetitions of this scenario's wall time
+    /// per packet-hop over the first scenario's in the same repetition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    per_hop_cost_vs_first: Option<f64>,
 }
 
 #[derive(serde::Serialize)]
@@ -219,7 +230,8 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
         ReferenceTiming { command: cmd.clone(), median_wall_s: median(&ref_walls), min_wall_s: lo, max_wall_s: hi }
     });
     let mut out = BenchReport { repetitions: a.repeat, scenarios: Vec::new(), reference };
-    for s in &samples {
+    let per_hop = |x: &Sample| x.wall_s / x.report.packet_hops.max(1) as f64;
+    for (i, s) in samples.iter().enumerate() {
         let walls: Vec<f64> = s.iter().map(|x| x.wall_s).collect();
         let med = median(&walls);
         let (lo, hi) = min_max(&walls);
@@ -238,12 +250,17 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
             median_wall_s: med,
             min_wall_s: lo,
             max_wall_s: hi,
+            wall_s: walls.clone(),
             packet_hops_per_s: r.packet_hops as f64 / med,
             events_per_s: r.events as f64 / med,
             ns_per_packet_hop: if r.packet_hops == 0 { 0.0 } else { med * 1e9 / r.packet_hops as f64 },
             steady_allocations_per_packet_hop: per(steady),
             allocations_per_packet_hop: per(whole).unwrap_or(0.0),
             reference_over_ours: out.reference.as_ref().map(|rf| rf.median_wall_s / med),
+            per_hop_cost_vs_first: (i > 0).then(|| {
+                let ratios: Vec<f64> = s.iter().zip(&samples[0]).map(|(x, y)| per_hop(x) / per_hop(y)).collect();
+                median(&ratios)
+            }),
         });
     }
     if a.json {
@@ -272,6 +289,12 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
         );
         if let Some(x) = t.reference_over_ours {
             outln!("speed ratio      {x:.1}x (reference median wall time / ours)");
+        }
+        if let Some(x) = t.per_hop_cost_vs_first {
+            outln!(
+                "vs first         {x:.2}x the first scenario's time per packet-hop (median of {} back-to-back pairs)",
+                a.repeat
+            );
         }
         outln!();
     }

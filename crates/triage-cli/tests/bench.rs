@@ -56,6 +56,18 @@ fn times_tcp_quic_and_multipath_side_by_side_with_a_reference() {
         assert!(steady < 0.01, "{}: {steady} allocations per packet-hop in steady state", t["scenario"]);
     }
     assert_eq!(v["reference"]["command"], "true");
+    // Each scenario after the first: its time per packet-hop over the first's, the median of
+    // the repetitions' ratios (two here: the mean of the two), from the walls it reports.
+    assert!(s[0].get("per_hop_cost_vs_first").is_none());
+    let per_hop = |t: &serde_json::Value, r: usize| {
+        t["wall_s"].as_array().unwrap()[r].as_f64().unwrap() / t["packet_hops"].as_f64().unwrap()
+    };
+    for t in &s[1..] {
+        assert_eq!(t["wall_s"].as_array().unwrap().len(), 2);
+        let want = (per_hop(t, 0) / per_hop(&s[0], 0) + per_hop(t, 1) / per_hop(&s[0], 1)) / 2.0;
+        let got = t["per_hop_cost_vs_first"].as_f64().unwrap();
+        assert!((got - want).abs() <= 1e-12 * want, "{}: {got} against {want}", t["scenario"]);
+    }
 }
 
 #[test]

@@ -10,17 +10,23 @@
 //! strict one and the blocks an ACK carries are exactly those of sorting every block by
 //! recency.
 
-use std::collections::BTreeMap;
-
 use crate::wire::SackBlock;
 
-/// The blocks, by start and by recency.
+/// The blocks, sorted by start: a list, not a tree. A receiver holds a few blocks (one per
+/// hole the network made in its window), and a list keeps its memory from one loss to the
+/// next, where two trees allocated and freed a node each time the first block came and
+/// the last went (a 512-flow dumbbell at 100 Mbps has 12,150 out-of-order arrivals in 5 s,
+/// and an insertion cost about 540 instructions). The recency order is found when an ACK
+/// is built (the few most recent of the blocks). The price: an insertion and an ACK are
+/// linear in the number of blocks, not logarithmic. Full-sized segments in a 2 MiB buffer
+/// make at most 725 blocks; a peer that sends one-byte segments around one-byte holes can
+/// make up to a million, and then each of its packets costs a pass over them (a CPU cost
+/// the simulator's own peers never cause; a real-socket receiver would cap the holes).
 #[derive(Clone, Debug, Default)]
 pub(super) struct SackBlocks {
-    /// Block start → (block end, its most recent arrival).
-    by_start: BTreeMap<u64, (u64, u64)>,
-    /// Most recent arrival → (block start, block end).
-    by_recency: BTreeMap<u64, (u64, u64)>,
+    /// (start, end, most recent arrival), sorted by start; blocks neither overlap nor
+    /// touch.
+    by_start: Vec<(u64, u64, u64)>,
 }
 
 impl SackBlocks {
@@ -29,46 +35,58 @@ impl SackBlocks {
     /// touches.
     pub(super) fn insert(&mut self, start: u64, end: u64, arrival: u64) {
         let (mut lo, mut hi, mut recent) = (start, end, arrival);
+        // The blocks from `first` on are those starting after `start`.
+        let mut first = self.by_start.partition_point(|b| b.0 <= start);
         // The block starting at or before `start` merges when it reaches `start`...
-        if let Some((&s, &(e, r))) = self.by_start.range(..=start).next_back() {
+        if first > 0 {
+            let (s, e, r) = self.by_start[first - 1];
             if e >= start {
-                self.remove(s, r);
+                first -= 1;
                 (lo, hi, recent) = (s, hi.max(e), recent.max(r));
             }
         }
         // ...and so does every block starting within the merged range (blocks do not
         // touch each other, so those before the one above cannot).
-        while let Some((&s, &(e, r))) = self.by_start.range(lo..=hi).next() {
-            self.remove(s, r);
+        let mut last = first;
+        while let Some(&(s, e, r)) = self.by_start.get(last) {
+            if s > hi {
+                break;
+            }
             (hi, recent) = (hi.max(e), recent.max(r));
+            last += 1;
         }
-        self.by_start.insert(lo, (hi, recent));
-        self.by_recency.insert(recent, (lo, hi));
-    }
-
-    fn remove(&mut self, start: u64, recent: u64) {
-        self.by_start.remove(&start);
-        self.by_recency.remove(&recent);
+        match last - first {
+            0 => self.by_start.insert(first, (lo, hi, recent)),
+            1 => self.by_start[first] = (lo, hi, recent),
+            _ => {
+                self.by_start[first] = (lo, hi, recent);
+                self.by_start.drain(first + 1..last);
+            }
+        }
     }
 
     /// The cumulative point advanced to `rcv_nxt` and the segments below it were handed
     /// on: their blocks go (whole blocks: delivery consumes every segment a block chains
     /// from one below `rcv_nxt`).
     pub(super) fn advance(&mut self, rcv_nxt: u64) {
-        while let Some((&s, &(e, r))) = self.by_start.first_key_value() {
-            if s > rcv_nxt {
-                break;
-            }
-            debug_assert!(e <= rcv_nxt, "a block is delivered whole");
-            self.remove(s, r);
-        }
+        let gone = self.by_start.partition_point(|b| b.0 <= rcv_nxt);
+        debug_assert!(self.by_start[..gone].iter().all(|b| b.1 <= rcv_nxt), "a block is delivered whole");
+        self.by_start.drain(..gone);
     }
 
-    /// The most recent blocks, most recent first, into `out`; returns how many.
+    /// The most recent blocks, most recent first, into `out`; returns how many. Arrival
+    /// numbers are unique, so each slot takes the most recent block older than the one
+    /// before it.
     pub(super) fn fill(&self, out: &mut [SackBlock]) -> usize {
         let mut n = 0;
-        for (slot, (_, &(start, end))) in out.iter_mut().zip(self.by_recency.iter().rev()) {
+        let mut newer_than = u64::MAX;
+        for slot in out.iter_mut() {
+            let Some(&(start, end, recent)) = self.by_start.iter().filter(|b| b.2 < newer_than).max_by_key(|b| b.2)
+            else {
+                break;
+            };
             *slot = SackBlock { start, end };
+            newer_than = recent;
             n += 1;
         }
         n
@@ -84,6 +102,7 @@ impl SackBlocks {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     fn blocks(b: &SackBlocks) -> Vec<(u64, u64)> {
         let mut out = [SackBlock::default(); 64];
