@@ -45,7 +45,7 @@
 //! together in [`Connection`] fields so that a `Vec` of paths replaces it when multipath
 //! arrives.
 
-use std::collections::{hash_map, BTreeMap, VecDeque};
+use std::collections::{hash_map, VecDeque};
 
 use crate::cc::{self, AckSample, CongestionSignal, HandshakeFeedback, RateSample};
 use crate::config::ConnectionConfig;
@@ -372,12 +372,17 @@ pub struct Connection {
 
     // ---- receive side ----
     rcv_nxt: u64,
-    ooo: BTreeMap<u64, OooSeg>,
+    /// Out-of-order segments held, by start: a list sorted by start, which keeps its memory
+    /// from one loss to the next (a tree allocated and freed a node of about 1 KB each time
+    /// a first segment came and the last left). Most arrive after the others (appended)
+    /// and leave from the front; one that fills a later hole is inserted in the middle, a
+    /// move linear in the segments held (bounded by the receive buffer).
+    ooo: VecDeque<(u64, OooSeg)>,
     ooo_bytes: u64,
     /// Right edge of the window last advertised (RCV.NXT + RCV.WND); never moves left.
     rcv_adv_edge: u64,
     ooo_arrivals: u64,
-    /// The blocks `ooo` forms, by start and by recency, for the SACK option.
+    /// The blocks `ooo` forms, for the SACK option (most recent first).
     sack_blocks: SackBlocks,
     segs_since_ack: u32,
     ack_now: bool,
@@ -451,7 +456,7 @@ impl Connection {
             last_shed_ns: None,
             path: Path::new(controller, rtt),
             rcv_nxt: 0,
-            ooo: BTreeMap::new(),
+            ooo: VecDeque::new(),
             ooo_bytes: 0,
             rcv_adv_edge: 0,
             ooo_arrivals: 0,
@@ -1604,7 +1609,9 @@ impl Connection {
             let buffer = self.cfg.receive_buffer_bytes;
             let beyond_window = end - fin as u64 > self.rcv_nxt.saturating_add(buffer);
             let over_buffer = self.ooo_bytes + (end - start) > buffer + fin as u64;
-            if (beyond_window || over_buffer) && !self.ooo.contains_key(&start) {
+            let at = self.ooo.partition_point(|(s, _)| *s < start);
+            let held = self.ooo.get(at).is_some_and(|(s, _)| *s == start);
+            if (beyond_window || over_buffer) && !held {
                 self.stats.out_of_window_segments += 1;
                 self.stats.out_of_window_bytes += pkt.payload_bytes as u64;
                 self.ack_now = true;
@@ -1612,28 +1619,26 @@ impl Connection {
             }
             self.ooo_arrivals += 1;
             let arrival = self.ooo_arrivals;
-            match self.ooo.entry(start) {
-                std::collections::btree_map::Entry::Vacant(e) => {
-                    e.insert(OooSeg { end, chunks: pkt.chunks.clone(), fin, priority: pkt.priority_option });
-                    self.ooo_bytes += end - start;
-                    self.sack_blocks.insert(start, end, arrival);
-                }
-                std::collections::btree_map::Entry::Occupied(e) => {
-                    // The copy held keeps its extent; its block becomes the most recent.
-                    self.sack_blocks.insert(start, e.get().end, arrival);
-                    self.stats.duplicate_bytes_received += pkt.payload_bytes as u64;
-                }
+            if held {
+                // The copy held keeps its extent; its block becomes the most recent.
+                self.sack_blocks.insert(start, self.ooo[at].1.end, arrival);
+                self.stats.duplicate_bytes_received += pkt.payload_bytes as u64;
+            } else {
+                let seg = OooSeg { end, chunks: pkt.chunks.clone(), fin, priority: pkt.priority_option };
+                self.ooo.insert(at, (start, seg));
+                self.ooo_bytes += end - start;
+                self.sack_blocks.insert(start, end, arrival);
             }
             self.ack_now = true;
             return;
         }
         let filled_hole = !self.ooo.is_empty();
         self.deliver_in_order(start, end, &pkt.chunks, fin, pkt.priority_option);
-        while let Some((&s, _)) = self.ooo.first_key_value() {
+        while let Some(&(s, _)) = self.ooo.front() {
             if s > self.rcv_nxt {
                 break;
             }
-            let seg = self.ooo.remove(&s).expect("first key exists");
+            let (_, seg) = self.ooo.pop_front().expect("front exists");
             self.ooo_bytes -= seg.end - s;
             if seg.end > self.rcv_nxt {
                 self.deliver_in_order(s, seg.end, &seg.chunks, seg.fin, seg.priority);
