@@ -377,8 +377,9 @@ struct FlowState {
 }
 
 /// The connections' and links' state (bytes) above which the packet path prefetches: a
-/// core's L2 (512 KiB on the EPYC machine this was measured on). A 512-flow dumbbell holds
-/// about 2.6 MB of it, a 128-flow one 0.7 MB, a 32-flow one 0.2 MB.
+/// core's L2 (512 KiB on the EPYC machine this was measured on). At about 1.7 KB per TCP
+/// connection and 1 KB per link, a 512-flow dumbbell holds about 4 MB of it, a 128-flow one
+/// about 1 MB, a 32-flow one 0.25 MB.
 const PREFETCH_ABOVE_BYTES: usize = 512 << 10;
 
 #[derive(Debug)]
@@ -928,10 +929,10 @@ impl Simulator {
         self.demux.insert((local, remote), id);
     }
 
-    /// Link `l` has started serializing a packet: asks the cache for what its arrival at the
-    /// far end will touch, a serialization time from now: the next link on its way, or the
-    /// connection that receives it (hints only, see [`triage_core::prefetch`]; no result
-    /// changes).
+    /// Link `l` has started serializing a packet: asks the cache for what its arrival will
+    /// touch: the next link on its way (a serialization time from now), and the connection
+    /// that receives it when the packet is at most one more link from its host (hints only,
+    /// see [`triage_core::prefetch`]; no result changes).
     #[inline(always)]
     fn prefetch_next_hop(&mut self, l: u32) {
         if !self.prefetch {
