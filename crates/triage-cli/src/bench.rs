@@ -250,7 +250,7 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
             median_wall_s: med,
             min_wall_s: lo,
             max_wall_s: hi,
-            wall_s: walls.clone(),
+            wall_s: walls,
             packet_hops_per_s: r.packet_hops as f64 / med,
             events_per_s: r.events as f64 / med,
             ns_per_packet_hop: if r.packet_hops == 0 { 0.0 } else { med * 1e9 / r.packet_hops as f64 },

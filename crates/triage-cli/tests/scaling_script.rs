@@ -1,7 +1,7 @@
 //! `benchmarks/scaling.sh` (README "Performance"): the grid table and the back-to-back
 //! pair table, on two tiny cells of triage alone (the ns-3 side needs Debian's libns3-dev
-//! and minutes per cell). Speed is not asserted, only that every cell and pair is there
-//! with the same packet-hop counts as `triage bench` gives.
+//! and minutes per cell). Speed is not asserted, only that every cell and the pair are
+//! there with positive packet-hop counts, rates and ratio.
 
 use std::path::PathBuf;
 use std::process::Command;

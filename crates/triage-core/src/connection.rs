@@ -736,19 +736,13 @@ impl Connection {
     /// nothing else).
     #[inline(always)]
     pub fn prefetch(&self) {
-        use crate::prefetch::{line, value, LINE_BYTES};
+        use crate::prefetch::{line, range, value};
         use std::mem::{offset_of, size_of};
         let base = (self as *const Self).cast::<u8>();
         let cfg_from = offset_of!(Connection, cfg);
         let cfg_to = cfg_from + size_of::<ConnectionConfig>();
-        let mut off = 0;
-        while off < size_of::<Self>() {
-            if off + LINE_BYTES <= cfg_from || off >= cfg_to {
-                line(base.wrapping_add(off));
-            }
-            off += LINE_BYTES;
-        }
-        line(base.wrapping_add(size_of::<Self>() - 1));
+        range(base, cfg_from);
+        range(base.wrapping_add(cfg_to), size_of::<Self>() - cfg_to);
         for field in [
             offset_of!(ConnectionConfig, mss_bytes),
             offset_of!(ConnectionConfig, receive_buffer_bytes),

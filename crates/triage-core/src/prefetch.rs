@@ -32,14 +32,18 @@ pub fn line(p: *const u8) {
 /// Asks for the lines of the first `bytes` bytes of `*v` (at most the value's size).
 #[inline(always)]
 pub fn value<T: ?Sized>(v: &T, bytes: usize) {
-    let p = (v as *const T).cast::<u8>();
-    let n = bytes.min(std::mem::size_of_val(v));
+    range((v as *const T).cast::<u8>(), bytes.min(std::mem::size_of_val(v)));
+}
+
+/// Asks for the lines of the `n` bytes from `p`.
+#[inline(always)]
+pub fn range(p: *const u8, n: usize) {
     let mut off = 0;
     while off < n {
         line(p.wrapping_add(off));
         off += LINE_BYTES;
     }
-    // The last byte's line, when the value straddles one more line than n / 64.
+    // The last byte's line, when the bytes straddle one more line than n / 64.
     if n > 0 {
         line(p.wrapping_add(n - 1));
     }

@@ -158,16 +158,11 @@ impl Pipe {
 
     /// Inserts `e` at its place by key (keys are unique: the departure order differs).
     fn insert_sorted(&mut self, e: InFlight) {
-        match &self.head {
-            Some((k, _)) if *k < e.0 => {
-                let i = self.rest.partition_point(|(k, _)| *k < e.0);
-                self.rest.insert(i, e);
-            }
-            Some(_) => {
-                let old = self.head.replace(e).unwrap_or_else(|| unreachable!("matched Some"));
-                self.rest.push_front(old);
-            }
-            None => self.head = Some(e),
+        if self.head.as_ref().is_some_and(|(k, _)| *k < e.0) {
+            let i = self.rest.partition_point(|(k, _)| *k < e.0);
+            self.rest.insert(i, e);
+        } else if let Some(old) = self.head.replace(e) {
+            self.rest.push_front(old);
         }
     }
 }
