@@ -416,6 +416,55 @@ pub struct Connection {
     ecn_guard_level: u8,
 }
 
+/// The number of entries of a sequence sorted by strictly increasing `start(i)` (`n` of
+/// them) whose start is below `x`: `partition_point(|s| s.start < x)`, found by
+/// interpolation. The send queue's segments are mostly `step` (one MSS) apart, so entry
+/// `(x - start(0)) / step` is where the answer lies or next to it; a few entries are
+/// compared around it, and a binary search finishes only if that guess was far off (short
+/// segments, a gap). A binary search from the middle reads about log2(n) segments, each
+/// on its own cache line, one after the other: with many flows those are out of the cache,
+/// and the SACK scoreboard lookup waited on each (the largest stall of a 512-flow run).
+/// Same answer as `partition_point` for every input (property test).
+#[inline]
+fn partition_by_start(n: usize, start: impl Fn(usize) -> u64, x: u64, step: u64) -> usize {
+    const NEAR: usize = 4;
+    if n == 0 || x <= start(0) {
+        return 0;
+    }
+    let guess = usize::try_from((x - start(0)) / step.max(1)).unwrap_or(usize::MAX).min(n);
+    // Invariant for the search below: start(lo - 1) < x (or lo = 0... here lo >= 1, since
+    // start(0) < x) and start(hi) >= x (or hi = n).
+    let (mut lo, mut hi) = (1, n);
+    if guess < n && start(guess) < x {
+        // The answer is above the guess: walk up a few entries.
+        lo = guess + 1;
+        for _ in 0..NEAR {
+            if lo >= n || start(lo) >= x {
+                return lo;
+            }
+            lo += 1;
+        }
+    } else {
+        // start(guess) >= x (or guess = n): the answer is at or below it; walk down.
+        hi = guess;
+        for _ in 0..NEAR {
+            if hi <= 1 || start(hi - 1) < x {
+                return hi;
+            }
+            hi -= 1;
+        }
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if start(mid) < x {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 impl Connection {
     fn new(cfg: ConnectionConfig, local: Addr, remote: Addr, state: State) -> Self {
         let mut controller = cc::build_for(&cfg);
@@ -729,6 +778,13 @@ impl Connection {
         }
     }
 
+    /// Index of the first sent segment whose start is at or above `x`
+    /// (`segs.partition_point(|s| s.start < x)`, by [`partition_by_start`]).
+    #[inline]
+    fn seg_at_or_above(&self, x: u64) -> usize {
+        partition_by_start(self.segs.len(), |i| self.segs[i].start, x, self.cfg.mss_bytes as u64)
+    }
+
     /// Asks the cache for what the next received packet will read: the connection's lines
     /// but those of its settings (664 bytes, of which the packet path reads a few fields,
     /// asked for one by one), the oldest sent segment (where an ACK starts), the send
@@ -1033,7 +1089,7 @@ impl Connection {
         let paced_out = pacing.is_some() && now_ns < self.path.next_send_ns;
 
         if self.lost_pending > 0 {
-            let from = self.segs.partition_point(|s| s.start < self.lost_from);
+            let from = self.seg_at_or_above(self.lost_from);
             let idx = self.segs.range(from..).position(|s| s.lost && !s.in_flight && !s.sacked).map(|i| from + i);
             if let Some(i) = idx {
                 self.lost_from = self.segs[i].start;
@@ -1321,7 +1377,7 @@ impl Connection {
             if b.end <= self.snd_una || b.start >= self.snd_nxt {
                 continue;
             }
-            let first = self.segs.partition_point(|s| s.start < b.start);
+            let first = self.seg_at_or_above(b.start);
             let mut i = first;
             while i < self.segs.len() && self.segs[i].end <= b.end {
                 if !self.segs[i].sacked {
@@ -1460,7 +1516,7 @@ impl Connection {
             // Nothing above the highest SACKed segment has SACKed bytes above it, and
             // nothing below `loss_floor` can newly qualify: walk down from the one to the
             // other (a few segments per ACK, each below the new floor once).
-            let top = self.segs.partition_point(|s| s.start <= self.high_sacked_start);
+            let top = self.seg_at_or_above(self.high_sacked_start.saturating_add(1));
             let mut floor = self.loss_floor;
             for seg in self.segs.range_mut(..top).rev() {
                 if seg.start < self.loss_floor {
@@ -1481,7 +1537,7 @@ impl Connection {
         }
         // Retransmissions, which IsLost() never finds lost again, in transmission order.
         while let Some((tx, start)) = self.rexmit.next_lost() {
-            let i = self.segs.partition_point(|s| s.start < start);
+            let i = self.seg_at_or_above(start);
             let Some(seg) = self.segs.get_mut(i) else { continue };
             if seg.start != start || seg.tx != tx || !seg.in_flight || seg.sacked {
                 continue; // acknowledged or sent again since

@@ -783,3 +783,50 @@ fn retransmissions_are_not_ect_and_carry_no_cwr() {
     }
     assert_eq!(retransmissions, 1);
 }
+
+mod partition_by_start_prop {
+    use super::super::partition_by_start;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Interpolation finds what `partition_point` finds, whatever the spacing (MSS
+        /// apart, shorter segments, gaps, a 1-byte SYN first) and wherever `x` falls.
+        #[test]
+        fn same_as_partition_point(
+            first in 0u64..1_000_000,
+            gaps in proptest::collection::vec(prop_oneof![Just(1448u64), Just(1449u64), 1u64..3000], 0..300),
+            step in prop_oneof![Just(1448u64), 0u64..5000],
+            x_off in 0u64..500_000,
+        ) {
+            let mut starts = vec![first];
+            for g in &gaps {
+                let last = *starts.last().unwrap();
+                starts.push(last + g);
+            }
+            let x = first.saturating_sub(2000) + x_off;
+            let want = starts.partition_point(|&s| s < x);
+            prop_assert_eq!(partition_by_start(starts.len(), |i| starts[i], x, step), want);
+            // Also at every start and just around it.
+            for &s in starts.iter().step_by(7) {
+                for x in [s.saturating_sub(1), s, s + 1] {
+                    let want = starts.partition_point(|&t| t < x);
+                    prop_assert_eq!(partition_by_start(starts.len(), |i| starts[i], x, step), want);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn empty_and_edges() {
+        let none: Vec<u64> = vec![];
+        assert_eq!(partition_by_start(0, |i| none[i], 5, 1448), 0);
+        let s = [10u64, 1458, 2906];
+        assert_eq!(partition_by_start(3, |i| s[i], 0, 1448), 0);
+        assert_eq!(partition_by_start(3, |i| s[i], 10, 1448), 0);
+        assert_eq!(partition_by_start(3, |i| s[i], 11, 1448), 1);
+        assert_eq!(partition_by_start(3, |i| s[i], 2906, 1448), 2);
+        assert_eq!(partition_by_start(3, |i| s[i], 2907, 1448), 3);
+        assert_eq!(partition_by_start(3, |i| s[i], u64::MAX, 1448), 3);
+        assert_eq!(partition_by_start(3, |i| s[i], u64::MAX, 0), 3);
+    }
+}
