@@ -949,6 +949,11 @@ impl Simulator {
         if let Some(c) = self.find_conn(d, s) {
             let slot = &self.conns[c as usize];
             triage_core::prefetch::line((&slot.timer_at as *const u64).cast());
+            // The connection's delay counters (a data packet's delivery adds to them):
+            // `conn_series` is filled beside `conns`, so connection c's entry is entry c.
+            if let Some(series) = self.recorder.conn_series.get(c as usize) {
+                triage_core::prefetch::line((series as *const ConnSeries).cast());
+            }
             slot.conn.prefetch();
         }
     }
