@@ -24,12 +24,14 @@ use triage_sim::report::RunReport;
 
 /// The binary's allocator, counting allocations (reallocations count as one each).
 ///
-/// mimalloc rather than the system's (glibc): with many flows a run allocates as its
-/// connections open and grow their send and reassembly queues, and replaces the boxes of
-/// the packets queues drop; glibc served those from its general bins (splitting, merging
-/// and fresh pages), mimalloc from per-size free lists in pages it keeps. No result
-/// depends on the allocator (every output is byte-identical); a 512-flow dumbbell at
-/// 100 Mbps costs about 6% less per packet-hop against 2 flows (README, Performance).
+/// mimalloc rather than the system's (glibc): mimalloc commits its arena eagerly, and where
+/// the kernel's transparent huge pages are on (`madvise` mode or `always`) the arena is
+/// backed by 2 MiB pages, so that the scattered per-flow state of a many-flow run costs
+/// fewer TLB misses and no page faults during the run. A 512-flow dumbbell at 100 Mbps
+/// costs about 6% less per packet-hop against 2 flows, a gain that disappears with huge
+/// pages turned off for the process; the price is 10-30 MiB more peak memory (README,
+/// Performance, "An eighth round"). No result depends on the allocator (every output is
+/// byte-identical).
 struct CountingAlloc;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);

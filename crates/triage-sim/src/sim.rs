@@ -378,13 +378,15 @@ struct FlowState {
 /// about 1 MB, a 32-flow one 0.25 MB.
 const PREFETCH_ABOVE_BYTES: usize = 512 << 10;
 
+/// A connection and what the simulator keeps beside it. Connection `c` is `conns[c]`, and
+/// its time series in the recorder is `recorder.conn_series[c]` (both are pushed together,
+/// in `add_conn`, and neither is ever removed).
 #[derive(Debug)]
 struct ConnSlot {
     conn: Endpoint,
     flow: u32,
     is_server: bool,
     timer_at: u64,
-    series: usize,
     last_state: &'static str,
     /// A pooled page load's client connection: its group (0 otherwise).
     group: u32,
@@ -832,11 +834,11 @@ impl Simulator {
             let (local, remote) = if is_server { (s, c) } else { (c, s) };
             self.demux_insert(local, remote, id);
         }
-        let series = self.recorder.conn_series.len();
+        debug_assert_eq!(self.recorder.conn_series.len(), id as usize, "series c is connection c's");
         self.recorder.conn_series.push(ConnSeries { flow, is_server, ..Default::default() });
         let state = conn.cc_state().1;
-        self.recorder.state_changes.push((series, self.now_ns, state));
-        self.conns.push(ConnSlot { conn, flow, is_server, timer_at: u64::MAX, series, last_state: state, group: 0 });
+        self.recorder.state_changes.push((id as usize, self.now_ns, state));
+        self.conns.push(ConnSlot { conn, flow, is_server, timer_at: u64::MAX, last_state: state, group: 0 });
         let state_bytes =
             self.conns.len() * std::mem::size_of::<ConnSlot>() + self.net.links.len() * std::mem::size_of::<Link>();
         self.prefetch = state_bytes > PREFETCH_ABOVE_BYTES;
@@ -869,7 +871,7 @@ impl Simulator {
         if let Some(c) = self.find_conn(pkt.dst, pkt.src) {
             if pkt.payload_bytes > 0 || pkt.quic.is_some() {
                 // One-way delay of data packets, per receiving end.
-                let series = &mut self.recorder.conn_series[self.conns[c as usize].series];
+                let series = &mut self.recorder.conn_series[c as usize];
                 series.rx_data_packets += 1;
                 series.rx_delay_total_ns += self.now_ns - origin_ns;
             }
@@ -949,8 +951,7 @@ impl Simulator {
         if let Some(c) = self.find_conn(d, s) {
             let slot = &self.conns[c as usize];
             triage_core::prefetch::line((&slot.timer_at as *const u64).cast());
-            // The connection's delay counters (a data packet's delivery adds to them):
-            // `conn_series` is filled beside `conns`, so connection c's entry is entry c.
+            // The connection's delay counters (a data packet's delivery adds to them).
             if let Some(series) = self.recorder.conn_series.get(c as usize) {
                 triage_core::prefetch::line((series as *const ConnSeries).cast());
             }
@@ -1034,7 +1035,7 @@ impl Simulator {
         // reading the bytes (most calls), and different pointers still compare by content.
         if !std::ptr::eq(state, slot.last_state) && state != slot.last_state {
             slot.last_state = state;
-            self.recorder.state_changes.push((slot.series, self.now_ns, state));
+            self.recorder.state_changes.push((c as usize, self.now_ns, state));
         }
         if let Some(d) = slot.conn.poll_timeout() {
             let d = d.max(self.now_ns);
@@ -1703,9 +1704,9 @@ impl Simulator {
     }
 
     fn sample(&mut self) {
-        for slot in &self.conns {
+        for (series, slot) in self.recorder.conn_series.iter_mut().zip(&self.conns) {
             let c = &slot.conn;
-            self.recorder.conn_series[slot.series].samples.push(ConnSample {
+            series.samples.push(ConnSample {
                 t_ns: self.now_ns,
                 cwnd_bytes: c.cwnd_bytes(),
                 inflight_bytes: c.bytes_in_flight(),
