@@ -46,6 +46,7 @@
 //! arrives.
 
 use std::collections::{hash_map, VecDeque};
+use std::sync::Arc;
 
 use crate::cc::{self, AckSample, CongestionSignal, HandshakeFeedback, RateSample};
 use crate::config::ConnectionConfig;
@@ -329,7 +330,13 @@ impl RttPick {
 /// A TCP-mode connection (see the module documentation for the contract).
 #[derive(Debug)]
 pub struct Connection {
-    cfg: ConnectionConfig,
+    /// Settings, shared by every connection opened with the same ones (the simulator opens
+    /// a flow's connections, and those of flows alike, from one copy): 664 bytes that each
+    /// connection held before, which made its state a third larger and took eight lines of
+    /// its own to fetch on every packet with many flows, where one copy stays in the cache.
+    /// Changed only through [`Arc::make_mut`] (a connection whose settings change gets a
+    /// copy of its own).
+    cfg: Arc<ConnectionConfig>,
     local: Addr,
     remote: Addr,
     state: State,
@@ -467,7 +474,7 @@ fn partition_by_start(n: usize, start: impl Fn(usize) -> u64, x: u64, step: u64)
 }
 
 impl Connection {
-    fn new(cfg: ConnectionConfig, local: Addr, remote: Addr, state: State) -> Self {
+    fn new(cfg: Arc<ConnectionConfig>, local: Addr, remote: Addr, state: State) -> Self {
         let mut controller = cc::build_for(&cfg);
         controller.on_handshake_feedback(HandshakeFeedback::default());
         let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns);
@@ -532,20 +539,20 @@ impl Connection {
     }
 
     /// Active open: the returned connection's first transmit is a SYN.
-    pub fn connect(cfg: ConnectionConfig, local: Addr, remote: Addr) -> Self {
-        Self::new(cfg, local, remote, State::SynSent)
+    pub fn connect(cfg: impl Into<Arc<ConnectionConfig>>, local: Addr, remote: Addr) -> Self {
+        Self::new(cfg.into(), local, remote, State::SynSent)
     }
 
     /// Passive open from a received SYN: the first transmit is the SYN-ACK.
     /// Returns `None` when `syn` is not a SYN.
     /// (`_now_ns` is part of the sans-IO contract: every input takes the time; a new
     /// connection needs none of it yet.)
-    pub fn accept(cfg: ConnectionConfig, _now_ns: u64, syn: &Packet) -> Option<Self> {
+    pub fn accept(cfg: impl Into<Arc<ConnectionConfig>>, _now_ns: u64, syn: &Packet) -> Option<Self> {
         if !syn.flags.has(TcpFlags::SYN) || syn.flags.has(TcpFlags::ACK) {
             return None;
         }
         let rcv_nxt = syn.seq.checked_add(1)?;
-        let mut c = Self::new(cfg, syn.dst, syn.src, State::SynReceived);
+        let mut c = Self::new(cfg.into(), syn.dst, syn.src, State::SynReceived);
         c.rcv_nxt = rcv_nxt;
         c.peer_window_bytes = syn.window_bytes;
         c.stats.packets_received += 1;
@@ -682,13 +689,13 @@ impl Connection {
 
     /// Set the per-socket default priority.
     pub fn set_default_priority(&mut self, priority: u8) {
-        self.cfg.default_priority = priority;
+        Arc::make_mut(&mut self.cfg).default_priority = priority;
     }
 
     /// Turn Save-Data on (or change its threshold): queued messages less important than
     /// `threshold` leave the scheduler and are reported (CATS §II-D-3).
     pub fn set_save_data(&mut self, threshold: Option<u8>) {
-        self.cfg.save_data_threshold = threshold;
+        Arc::make_mut(&mut self.cfg).save_data_threshold = threshold;
         if let Some(t) = threshold {
             for d in self.scheduler.discard_below(t) {
                 self.report_discard(d);
@@ -786,32 +793,14 @@ impl Connection {
         partition_by_start(self.segs.len(), |i| self.segs[i].start, x, self.cfg.mss_bytes as u64)
     }
 
-    /// Asks the cache for what the next received packet will read: the connection's lines
-    /// but those of its settings (664 bytes, of which the packet path reads a few fields,
-    /// asked for one by one), the oldest sent segment (where an ACK starts), the send
-    /// scheduler and the congestion controller ([`crate::prefetch`]; a hint that changes
-    /// nothing else).
+    /// Asks the cache for what the next received packet will read: the connection's lines,
+    /// the oldest sent segment (where an ACK starts), the send scheduler and the congestion
+    /// controller ([`crate::prefetch`]; a hint that changes nothing else). The settings are
+    /// shared (`cfg`) and, with many connections alike, already in the cache.
     #[inline(always)]
     pub fn prefetch(&self) {
-        use crate::prefetch::{line, range, value};
-        use std::mem::{offset_of, size_of};
-        let base = (self as *const Self).cast::<u8>();
-        let cfg_from = offset_of!(Connection, cfg);
-        let cfg_to = cfg_from + size_of::<ConnectionConfig>();
-        range(base, cfg_from);
-        range(base.wrapping_add(cfg_to), size_of::<Self>() - cfg_to);
-        for field in [
-            offset_of!(ConnectionConfig, mss_bytes),
-            offset_of!(ConnectionConfig, receive_buffer_bytes),
-            offset_of!(ConnectionConfig, delayed_ack_segments),
-            offset_of!(ConnectionConfig, delayed_ack_timeout_ns),
-            offset_of!(ConnectionConfig, load_shedding),
-            offset_of!(ConnectionConfig, save_data_threshold),
-            offset_of!(ConnectionConfig, ecn),
-            offset_of!(ConnectionConfig, priority_option),
-        ] {
-            line(base.wrapping_add(cfg_from + field));
-        }
+        use crate::prefetch::{line, value};
+        value(self, usize::MAX);
         if let Some(s) = self.segs.front() {
             value(s, usize::MAX);
         }

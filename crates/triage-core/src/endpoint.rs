@@ -9,6 +9,7 @@ use crate::config::{ConnectionConfig, TransportMode};
 use crate::connection::{Connection, ConnectionStats, Event, State};
 use crate::quic::QuicConnection;
 use crate::wire::{Addr, Packet};
+use std::sync::Arc;
 
 /// A connection in TCP or QUIC mode.
 #[derive(Debug)]
@@ -31,18 +32,27 @@ macro_rules! both {
 
 impl Endpoint {
     /// Active open in the mode the settings name.
-    pub fn connect(cfg: ConnectionConfig, local: Addr, remote: Addr) -> Self {
+    ///
+    /// `cfg` may be an `Arc` shared with other connections (TCP mode keeps the shared copy;
+    /// QUIC mode takes one of its own).
+    pub fn connect(cfg: impl Into<Arc<ConnectionConfig>>, local: Addr, remote: Addr) -> Self {
+        let cfg = cfg.into();
         match cfg.mode {
             TransportMode::Tcp => Endpoint::Tcp(Connection::connect(cfg, local, remote)),
-            TransportMode::Quic => Endpoint::Quic(Box::new(QuicConnection::connect(cfg, local, remote))),
+            TransportMode::Quic => {
+                Endpoint::Quic(Box::new(QuicConnection::connect(Arc::unwrap_or_clone(cfg), local, remote)))
+            }
         }
     }
 
     /// Passive open from a first packet (a SYN, or a datagram with a client's first Initial).
-    pub fn accept(cfg: ConnectionConfig, now_ns: u64, first: &Packet) -> Option<Self> {
+    pub fn accept(cfg: impl Into<Arc<ConnectionConfig>>, now_ns: u64, first: &Packet) -> Option<Self> {
+        let cfg = cfg.into();
         match cfg.mode {
             TransportMode::Tcp => Connection::accept(cfg, now_ns, first).map(Endpoint::Tcp),
-            TransportMode::Quic => QuicConnection::accept(cfg, now_ns, first).map(|c| Endpoint::Quic(Box::new(c))),
+            TransportMode::Quic => {
+                QuicConnection::accept(Arc::unwrap_or_clone(cfg), now_ns, first).map(|c| Endpoint::Quic(Box::new(c)))
+            }
         }
     }
 

@@ -470,7 +470,15 @@ pub struct Simulator {
     /// connections' and links' state outgrows a core's cache ([`PREFETCH_ABOVE_BYTES`]);
     /// below that every line is already there and the hints would only cost instructions.
     prefetch: bool,
+    /// Connection settings shared by the connections opened with them
+    /// ([`shared_config`](Self::shared_config)), the latest last.
+    shared_configs: Vec<Arc<ConnectionConfig>>,
 }
+
+/// The most distinct connection settings [`Simulator::shared_config`] compares a new
+/// connection's with (a flow's client and server usually differ, and a scenario's flows
+/// mostly share a few kinds).
+const SHARED_CONFIGS: usize = 4;
 
 /// The most boxes kept for reuse: enough for every packet in flight in large scenarios,
 /// bounded so that a burst does not pin its memory for the rest of the run.
@@ -521,6 +529,7 @@ impl Simulator {
             finished: false,
             free_packets: Vec::new(),
             prefetch: false,
+            shared_configs: Vec::new(),
         }
     }
 
@@ -809,17 +818,37 @@ impl Simulator {
             }
             return;
         }
+        let cfg = self.shared_config(f, false);
         let flow = &self.flows[f as usize];
         let (client_port, server_port) = flow_ports(f);
         let local = Addr { node: flow.spec.client, port: client_port };
         let remote = Addr { node: flow.spec.server, port: server_port };
-        let mut conn = Endpoint::connect(flow.spec.client_transport.clone(), local, remote);
+        let mut conn = Endpoint::connect(cfg, local, remote);
         for &(c, s) in &flow.spec.extra_paths {
             conn.add_path(Addr { node: c, port: client_port }, Addr { node: s, port: server_port });
         }
         let id = self.add_conn(conn, f, false);
         self.flows[f as usize].client_conn = Some(id);
         self.service(id);
+    }
+
+    /// The settings flow `f`'s client (or server) connections open with, as one copy shared
+    /// with the connections opened before with equal settings (the last few distinct ones
+    /// are kept): with many flows alike, every connection reads the same settings, which
+    /// stay in the cache, instead of 664 bytes of its own. Taken when a connection opens
+    /// (after the flows' settings are final, e.g. by [`set_qlog`](Self::set_qlog)).
+    fn shared_config(&mut self, f: u32, server: bool) -> Arc<ConnectionConfig> {
+        let spec = &self.flows[f as usize].spec;
+        let cfg = if server { &spec.server_transport } else { &spec.client_transport };
+        if let Some(shared) = self.shared_configs.iter().rev().find(|c| ***c == *cfg) {
+            return Arc::clone(shared);
+        }
+        let shared = Arc::new(cfg.clone());
+        if self.shared_configs.len() == SHARED_CONFIGS {
+            self.shared_configs.remove(0);
+        }
+        self.shared_configs.push(Arc::clone(&shared));
+        shared
     }
 
     fn add_conn(&mut self, conn: Endpoint, flow: u32, is_server: bool) -> u32 {
@@ -888,7 +917,7 @@ impl Simulator {
         };
         if opens {
             if let Some(&f) = self.listeners.get(&pkt.dst) {
-                let cfg = self.flows[f as usize].spec.server_transport.clone();
+                let cfg = self.shared_config(f, true);
                 if let Some(conn) = Endpoint::accept(cfg, self.now_ns, &pkt) {
                     let id = self.add_conn(conn, f, true);
                     // A pooled page load opens several: the first stands for the flow.
@@ -1549,12 +1578,13 @@ impl Simulator {
 
     /// A pooled page load opens the connection of group `g` (its DNS lookup is done).
     fn pool_open(&mut self, f: u32, g: u32) {
+        let cfg = self.shared_config(f, false);
         let flow = &self.flows[f as usize];
         let (client_port, server_port) = flow_ports(f);
         let port = if g == 0 { client_port } else { POOL_PORT_BASE + g as u16 };
         let local = Addr { node: flow.spec.client, port };
         let remote = Addr { node: flow.spec.server, port: server_port };
-        let conn = Endpoint::connect(flow.spec.client_transport.clone(), local, remote);
+        let conn = Endpoint::connect(cfg, local, remote);
         let id = self.add_conn(conn, f, false);
         self.conns[id as usize].group = g;
         let flow = &mut self.flows[f as usize];
@@ -1996,6 +2026,43 @@ mod tests {
                 assert_eq!(net.route(src, dst), w, "{src} -> {dst}");
             }
         }
+    }
+
+    /// Connections opened with equal settings share one copy of them (flows 0 and 1, and
+    /// each flow's two ends here), and different settings get their own (flow 2).
+    #[test]
+    fn connections_with_equal_settings_share_one_copy() {
+        let p = LinkParams::new(10_000_000, 1_000_000, 100);
+        let (net, clients, servers) = crate::topology::dumbbell(1, 3, &p, &p);
+        let mut sim = Simulator::new(net, 0);
+        let cubic = ConnectionConfig { controller: triage_core::cc::ControllerKind::Cubic, ..Default::default() };
+        for (i, cfg) in [ConnectionConfig::default(), ConnectionConfig::default(), cubic].into_iter().enumerate() {
+            sim.add_flow(FlowSpec {
+                name: format!("f{i}"),
+                client: clients[i],
+                server: servers[i],
+                start_ns: 0,
+                client_transport: cfg.clone(),
+                server_transport: cfg,
+                client_app: AppSpec::Messages(vec![MessageSpec {
+                    name: "m".into(),
+                    bytes: 10_000,
+                    priority: None,
+                    at_ns: None,
+                    unreliable: false,
+                    same_stream_as: None,
+                }]),
+                server_app: AppSpec::Sink,
+                extra_paths: Vec::new(),
+            });
+        }
+        sim.run(1_000_000_000, |_| {});
+        let cfg = |f: u32, server: bool| sim.connection(f, server).expect("opened").config() as *const ConnectionConfig;
+        assert!(std::ptr::eq(cfg(0, false), cfg(1, false)));
+        assert!(std::ptr::eq(cfg(0, false), cfg(1, true)));
+        assert!(std::ptr::eq(cfg(2, false), cfg(2, true)));
+        assert!(!std::ptr::eq(cfg(0, false), cfg(2, false)));
+        assert_eq!(sim.shared_configs.len(), 2);
     }
 
     /// The per-node cache of the last connection found answers as the map does, also

@@ -830,3 +830,16 @@ mod partition_by_start_prop {
         assert_eq!(partition_by_start(3, |i| s[i], u64::MAX, 0), 3);
     }
 }
+
+/// Connections opened from one shared copy of the settings read that copy; one whose
+/// settings change gets its own, and the others keep theirs unchanged.
+#[test]
+fn shared_settings_are_copied_on_write() {
+    let shared = Arc::new(ConnectionConfig::default());
+    let mut a = Connection::connect(Arc::clone(&shared), CLIENT, SERVER);
+    let b = Connection::connect(Arc::clone(&shared), CLIENT, SERVER);
+    assert!(std::ptr::eq(a.config(), b.config()) && std::ptr::eq(a.config(), &*shared));
+    a.set_default_priority(5);
+    assert_eq!((a.config().default_priority, b.config().default_priority), (5, shared.default_priority));
+    assert!(!std::ptr::eq(a.config(), b.config()) && std::ptr::eq(b.config(), &*shared));
+}
