@@ -175,13 +175,7 @@ fn any_u64(u: &mut Unstructured) -> Result<u64> {
 }
 
 fn any_chunk(u: &mut Unstructured) -> Result<MsgChunk> {
-    Ok(MsgChunk {
-        msg_id: u.int_in_range(0..=8)?,
-        msg_offset_bytes: any_u64(u)?,
-        len_bytes: u.int_in_range(0..=3000)?,
-        msg_len_bytes: any_u64(u)?,
-        priority: u.arbitrary()?,
-    })
+    Ok(MsgChunk::new(u.int_in_range(0..=8)?, any_u64(u)?, u.int_in_range(0..=3000)?, any_u64(u)?, u.arbitrary()?))
 }
 
 fn any_sack(u: &mut Unstructured) -> Result<SackBlock> {

@@ -57,7 +57,7 @@ fn check_emitted(seen: &mut Seen, p: &Packet) {
     assert_eq!(options % 4, 0);
     assert_eq!(p.wire_bytes(), IP_HEADER_BYTES + TCP_BASE_HEADER_BYTES + options + p.payload_bytes);
     if p.payload_bytes > 0 {
-        let sum: u64 = p.chunks.iter().map(|c| c.len_bytes as u64).sum();
+        let sum: u64 = p.chunks.iter().map(|c| c.len_bytes() as u64).sum();
         assert_eq!(sum, p.payload_bytes as u64, "chunks {:?}", p.chunks);
     }
     assert!(p.seq.checked_add(p.seq_len()).is_some());
@@ -167,13 +167,7 @@ fn forged(u: &mut Unstructured, net: &Net, k: usize) -> Result<Packet> {
     let n = u.int_in_range(0..=3usize)?;
     let mut chunks = Chunks::new();
     for _ in 0..n {
-        chunks.push(MsgChunk {
-            msg_id: u.int_in_range(0..=8)?,
-            msg_offset_bytes: near(u, 0)?,
-            len_bytes: u.int_in_range(0..=3000)?,
-            msg_len_bytes: near(u, 100_000)?,
-            priority: u.arbitrary()?,
-        });
+        chunks.push(MsgChunk::new(u.int_in_range(0..=8)?, near(u, 0)?, u.int_in_range(0..=3000)?, near(u, 100_000)?, u.arbitrary()?));
     }
     if u.arbitrary()? {
         p.chunks = chunks;

@@ -1129,7 +1129,7 @@ impl Connection {
         } else {
             let max = mss.min(rwnd_room) as u32;
             let chunks = self.scheduler.next_segment(now_ns, max);
-            let payload: u32 = chunks.iter().map(|c| c.len_bytes).sum();
+            let payload: u32 = chunks.iter().map(|c| c.len_bytes()).sum();
             if payload == 0 {
                 return false;
             }
@@ -1216,7 +1216,7 @@ impl Connection {
     /// A segment carrying payload: the priority option and DSCP follow its first chunk's
     /// priority (CATS §II-D-2).
     fn make_data_packet(&mut self, p: &mut Packet, flags: u8, seq: u64, payload: u32, chunks: Chunks) {
-        let priority = chunks.first().map(|c| c.priority);
+        let priority = chunks.first().map(|c| c.priority());
         self.make_packet(p, flags, seq, payload, chunks);
         if let Some(prio) = priority {
             if self.cfg.priority_option {
@@ -1710,7 +1710,7 @@ impl Connection {
         let mut pos = 0u64;
         for (k, c) in chunks.iter().enumerate() {
             let c_start = pos;
-            let c_end = pos + c.len_bytes as u64;
+            let c_end = pos + c.len_bytes() as u64;
             pos = c_end;
             if c_end <= skip {
                 continue;

@@ -740,15 +740,7 @@ fn sack_blocks_are_reported_most_recent_first() {
         ack: 1,
         window_bytes: 1 << 20,
         payload_bytes: 1000,
-        chunks: [crate::sched::MsgChunk {
-            msg_id: 0,
-            msg_offset_bytes: i * 1000,
-            len_bytes: 1000,
-            msg_len_bytes: 20_000,
-            priority: 0,
-        }]
-        .into_iter()
-        .collect(),
+        chunks: [crate::sched::MsgChunk::new(0, i * 1000, 1000, 20_000, 0)].into_iter().collect(),
         ..Default::default()
     };
     let block = |i: u64| SackBlock { start: 1 + i * 1000, end: 1 + (i + 1) * 1000 };

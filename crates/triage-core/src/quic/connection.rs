@@ -1329,8 +1329,8 @@ impl QuicConnection {
             Frame::Stream { chunk, .. } => {
                 let done = self.send_msgs.get(&chunk.msg_id).is_some_and(|m| range_covered(&m.acked, chunk));
                 if !done {
-                    self.qstats.stream_bytes_retransmitted += chunk.len_bytes as u64;
-                    self.stats.retransmitted_bytes += chunk.len_bytes as u64;
+                    self.qstats.stream_bytes_retransmitted += chunk.len_bytes() as u64;
+                    self.stats.retransmitted_bytes += chunk.len_bytes() as u64;
                     if let Some(c) = self.send_streams.to_entry(chunk) {
                         self.sched.requeue_lost(now_ns, c);
                     }
@@ -1628,7 +1628,7 @@ impl QuicConnection {
             index < self.local_max_streams[usize::from(!bidi)]
         };
         if !allowed {
-            self.recv_streams.over_limit_bytes += chunk.len_bytes as u64;
+            self.recv_streams.over_limit_bytes += chunk.len_bytes() as u64;
             return;
         }
         let peer_bidi = qs::is_bidi(stream_id) && qs::client_initiated(stream_id) != self.is_client;
@@ -2005,7 +2005,7 @@ impl QuicConnection {
             Frame::Stream { chunk, .. } => {
                 if let Some(m) = self.send_msgs.get_mut(&chunk.msg_id) {
                     let was_acked = m.acked_bytes >= m.len_bytes;
-                    let (s, e) = (chunk.msg_offset_bytes, chunk.msg_offset_bytes + chunk.len_bytes as u64);
+                    let (s, e) = (chunk.msg_offset_bytes, chunk.msg_offset_bytes + chunk.len_bytes() as u64);
                     m.acked_bytes += insert_range(&mut m.acked, s, e);
                     if !was_acked && m.acked_bytes >= m.len_bytes {
                         let stream = m.stream_id;
@@ -2441,8 +2441,8 @@ impl QuicConnection {
                 }
                 Frame::Padding(_) => {}
                 Frame::Stream { chunk, .. } => {
-                    self.stats.data_bytes_sent += chunk.len_bytes as u64;
-                    self.paths[pi].stats.data_bytes_sent += chunk.len_bytes as u64;
+                    self.stats.data_bytes_sent += chunk.len_bytes() as u64;
+                    self.paths[pi].stats.data_bytes_sent += chunk.len_bytes() as u64;
                     frames.push(f.clone());
                 }
                 Frame::Datagram { data_len, .. } => {
@@ -2682,24 +2682,23 @@ impl QuicConnection {
             };
             let Some(mut chunk) = next else { break };
             let Some((stream_id, stream_off)) = self.send_streams.locate(&chunk) else { continue };
-            let hdr = wq::stream_frame_overhead(stream_id, stream_off, chunk.len_bytes as usize);
-            let over = (hdr + chunk.len_bytes as usize).saturating_sub(*budget) as u32;
+            let hdr = wq::stream_frame_overhead(stream_id, stream_off, chunk.len_bytes() as usize);
+            let over = (hdr + chunk.len_bytes() as usize).saturating_sub(*budget) as u32;
             if over > 0 {
-                if over >= chunk.len_bytes {
+                if over >= chunk.len_bytes() {
                     self.sched.give_back(now_ns, PathId(pi as u32), chunk);
                     break;
                 }
-                let keep = chunk.len_bytes - over;
-                let tail =
-                    MsgChunk { msg_offset_bytes: chunk.msg_offset_bytes + keep as u64, len_bytes: over, ..chunk };
-                chunk.len_bytes = keep;
+                let keep = chunk.len_bytes() - over;
+                let tail = chunk.at(chunk.msg_offset_bytes + keep as u64, over);
+                chunk = chunk.with_len(keep);
                 self.sched.give_back(now_ns, PathId(pi as u32), tail);
             }
             let Some((chunk, stream_base)) = self.send_streams.handed_out(now_ns, chunk, &mut *self.sched) else {
                 continue;
             };
             let Some(m) = self.send_msgs.get_mut(&chunk.msg_id) else { continue };
-            let end = chunk.msg_offset_bytes + chunk.len_bytes as u64;
+            let end = chunk.msg_offset_bytes + chunk.len_bytes() as u64;
             if end > m.sent_bytes {
                 self.data_sent_bytes += end - m.sent_bytes.max(chunk.msg_offset_bytes);
                 m.sent_bytes = end;
@@ -2773,6 +2772,6 @@ fn is_datagram(f: &Frame) -> bool {
 
 /// True when `chunk`'s bytes are all inside the merged `ranges`.
 fn range_covered(ranges: &[(u64, u64)], chunk: &MsgChunk) -> bool {
-    let (s, e) = (chunk.msg_offset_bytes, chunk.msg_offset_bytes + chunk.len_bytes as u64);
+    let (s, e) = (chunk.msg_offset_bytes, chunk.msg_offset_bytes + chunk.len_bytes() as u64);
     ranges.iter().any(|&(a, b)| a <= s && e <= b)
 }

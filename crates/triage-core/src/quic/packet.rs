@@ -193,7 +193,7 @@ impl Frame {
             Frame::Crypto { offset, len } => wq::crypto_frame_overhead(*offset, *len as usize) + *len as usize,
             Frame::Stream { stream_id, stream_base, chunk, .. } => {
                 let off = stream_base + chunk.msg_offset_bytes;
-                wq::stream_frame_overhead(*stream_id, off, chunk.len_bytes as usize) + chunk.len_bytes as usize
+                wq::stream_frame_overhead(*stream_id, off, chunk.len_bytes() as usize) + chunk.len_bytes() as usize
             }
             Frame::Datagram { data_len, header_len, .. } => {
                 let payload = (*data_len + *header_len) as usize;

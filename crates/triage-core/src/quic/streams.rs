@@ -254,19 +254,14 @@ impl SendStreams {
     /// is released.
     pub fn handed_out(&mut self, now_ns: u64, c: MsgChunk, sched: &mut dyn StreamScheduler) -> Option<(MsgChunk, u64)> {
         let e = self.entries.get_mut(&c.msg_id)?;
-        let end = c.msg_offset_bytes + c.len_bytes as u64;
+        let end = c.msg_offset_bytes + c.len_bytes() as u64;
         let mut exhausted = false;
         if end > e.handed_out {
             e.handed_out = end;
             exhausted = end == e.len;
         }
-        let out = MsgChunk {
-            msg_id: e.msg.id,
-            msg_offset_bytes: e.msg_base + c.msg_offset_bytes,
-            len_bytes: c.len_bytes,
-            msg_len_bytes: e.msg.len_bytes,
-            priority: e.msg.priority,
-        };
+        let out =
+            MsgChunk::new(e.msg.id, e.msg_base + c.msg_offset_bytes, c.len_bytes(), e.msg.len_bytes, e.msg.priority);
         let (stream, base) = (e.stream_id, e.stream_base);
         if exhausted {
             if let Some(s) = self.streams.get_mut(&stream) {
@@ -283,13 +278,7 @@ impl SendStreams {
     pub fn to_entry(&self, c: &MsgChunk) -> Option<MsgChunk> {
         let ids = self.msg_entries.get(&c.msg_id)?;
         let e = ids.iter().rev().map(|i| (*i, &self.entries[i])).find(|(_, e)| e.msg_base <= c.msg_offset_bytes)?;
-        Some(MsgChunk {
-            msg_id: e.0,
-            msg_offset_bytes: c.msg_offset_bytes - e.1.msg_base,
-            len_bytes: c.len_bytes,
-            msg_len_bytes: e.1.len,
-            priority: c.priority,
-        })
+        Some(MsgChunk::new(e.0, c.msg_offset_bytes - e.1.msg_base, c.len_bytes(), e.1.len, c.priority()))
     }
 
     /// MAX_STREAM_DATA from the peer.
@@ -431,9 +420,9 @@ impl RecvStreams {
         let local_max = self.streams.get(&id).map_or(window, |s| s.local_max);
         let end = stream_base
             .checked_add(chunk.msg_offset_bytes)
-            .and_then(|a| a.checked_add(chunk.len_bytes as u64).map(|b| (a, b)));
+            .and_then(|a| a.checked_add(chunk.len_bytes() as u64).map(|b| (a, b)));
         let Some((a, b)) = end.filter(|&(_, b)| b <= local_max) else {
-            self.over_limit_bytes += chunk.len_bytes as u64;
+            self.over_limit_bytes += chunk.len_bytes() as u64;
             return out;
         };
         let s = self.streams.entry(id).or_insert_with(|| RecvStream { local_max: window, ..Default::default() });
@@ -442,7 +431,7 @@ impl RecvStreams {
             s.fin_at = Some(b);
         }
         out.new_bytes = insert_range(&mut s.ranges, a, b);
-        out.duplicate_bytes = chunk.len_bytes as u64 - out.new_bytes;
+        out.duplicate_bytes = chunk.len_bytes() as u64 - out.new_bytes;
         let contiguous = match s.ranges.first() {
             Some(&(0, e)) => e,
             _ => 0,

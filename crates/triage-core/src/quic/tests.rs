@@ -202,7 +202,7 @@ fn stream_frames(frames: &[(u64, Frame)]) -> Vec<(u64, u64, u64)> {
         .iter()
         .filter_map(|(_, f)| match f {
             Frame::Stream { stream_id, stream_base, chunk, .. } => {
-                Some((*stream_id, stream_base + chunk.msg_offset_bytes, chunk.len_bytes as u64))
+                Some((*stream_id, stream_base + chunk.msg_offset_bytes, chunk.len_bytes() as u64))
             }
             _ => None,
         })
@@ -418,7 +418,7 @@ mod props {
             }
             for (t, f) in &p.frames[1] {
                 if let Frame::Stream { stream_id, stream_base, chunk, .. } = f {
-                    let end = stream_base + chunk.msg_offset_bytes + chunk.len_bytes as u64;
+                    let end = stream_base + chunk.msg_offset_bytes + chunk.len_bytes() as u64;
                     let allowed = limits.get(stream_id).into_iter().flatten()
                         .filter(|(lt, _)| lt < t).map(|l| l.1).max().unwrap_or(0).max(window);
                     prop_assert!(end <= allowed, "stream {} to {} at {} over {}", stream_id, end, t, allowed);
@@ -772,8 +772,7 @@ mod peer {
     fn malformed_frames_are_dropped_not_trusted() {
         let mut p = connected();
         let now = p.now;
-        let chunk =
-            MsgChunk { msg_id: 9, msg_offset_bytes: u64::MAX - 10, len_bytes: 100, msg_len_bytes: 5, priority: 0 };
+        let chunk = MsgChunk::new(9, u64::MAX - 10, 100, 5, 0);
         let frames = vec![
             // An ACK range with smallest > largest, and an ACK delay that overflows.
             Frame::Ack(AckFrame {
@@ -792,16 +791,11 @@ mod peer {
             Frame::Crypto { offset: u64::MAX - 3, len: 100 },
             // STREAM data whose offset overflows, beyond the window, on a stream never granted.
             Frame::Stream { stream_id: 0, stream_base: 1, chunk, fin: true },
-            Frame::Stream {
-                stream_id: 0,
-                stream_base: 10_000_000,
-                chunk: MsgChunk { msg_offset_bytes: 0, ..chunk },
-                fin: false,
-            },
+            Frame::Stream { stream_id: 0, stream_base: 10_000_000, chunk: chunk.at(0, chunk.len_bytes()), fin: false },
             Frame::Stream {
                 stream_id: 4 * 1_000_000 + 3,
                 stream_base: 0,
-                chunk: MsgChunk { msg_offset_bytes: 0, ..chunk },
+                chunk: chunk.at(0, chunk.len_bytes()),
                 fin: false,
             },
             // A DATAGRAM chunk claiming 2^32 − 1 chunks (a vector of flags would be 4 GB).
@@ -876,7 +870,7 @@ fn in_order_crossing(p: &Pair, m: u32, w: u64) -> Option<(u64, u64)> {
         if let Frame::Stream { chunk, .. } = f {
             if chunk.msg_id == m {
                 let a = chunk.msg_offset_bytes;
-                ranges.push((a, a + chunk.len_bytes as u64));
+                ranges.push((a, a + chunk.len_bytes() as u64));
                 ranges = super::streams::merge(std::mem::take(&mut ranges));
                 let contiguous = ranges.first().filter(|r| r.0 == 0).map_or(0, |r| r.1);
                 if contiguous >= w {

@@ -43,7 +43,7 @@ pub fn frame(f: &Frame, ack_delay_exponent: u32) -> Option<qlog::Frame> {
         Frame::Stream { stream_id, stream_base, chunk, fin } => qlog::Frame::Stream {
             stream_id: *stream_id,
             offset: stream_base + chunk.msg_offset_bytes,
-            length_bytes: chunk.len_bytes as u64,
+            length_bytes: chunk.len_bytes() as u64,
             fin: *fin,
         },
         Frame::Datagram { data_len, header_len, .. } => {

@@ -324,12 +324,12 @@ impl Conductor {
     /// the range is clipped to the message.
     pub fn requeue_lost(&mut self, chunk: MsgChunk) {
         let start = chunk.msg_offset_bytes.min(chunk.msg_len_bytes);
-        let end = chunk.msg_offset_bytes.saturating_add(chunk.len_bytes as u64).min(chunk.msg_len_bytes);
+        let end = chunk.msg_offset_bytes.saturating_add(chunk.len_bytes() as u64).min(chunk.msg_len_bytes);
         if start >= end {
             return;
         }
-        let msg = MessageMeta { id: chunk.msg_id, len_bytes: chunk.msg_len_bytes, priority: chunk.priority };
-        let queue = &mut self.queues[Self::level(chunk.priority)];
+        let msg = MessageMeta { id: chunk.msg_id, len_bytes: chunk.msg_len_bytes, priority: chunk.priority() };
+        let queue = &mut self.queues[Self::level(chunk.priority())];
         let at = queue.iter().take_while(|q| q.retransmission).count();
         queue.insert(at, Queued { msg, sent_bytes: start, end_bytes: end, retransmission: true });
         self.queued_bytes += end - start;
@@ -359,13 +359,7 @@ impl SendScheduler for Conductor {
         let Some(i) = self.select() else { return out };
         let q = self.queues[i].front_mut().expect("selected queue is non-empty");
         let take = (q.end_bytes - q.sent_bytes).min(max_bytes as u64);
-        out.push(MsgChunk {
-            msg_id: q.msg.id,
-            msg_offset_bytes: q.sent_bytes,
-            len_bytes: take as u32,
-            msg_len_bytes: q.msg.len_bytes,
-            priority: q.msg.priority,
-        });
+        out.push(MsgChunk::new(q.msg.id, q.sent_bytes, take as u32, q.msg.len_bytes, q.msg.priority));
         q.sent_bytes += take;
         if q.sent_bytes == q.end_bytes {
             self.queues[i].pop_front();
@@ -495,7 +489,7 @@ mod tests {
         }
         c.enqueue(7, msg(0, 3000, 0));
         let s = c.next_segment(7, 1448);
-        assert_eq!((s[0].msg_id, s[0].len_bytes), (0, 1448));
+        assert_eq!((s[0].msg_id, s[0].len_bytes()), (0, 1448));
     }
 
     #[test]
@@ -505,7 +499,7 @@ mod tests {
         c.enqueue(0, msg(2, 1000, 2));
         let s = c.next_segment(0, 1448);
         assert_eq!(s.len(), 1);
-        assert_eq!(s[0].len_bytes, 1000);
+        assert_eq!(s[0].len_bytes(), 1000);
     }
 
     #[test]
@@ -556,7 +550,7 @@ mod tests {
             .collect();
         assert_eq!(order, vec![(1, 1000), (1, 0), (1, 2000), (2, 0)]);
         // A range past the message end is clipped: 2500..3500 of a 3000-byte message is 500.
-        c.requeue_lost(MsgChunk { msg_offset_bytes: 2500, len_bytes: 1000, ..a });
+        c.requeue_lost(a.at(2500, 1000));
         assert_eq!(c.queued_bytes(), 500);
         // Shedding a lost range reports a partly sent message, even at offset 0.
         c.requeue_lost(a);
@@ -601,7 +595,7 @@ mod tests {
                     step += 1;
                     continue;
                 }
-                let served = Conductor::level(s[0].priority);
+                let served = Conductor::level(s[0].priority());
                 for (i, w) in waited.iter_mut().enumerate() {
                     if i == served || c.queues[i].is_empty() { *w = 0; } else { *w += 1; }
                     // A queue never waits longer than it takes every other queue to send
@@ -609,7 +603,7 @@ mod tests {
                     prop_assert!(*w < wait_bound, "queue {} starved", i);
                 }
                 prop_assert_eq!(s[0].msg_offset_bytes, got[s[0].msg_id as usize]);
-                got[s[0].msg_id as usize] += s[0].len_bytes as u64;
+                got[s[0].msg_id as usize] += s[0].len_bytes() as u64;
                 step += 1;
                 prop_assert!((step as u64) < bound + 100);
             }

@@ -50,13 +50,7 @@ pub(crate) fn drain_front(queue: &mut VecDeque<(MessageMeta, u64)>, room: &mut u
     while *room > 0 {
         let Some((msg, sent)) = queue.front_mut() else { break };
         let take = (msg.len_bytes - *sent).min(*room);
-        out.push(MsgChunk {
-            msg_id: msg.id,
-            msg_offset_bytes: *sent,
-            len_bytes: take as u32,
-            msg_len_bytes: msg.len_bytes,
-            priority: msg.priority,
-        });
+        out.push(MsgChunk::new(msg.id, *sent, take as u32, msg.len_bytes, msg.priority));
         *sent += take;
         *room -= take;
         taken += take;
@@ -79,10 +73,10 @@ mod tests {
         f.enqueue(0, MessageMeta { id: 2, len_bytes: 700, priority: 0 });
         let s = f.next_segment(0, 1448);
         assert_eq!(s.len(), 2);
-        assert_eq!((s[0].msg_id, s[0].msg_offset_bytes, s[0].len_bytes), (1, 0, 1000));
-        assert_eq!((s[1].msg_id, s[1].msg_offset_bytes, s[1].len_bytes), (2, 0, 448));
+        assert_eq!((s[0].msg_id, s[0].msg_offset_bytes, s[0].len_bytes()), (1, 0, 1000));
+        assert_eq!((s[1].msg_id, s[1].msg_offset_bytes, s[1].len_bytes()), (2, 0, 448));
         let s = f.next_segment(0, 1448);
-        assert_eq!((s[0].msg_id, s[0].msg_offset_bytes, s[0].len_bytes), (2, 448, 252));
+        assert_eq!((s[0].msg_id, s[0].msg_offset_bytes, s[0].len_bytes()), (2, 448, 252));
         assert!(f.next_segment(0, 1448).is_empty());
         assert_eq!(f.queued_bytes(), 0);
     }
@@ -100,14 +94,14 @@ mod tests {
             loop {
                 let s = f.next_segment(0, mss);
                 if s.is_empty() { break; }
-                let total: u64 = s.iter().map(|c| c.len_bytes as u64).sum();
+                let total: u64 = s.iter().map(|c| c.len_bytes() as u64).sum();
                 prop_assert!(total <= mss as u64);
                 for c in &s {
                     let id = c.msg_id as usize;
                     prop_assert!(id >= cur);
                     cur = id;
                     prop_assert_eq!(c.msg_offset_bytes, next[id]);
-                    next[id] += c.len_bytes as u64;
+                    next[id] += c.len_bytes() as u64;
                 }
             }
             prop_assert_eq!(next, lens);

@@ -66,10 +66,10 @@ mod tests {
         s.enqueue(0, MessageMeta { id: 2, len_bytes: 700, priority: 1 });
         s.enqueue(0, MessageMeta { id: 3, len_bytes: 500, priority: 1 });
         let seg = s.next_segment(0, 1448);
-        let got: Vec<_> = seg.iter().map(|c| (c.msg_id, c.msg_offset_bytes, c.len_bytes)).collect();
+        let got: Vec<_> = seg.iter().map(|c| (c.msg_id, c.msg_offset_bytes, c.len_bytes())).collect();
         assert_eq!(got, [(2, 0, 700), (3, 0, 500), (1, 0, 248)]);
         let seg = s.next_segment(0, 1448);
-        assert_eq!((seg[0].msg_id, seg[0].msg_offset_bytes, seg[0].len_bytes), (1, 248, 752));
+        assert_eq!((seg[0].msg_id, seg[0].msg_offset_bytes, seg[0].len_bytes()), (1, 248, 752));
         assert_eq!(s.queued_bytes(), 0);
         // A more urgent message written later overtakes what is left of a less urgent one.
         s.enqueue(0, MessageMeta { id: 4, len_bytes: 3000, priority: 4 });
@@ -97,11 +97,11 @@ mod tests {
                 let seg = s.next_segment(0, mss);
                 if seg.is_empty() { break; }
                 let most_urgent = *waiting.iter().min().unwrap();
-                prop_assert_eq!(seg[0].priority.min(7), most_urgent);
+                prop_assert_eq!(seg[0].priority().min(7), most_urgent);
                 for c in &seg {
                     let id = c.msg_id as usize;
                     prop_assert_eq!(c.msg_offset_bytes, next[id]);
-                    next[id] += c.len_bytes as u64;
+                    next[id] += c.len_bytes() as u64;
                 }
             }
             prop_assert_eq!(next, msgs.iter().map(|m| m.0).collect::<Vec<_>>());

@@ -14,9 +14,7 @@ fn data(seq: u64, len: u32) -> Packet {
         ack: 1,
         window_bytes: 1 << 20,
         payload_bytes: len,
-        chunks: [MsgChunk { msg_id: 1, msg_offset_bytes: seq, len_bytes: len, msg_len_bytes: u64::MAX, priority: 0 }]
-            .into_iter()
-            .collect(),
+        chunks: [MsgChunk::new(1, seq, len, u64::MAX, 0)].into_iter().collect(),
         ..Default::default()
     }
 }

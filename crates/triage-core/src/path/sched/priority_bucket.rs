@@ -387,13 +387,7 @@ impl PathBuckets {
                 *l = l.saturating_sub(len);
             }
         }
-        let chunk = MsgChunk {
-            msg_id: id,
-            msg_offset_bytes: offset,
-            len_bytes: len as u32,
-            msg_len_bytes: s.meta.len_bytes,
-            priority: s.meta.priority,
-        };
+        let chunk = MsgChunk::new(id, offset, len as u32, s.meta.len_bytes, s.meta.priority);
         if s.done() {
             let key = (s.meta.priority, s.seq);
             for (p, _) in &s.limits {
@@ -412,7 +406,7 @@ impl PathBuckets {
     pub fn requeue_lost(&mut self, chunk: MsgChunk) {
         let Some(s) = self.streams.get_mut(&chunk.msg_id) else { return };
         let start = chunk.msg_offset_bytes;
-        let end = (start + u64::from(chunk.len_bytes)).min(s.next_offset);
+        let end = (start + u64::from(chunk.len_bytes())).min(s.next_offset);
         if start >= end {
             return;
         }
@@ -449,7 +443,7 @@ impl PathBuckets {
     /// back among the lost.
     pub fn give_back(&mut self, path: PathId, chunk: MsgChunk) {
         let Some(s) = self.streams.get_mut(&chunk.msg_id) else { return };
-        let (start, len) = (chunk.msg_offset_bytes, u64::from(chunk.len_bytes));
+        let (start, len) = (chunk.msg_offset_bytes, u64::from(chunk.len_bytes()));
         if len == 0 || start + len != s.next_offset {
             self.requeue_lost(chunk);
             return;
@@ -863,7 +857,7 @@ mod tests {
     /// Drain `path` in `mss` chunks: (msg, offset, len) in order.
     fn drain(b: &mut PathBuckets, path: u32, mss: u32) -> Vec<(u32, u64, u32)> {
         std::iter::from_fn(|| b.next_chunk(PathId(path), mss))
-            .map(|c| (c.msg_id, c.msg_offset_bytes, c.len_bytes))
+            .map(|c| (c.msg_id, c.msg_offset_bytes, c.len_bytes()))
             .collect()
     }
 
@@ -910,11 +904,11 @@ mod tests {
     fn the_tail_packet_may_go_on_any_path_that_carries_the_stream() {
         let mut b = PathBuckets::new(true);
         b.insert(msg(1, 2000, 0), &[(PathId(0), 1000), (PathId(1), 1000)]);
-        assert_eq!(b.next_chunk(PathId(0), 1000).map(|c| c.len_bytes), Some(1000));
+        assert_eq!(b.next_chunk(PathId(0), 1000).map(|c| c.len_bytes()), Some(1000));
         // Path 0's limit is used up: the rest does not fit in 999 bytes, but it does in
         // 1,200, and the last packet may take it.
         assert_eq!(b.next_chunk(PathId(0), 999), None);
-        assert_eq!(b.next_chunk(PathId(0), 1200).map(|c| (c.msg_offset_bytes, c.len_bytes)), Some((1000, 1000)));
+        assert_eq!(b.next_chunk(PathId(0), 1200).map(|c| (c.msg_offset_bytes, c.len_bytes())), Some((1000, 1000)));
         assert_eq!(drain(&mut b, 1, 1000), []);
         // Without the tail rule path 0 stops at its limit.
         let mut b = PathBuckets::new(false);
@@ -951,7 +945,7 @@ mod tests {
         b.insert(msg(1, 3000, 0), &[(PathId(0), 1000), (PathId(1), 2000)]);
         assert_eq!(drain(&mut b, 0, 1200), [(1, 0, 1000)]);
         let c = b.next_chunk(PathId(1), 1200).expect("data");
-        assert_eq!((c.msg_offset_bytes, c.len_bytes), (1000, 1200));
+        assert_eq!((c.msg_offset_bytes, c.len_bytes()), (1000, 1200));
         // 800 bytes left, all within path 1's limit; path 0 (limit spent) may take them as
         // the stream's last packet, e.g. while path 1's window is full.
         assert!(b.has_data(PathId(0)));
@@ -969,9 +963,9 @@ mod tests {
         let mut b = PathBuckets::new(true);
         b.insert(msg(1, 3000, 0), &[(PathId(0), 1500), (PathId(1), 1500)]);
         let c = b.next_chunk(PathId(1), 1000).expect("data");
-        assert_eq!((c.msg_offset_bytes, c.len_bytes), (0, 1000));
+        assert_eq!((c.msg_offset_bytes, c.len_bytes()), (0, 1000));
         // 4 bytes did not fit: they are path 1's next bytes, not path 0's retransmission.
-        b.give_back(PathId(1), MsgChunk { msg_offset_bytes: 996, len_bytes: 4, ..c });
+        b.give_back(PathId(1), c.at(996, 4));
         assert_eq!(b.limit(1, PathId(1)), 504);
         assert_eq!(b.queued_bytes(), 2004);
         assert_eq!(b.limit(1, PathId(0)), 1500);
@@ -979,7 +973,7 @@ mod tests {
         assert_eq!(drain(&mut b, 0, 1000), [(1, 996, 1000), (1, 1996, 500), (1, 2496, 504)]);
         assert!(!b.has_data(PathId(1)));
         // A tail that is not the last handed out goes back as lost.
-        b.give_back(PathId(1), MsgChunk { msg_offset_bytes: 10, len_bytes: 5, ..c });
+        b.give_back(PathId(1), c.at(10, 5));
         assert_eq!(drain(&mut b, 0, 1000), [(1, 10, 5)]);
     }
 
@@ -989,19 +983,19 @@ mod tests {
         b.insert(msg(1, 3000, 0), &[(PathId(0), 1500), (PathId(1), 1500)]);
         b.insert(msg(2, 1000, 3), &[(PathId(1), 1000)]);
         assert_eq!(drain(&mut b, 0, 1000), [(1, 0, 1000), (1, 1000, 500)]);
-        let c = MsgChunk { msg_id: 1, msg_offset_bytes: 200, len_bytes: 500, msg_len_bytes: 3000, priority: 0 };
+        let c = MsgChunk::new(1, 200, 500, 3000, 0);
         b.requeue_lost(c);
         b.requeue_lost(c); // already waiting: adds nothing
         assert_eq!(b.queued_bytes(), 3000); // 1,500 new + 500 lost of stream 1, stream 2
                                             // Path 1 resends 200..700 before stream 1's new bytes, then stream 2.
         assert_eq!(drain(&mut b, 1, 1000), [(1, 200, 500), (1, 1500, 1000), (1, 2500, 500), (2, 0, 1000)]);
         // A finished stream comes back into the buckets when data is lost.
-        b.requeue_lost(MsgChunk { msg_id: 2, msg_offset_bytes: 0, len_bytes: 100, msg_len_bytes: 1000, priority: 3 });
+        b.requeue_lost(MsgChunk::new(2, 0, 100, 1000, 3));
         assert!(b.has_data(PathId(1)) && !b.has_data(PathId(0)));
         assert_eq!(drain(&mut b, 1, 1000), [(2, 0, 100)]);
         // Bytes never handed out cannot be lost.
         b.insert(msg(3, 1000, 0), &[(PathId(0), 1000)]);
-        b.requeue_lost(MsgChunk { msg_id: 3, msg_offset_bytes: 0, len_bytes: 100, msg_len_bytes: 1000, priority: 0 });
+        b.requeue_lost(MsgChunk::new(3, 0, 100, 1000, 0));
         assert_eq!(b.queued_bytes(), 1000);
     }
 
@@ -1060,28 +1054,22 @@ mod tests {
         let mut pb = PriorityBucket::default();
         let paths = [view(0, 10, 10), view(1, 40, 50)];
         pb.allocate(0, &msg(1, 100_000, 3), &paths);
-        assert_eq!(pb.next_chunk(PathId(1), 10_000).map(|c| c.len_bytes), Some(10_000));
+        assert_eq!(pb.next_chunk(PathId(1), 10_000).map(|c| c.len_bytes()), Some(10_000));
         // Path 1 dies with 50,000 of its 60,000 B unsent: they go to path 0.
         pb.remove_path(0, PathId(1), &paths);
         assert_eq!(pb.buckets().limit(1, PathId(0)), 90_000);
         let mut sent = 10_000;
         while let Some(c) = pb.next_chunk(PathId(0), 1448) {
-            sent += u64::from(c.len_bytes);
+            sent += u64::from(c.len_bytes());
         }
         assert_eq!(sent, 100_000);
         // Lost bytes of a stream that only the dead path carried find a new path.
         let mut pb = PriorityBucket::default();
         pb.allocate(0, &msg(2, 10_000, 0), &paths);
-        assert_eq!(pb.next_chunk(PathId(0), 20_000).map(|c| c.len_bytes), Some(10_000));
-        pb.requeue_lost(MsgChunk {
-            msg_id: 2,
-            msg_offset_bytes: 0,
-            len_bytes: 1000,
-            msg_len_bytes: 10_000,
-            priority: 0,
-        });
+        assert_eq!(pb.next_chunk(PathId(0), 20_000).map(|c| c.len_bytes()), Some(10_000));
+        pb.requeue_lost(MsgChunk::new(2, 0, 1000, 10_000, 0));
         pb.remove_path(0, PathId(0), &paths);
-        assert_eq!(pb.next_chunk(PathId(1), 1448).map(|c| (c.msg_offset_bytes, c.len_bytes)), Some((0, 1000)));
+        assert_eq!(pb.next_chunk(PathId(1), 1448).map(|c| (c.msg_offset_bytes, c.len_bytes())), Some((0, 1000)));
     }
 
     // ---- properties
@@ -1147,8 +1135,8 @@ mod tests {
                 state.push(vec![0; *len as usize]);
             }
             let hand = |c: MsgChunk, state: &mut Vec<Vec<u8>>| -> Result<(), TestCaseError> {
-                prop_assert!(c.len_bytes > 0);
-                for b in &mut state[c.msg_id as usize][c.msg_offset_bytes as usize..(c.msg_offset_bytes + u64::from(c.len_bytes)) as usize] {
+                prop_assert!(c.len_bytes() > 0);
+                for b in &mut state[c.msg_id as usize][c.msg_offset_bytes as usize..(c.msg_offset_bytes + u64::from(c.len_bytes())) as usize] {
                     prop_assert!(*b != 1, "byte handed out twice");
                     *b = 1;
                 }
@@ -1157,14 +1145,14 @@ mod tests {
             for (path, mss, lose) in steps {
                 let path = PathId((path % paths.len()) as u32);
                 if let Some(c) = pb.next_chunk(path, mss) {
-                    prop_assert!(c.len_bytes <= mss);
+                    prop_assert!(c.len_bytes() <= mss);
                     hand(c, &mut state)?;
                     sent.push(c);
                 }
                 if lose == 0 && !sent.is_empty() {
                     let c = sent[mss as usize % sent.len()];
                     pb.requeue_lost(c);
-                    for b in &mut state[c.msg_id as usize][c.msg_offset_bytes as usize..(c.msg_offset_bytes + u64::from(c.len_bytes)) as usize] {
+                    for b in &mut state[c.msg_id as usize][c.msg_offset_bytes as usize..(c.msg_offset_bytes + u64::from(c.len_bytes())) as usize] {
                         if *b == 1 { *b = 2; }
                     }
                 }

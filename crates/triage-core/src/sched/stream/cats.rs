@@ -73,21 +73,15 @@ impl StreamScheduler for StreamCats {
     fn requeue_lost(&mut self, _now_ns: u64, chunk: MsgChunk) {
         let p = self.progress.entry(chunk.msg_id).or_insert_with(|| Progress {
             len_bytes: chunk.msg_len_bytes,
-            priority: chunk.priority,
+            priority: chunk.priority(),
             next_new_bytes: chunk.msg_len_bytes,
             lost: RangeSet::default(),
         });
         let start = chunk.msg_offset_bytes.min(p.next_new_bytes);
-        let end = chunk.msg_offset_bytes.saturating_add(chunk.len_bytes as u64).min(p.next_new_bytes);
+        let end = chunk.msg_offset_bytes.saturating_add(chunk.len_bytes() as u64).min(p.next_new_bytes);
         for (s, e) in p.lost.insert(start, end) {
-            self.conductor.requeue_lost(MsgChunk {
-                msg_id: chunk.msg_id,
-                msg_offset_bytes: s,
-                // A piece lies inside one chunk's range, so it fits in u32.
-                len_bytes: (e - s) as u32,
-                msg_len_bytes: p.len_bytes,
-                priority: p.priority,
-            });
+            // A piece lies inside one chunk's range, so it fits in u32.
+            self.conductor.requeue_lost(MsgChunk::new(chunk.msg_id, s, (e - s) as u32, p.len_bytes, p.priority));
         }
     }
 
@@ -98,7 +92,7 @@ impl StreamScheduler for StreamCats {
         }
         let c = *self.conductor.next_segment(now_ns, max_bytes).first()?;
         if let Some(p) = self.progress.get_mut(&c.msg_id) {
-            let end = c.msg_offset_bytes + c.len_bytes as u64;
+            let end = c.msg_offset_bytes + c.len_bytes() as u64;
             if c.msg_offset_bytes < p.next_new_bytes {
                 p.lost.remove(c.msg_offset_bytes, end);
             } else {
@@ -226,14 +220,14 @@ mod tests {
                 continue;
             };
             s.on_packet_end();
-            let served = c.priority as usize;
-            queued[served] -= c.len_bytes as u64;
+            let served = c.priority() as usize;
+            queued[served] -= c.len_bytes() as u64;
             for i in 0..LEVELS {
                 waited[i] = if i == served || queued[i] == 0 { 0 } else { waited[i] + 1 };
                 worst[i] = worst[i].max(waited[i]);
             }
             if step.is_multiple_of(loss_every) {
-                queued[served] += c.len_bytes as u64;
+                queued[served] += c.len_bytes() as u64;
                 s.requeue_lost(0, c);
             }
         }

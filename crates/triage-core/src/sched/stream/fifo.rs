@@ -71,7 +71,7 @@ mod tests {
         s.enqueue(0, msg(1, 3000, 4, 0));
         s.enqueue(0, msg(2, 1000, 4, 4));
         let first = s.next_chunk(0, 1000).unwrap();
-        assert_eq!((first.msg_id, first.msg_offset_bytes, first.len_bytes), (1, 0, 1000));
+        assert_eq!((first.msg_id, first.msg_offset_bytes, first.len_bytes()), (1, 0, 1000));
         s.requeue_lost(0, first);
         // 2000 new + 1000 lost of message 1, 1000 of message 2.
         assert_eq!(s.queued_bytes(), 4000);
@@ -87,7 +87,7 @@ mod tests {
         s.enqueue(0, msg(3, 1000, 0, 8));
         let a = s.next_chunk(0, 1000).unwrap(); // (1, 0, 1000)
         let b = s.next_chunk(0, 1000).unwrap(); // (1, 1000, 500): stream 1 leaves the queue
-        assert_eq!((b.msg_id, b.msg_offset_bytes, b.len_bytes), (1, 1000, 500));
+        assert_eq!((b.msg_id, b.msg_offset_bytes, b.len_bytes()), (1, 1000, 500));
         s.requeue_lost(0, a);
         // Stream 1 becomes ready again behind 2 and 3 (quinn: a new, lower recency).
         assert_eq!(drain(&mut s, 1000), vec![(2, 0, 1000), (2, 1000, 1000), (3, 0, 1000), (1, 0, 1000)]);

@@ -376,7 +376,7 @@ impl StreamTable {
     fn requeue(&mut self, chunk: MsgChunk) -> Requeued {
         let st = self.streams.entry(chunk.msg_id).or_insert_with(|| StreamState {
             msg: StreamMessage {
-                msg: MessageMeta { id: chunk.msg_id, len_bytes: chunk.msg_len_bytes, priority: chunk.priority },
+                msg: MessageMeta { id: chunk.msg_id, len_bytes: chunk.msg_len_bytes, priority: chunk.priority() },
                 stream_id: u64::MAX,
                 urgency: 3,
                 incremental: false,
@@ -386,7 +386,7 @@ impl StreamTable {
         });
         let was_ready = st.is_ready();
         let start = chunk.msg_offset_bytes.min(st.next_new_bytes);
-        let end = chunk.msg_offset_bytes.saturating_add(chunk.len_bytes as u64).min(st.next_new_bytes);
+        let end = chunk.msg_offset_bytes.saturating_add(chunk.len_bytes() as u64).min(st.next_new_bytes);
         let added: u64 = st.lost.insert(start, end).iter().map(|&(s, e)| e - s).sum();
         self.queued_bytes += added;
         match (added > 0, was_ready) {
@@ -412,13 +412,7 @@ impl StreamTable {
             return None;
         }
         self.queued_bytes -= end - start;
-        Some(MsgChunk {
-            msg_id: id,
-            msg_offset_bytes: start,
-            len_bytes: (end - start) as u32,
-            msg_len_bytes: st.msg.msg.len_bytes,
-            priority: st.msg.msg.priority,
-        })
+        Some(MsgChunk::new(id, start, (end - start) as u32, st.msg.msg.len_bytes, st.msg.msg.priority))
     }
 
     fn is_ready(&self, id: u32) -> bool {
@@ -452,7 +446,7 @@ mod testing {
 
     /// `(msg_id, offset, len)` of a chunk, as the scripts compare them.
     pub(super) fn key(c: MsgChunk) -> (u32, u64, u32) {
-        (c.msg_id, c.msg_offset_bytes, c.len_bytes)
+        (c.msg_id, c.msg_offset_bytes, c.len_bytes())
     }
 
     /// Takes one chunk of at most `max_bytes` per packet until nothing is queued.
@@ -474,7 +468,7 @@ mod testing {
             let mut room = packet_bytes;
             while room > 0 {
                 let Some(c) = s.next_chunk(0, room) else { break };
-                room -= c.len_bytes;
+                room -= c.len_bytes();
                 packet.push(key(c));
             }
             if packet.is_empty() {
@@ -561,17 +555,17 @@ mod testing {
                 prop_assert!(ready.is_empty(), "nothing handed out while {:?} have bytes queued", ready);
                 return Ok(None);
             };
-            prop_assert!(c.len_bytes > 0 && c.len_bytes <= max_bytes, "chunk {:?} for max {}", c, max_bytes);
+            prop_assert!(c.len_bytes() > 0 && c.len_bytes() <= max_bytes, "chunk {:?} for max {}", c, max_bytes);
             let m = log.msgs.get(c.msg_id as usize).copied();
             prop_assert!(m.is_some(), "unknown message in {:?}", c);
             let m = m.unwrap().msg;
-            prop_assert_eq!((c.msg_len_bytes, c.priority), (m.len_bytes, m.priority));
-            let end = c.msg_offset_bytes + c.len_bytes as u64;
+            prop_assert_eq!((c.msg_len_bytes, c.priority()), (m.len_bytes, m.priority));
+            let end = c.msg_offset_bytes + c.len_bytes() as u64;
             prop_assert!(end <= m.len_bytes, "chunk {:?} past the message end", c);
             for b in c.msg_offset_bytes..end {
                 got[c.msg_id as usize][b as usize] += 1;
             }
-            queued[c.msg_id as usize] -= c.len_bytes as u64;
+            queued[c.msg_id as usize] -= c.len_bytes() as u64;
             in_flight.push(c);
             served.push(c.msg_id);
             log.chunks.push((c, ready));
@@ -627,10 +621,10 @@ mod testing {
                 Op::PacketEnd => packet_end(s, &mut log, &queued, &mut wait, &mut served_in_packet),
                 Op::Lose { pick } if !in_flight.is_empty() => {
                     let c = in_flight.swap_remove(pick % in_flight.len());
-                    for b in c.msg_offset_bytes..c.msg_offset_bytes + c.len_bytes as u64 {
+                    for b in c.msg_offset_bytes..c.msg_offset_bytes + c.len_bytes() as u64 {
                         want[c.msg_id as usize][b as usize] += 1;
                     }
-                    queued[c.msg_id as usize] += c.len_bytes as u64;
+                    queued[c.msg_id as usize] += c.len_bytes() as u64;
                     log.requeues += 1;
                     s.requeue_lost(0, c);
                 }
@@ -646,7 +640,7 @@ mod testing {
             let mut room = 1200u32;
             while room > 0 {
                 match take(s, room, &mut log, &mut queued, &mut got, &mut in_flight, &mut served_in_packet)? {
-                    Some(c) => room -= c.len_bytes,
+                    Some(c) => room -= c.len_bytes(),
                     None => break,
                 }
             }
@@ -721,7 +715,7 @@ mod tests {
         assert!(!t.insert(testing::msg(7, 500, 2, 0)), "a second message with the same id is ignored");
         assert!(!t.insert(testing::msg(8, 0, 2, 4)), "an empty message has nothing to send");
         let c = t.take(7, 1000).unwrap();
-        assert_eq!((c.msg_offset_bytes, c.len_bytes), (0, 1000));
+        assert_eq!((c.msg_offset_bytes, c.len_bytes()), (0, 1000));
         assert_eq!(t.queued_bytes, 2000);
         assert_eq!(t.requeue(c), Requeued::StillReady);
         assert_eq!(t.requeue(c), Requeued::Nothing, "already waiting");
@@ -730,7 +724,7 @@ mod tests {
         let unsent = MsgChunk { msg_offset_bytes: 1000, ..c };
         assert_eq!(t.requeue(unsent), Requeued::Nothing);
         // A chunk of a message never enqueued is sent again on its own (all 4 bytes of it).
-        let stray = MsgChunk { msg_id: 9, msg_offset_bytes: 2, len_bytes: 4, msg_len_bytes: 10, priority: 1 };
+        let stray = MsgChunk::new(9, 2, 4, 10, 1);
         assert_eq!(t.requeue(stray), Requeued::BecameReady);
         assert_eq!(t.queued_bytes, 3004);
         assert_eq!(t.take(9, 100).map(testing::key), Some((9, 2, 4)));

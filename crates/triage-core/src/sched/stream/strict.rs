@@ -56,7 +56,7 @@ impl StreamScheduler for StrictPriority {
     fn requeue_lost(&mut self, _now_ns: u64, chunk: MsgChunk) {
         if self.table.requeue(chunk) == Requeued::BecameReady {
             // The message's own priority (a chunk of an unknown message carries it too).
-            let priority = self.table.get(chunk.msg_id).map_or(chunk.priority, |m| m.msg.priority);
+            let priority = self.table.get(chunk.msg_id).map_or(chunk.priority(), |m| m.msg.priority);
             self.push(priority, chunk.msg_id);
         }
     }
@@ -134,7 +134,7 @@ mod tests {
             let log = run_ops(&mut s, &ops)?;
             for (c, ready) in &log.chunks {
                 let best = ready.iter().map(|&i| log.msgs[i as usize].msg.priority).min();
-                prop_assert_eq!(Some(c.priority), best, "chunk {:?} while {:?} were ready", c, ready);
+                prop_assert_eq!(Some(c.priority()), best, "chunk {:?} while {:?} were ready", c, ready);
             }
         }
     }
