@@ -801,7 +801,7 @@ impl Connection {
     /// shared (`cfg`) and, with many connections alike, already in the cache.
     #[inline(always)]
     pub fn prefetch(&self) {
-        use crate::prefetch::{line, value};
+        use crate::prefetch::{line, range, value};
         value(self, usize::MAX);
         if let Some(s) = self.segs.front() {
             value(s, usize::MAX);
@@ -810,7 +810,7 @@ impl Connection {
         // buffer's start when it wraps, which this misses: a hint may point anywhere).
         let (a, b) = self.segs.as_slices();
         let next = if b.is_empty() { a.as_ptr_range().end } else { b.as_ptr_range().end };
-        crate::prefetch::range(next.cast::<u8>(), std::mem::size_of::<SentSeg>());
+        range(next.cast::<u8>(), std::mem::size_of::<SentSeg>());
         line((&*self.scheduler as *const dyn SendScheduler).cast());
         line((&*self.path.cc as *const dyn cc::CongestionController).cast());
     }

@@ -836,10 +836,15 @@ impl Simulator {
     /// with the connections opened before with equal settings (the last few distinct ones
     /// are kept): with many flows alike, every connection reads the same settings, which
     /// stay in the cache, instead of 664 bytes of its own. Taken when a connection opens
-    /// (after the flows' settings are final, e.g. by [`set_qlog`](Self::set_qlog)).
+    /// (after the flows' settings are final, e.g. by [`set_qlog`](Self::set_qlog)). QUIC mode
+    /// keeps a copy of its own ([`Endpoint::connect`]): its settings are handed over
+    /// unshared, so that the connection takes them without another copy.
     fn shared_config(&mut self, f: u32, server: bool) -> Arc<ConnectionConfig> {
         let spec = &self.flows[f as usize].spec;
         let cfg = if server { &spec.server_transport } else { &spec.client_transport };
+        if cfg.mode == triage_core::TransportMode::Quic {
+            return Arc::new(cfg.clone());
+        }
         if let Some(shared) = self.shared_configs.iter().rev().find(|c| ***c == *cfg) {
             return Arc::clone(shared);
         }
@@ -2063,6 +2068,30 @@ mod tests {
         assert!(std::ptr::eq(cfg(2, false), cfg(2, true)));
         assert!(!std::ptr::eq(cfg(0, false), cfg(2, false)));
         assert_eq!(sim.shared_configs.len(), 2);
+    }
+
+    /// QUIC-mode settings are not kept for sharing: a QUIC connection takes a copy of its
+    /// own, so the one handed to it is unshared and moves in.
+    #[test]
+    fn quic_settings_are_handed_over_unshared() {
+        let p = LinkParams::new(10_000_000, 1_000_000, 100);
+        let (net, clients, servers) = crate::topology::dumbbell(1, 1, &p, &p);
+        let mut sim = Simulator::new(net, 0);
+        let quic = ConnectionConfig { mode: triage_core::TransportMode::Quic, ..Default::default() };
+        sim.add_flow(FlowSpec {
+            name: "q".into(),
+            client: clients[0],
+            server: servers[0],
+            start_ns: 0,
+            client_transport: quic.clone(),
+            server_transport: quic,
+            client_app: AppSpec::Sink,
+            server_app: AppSpec::Sink,
+            extra_paths: Vec::new(),
+        });
+        let cfg = sim.shared_config(0, false);
+        assert_eq!(Arc::strong_count(&cfg), 1);
+        assert!(sim.shared_configs.is_empty());
     }
 
     /// The per-node cache of the last connection found answers as the map does, also
