@@ -474,8 +474,8 @@ fn partition_by_start(n: usize, start: impl Fn(usize) -> u64, x: u64, step: u64)
 }
 
 impl Connection {
-    fn new(cfg: Arc<ConnectionConfig>, local: Addr, remote: Addr, state: State) -> Self {
-        let mut controller = cc::build_for(&cfg);
+    fn new(cfg: Arc<ConnectionConfig>, seed: u64, local: Addr, remote: Addr, state: State) -> Self {
+        let mut controller = cc::build_seeded(&cfg, seed);
         controller.on_handshake_feedback(HandshakeFeedback::default());
         let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns);
         let scheduler: Box<dyn SendScheduler> = match &cfg.scheduler {
@@ -540,19 +540,37 @@ impl Connection {
 
     /// Active open: the returned connection's first transmit is a SYN.
     pub fn connect(cfg: impl Into<Arc<ConnectionConfig>>, local: Addr, remote: Addr) -> Self {
-        Self::new(cfg.into(), local, remote, State::SynSent)
+        let cfg = cfg.into();
+        let seed = cfg.seed;
+        Self::new(cfg, seed, local, remote, State::SynSent)
+    }
+
+    /// [`connect`](Self::connect) with `seed` for the congestion controller's random
+    /// stream instead of the settings' own `seed`: settings shared by connections that
+    /// differ only in their seed (the simulator gives every flow its own) stay one copy.
+    /// [`config`](Self::config)`().seed` is then the shared copy's, not this connection's.
+    pub fn connect_seeded(cfg: impl Into<Arc<ConnectionConfig>>, seed: u64, local: Addr, remote: Addr) -> Self {
+        Self::new(cfg.into(), seed, local, remote, State::SynSent)
     }
 
     /// Passive open from a received SYN: the first transmit is the SYN-ACK.
     /// Returns `None` when `syn` is not a SYN.
     /// (`_now_ns` is part of the sans-IO contract: every input takes the time; a new
     /// connection needs none of it yet.)
-    pub fn accept(cfg: impl Into<Arc<ConnectionConfig>>, _now_ns: u64, syn: &Packet) -> Option<Self> {
+    pub fn accept(cfg: impl Into<Arc<ConnectionConfig>>, now_ns: u64, syn: &Packet) -> Option<Self> {
+        let cfg = cfg.into();
+        let seed = cfg.seed;
+        Self::accept_seeded(cfg, seed, now_ns, syn)
+    }
+
+    /// [`accept`](Self::accept) with the controller's seed given apart from the settings
+    /// (see [`connect_seeded`](Self::connect_seeded)).
+    pub fn accept_seeded(cfg: impl Into<Arc<ConnectionConfig>>, seed: u64, _now_ns: u64, syn: &Packet) -> Option<Self> {
         if !syn.flags.has(TcpFlags::SYN) || syn.flags.has(TcpFlags::ACK) {
             return None;
         }
         let rcv_nxt = syn.seq.checked_add(1)?;
-        let mut c = Self::new(cfg.into(), syn.dst, syn.src, State::SynReceived);
+        let mut c = Self::new(cfg.into(), seed, syn.dst, syn.src, State::SynReceived);
         c.rcv_nxt = rcv_nxt;
         c.peer_window_bytes = syn.window_bytes;
         c.stats.packets_received += 1;

@@ -45,6 +45,36 @@ impl Endpoint {
         }
     }
 
+    /// [`connect`](Self::connect) with the congestion controller's seed given apart from the
+    /// settings, so that connections differing only in their seed can share one copy of
+    /// them ([`Connection::connect_seeded`]; QUIC mode takes a copy with `seed` in it).
+    pub fn connect_seeded(cfg: impl Into<Arc<ConnectionConfig>>, seed: u64, local: Addr, remote: Addr) -> Self {
+        let cfg = cfg.into();
+        match cfg.mode {
+            TransportMode::Tcp => Endpoint::Tcp(Connection::connect_seeded(cfg, seed, local, remote)),
+            TransportMode::Quic => {
+                Endpoint::Quic(Box::new(QuicConnection::connect(own_seeded(cfg, seed), local, remote)))
+            }
+        }
+    }
+
+    /// [`accept`](Self::accept) with the controller's seed given apart from the settings
+    /// (see [`connect_seeded`](Self::connect_seeded)).
+    pub fn accept_seeded(
+        cfg: impl Into<Arc<ConnectionConfig>>,
+        seed: u64,
+        now_ns: u64,
+        first: &Packet,
+    ) -> Option<Self> {
+        let cfg = cfg.into();
+        match cfg.mode {
+            TransportMode::Tcp => Connection::accept_seeded(cfg, seed, now_ns, first).map(Endpoint::Tcp),
+            TransportMode::Quic => {
+                QuicConnection::accept(own_seeded(cfg, seed), now_ns, first).map(|c| Endpoint::Quic(Box::new(c)))
+            }
+        }
+    }
+
     /// Passive open from a first packet (a SYN, or a datagram with a client's first Initial).
     pub fn accept(cfg: impl Into<Arc<ConnectionConfig>>, now_ns: u64, first: &Packet) -> Option<Self> {
         let cfg = cfg.into();
@@ -190,4 +220,11 @@ impl Endpoint {
             Endpoint::Quic(c) => c.path_stats(),
         }
     }
+}
+
+/// A QUIC-mode connection's own copy of its settings, with `seed` in it.
+fn own_seeded(cfg: Arc<ConnectionConfig>, seed: u64) -> ConnectionConfig {
+    let mut cfg = Arc::unwrap_or_clone(cfg);
+    cfg.seed = seed;
+    cfg
 }

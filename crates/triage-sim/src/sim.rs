@@ -818,12 +818,12 @@ impl Simulator {
             }
             return;
         }
-        let cfg = self.shared_config(f, false);
+        let (cfg, seed) = self.shared_config(f, false);
         let flow = &self.flows[f as usize];
         let (client_port, server_port) = flow_ports(f);
         let local = Addr { node: flow.spec.client, port: client_port };
         let remote = Addr { node: flow.spec.server, port: server_port };
-        let mut conn = Endpoint::connect(cfg, local, remote);
+        let mut conn = Endpoint::connect_seeded(cfg, seed, local, remote);
         for &(c, s) in &flow.spec.extra_paths {
             conn.add_path(Addr { node: c, port: client_port }, Addr { node: s, port: server_port });
         }
@@ -834,26 +834,31 @@ impl Simulator {
 
     /// The settings flow `f`'s client (or server) connections open with, as one copy shared
     /// with the connections opened before with equal settings (the last few distinct ones
-    /// are kept): with many flows alike, every connection reads the same settings, which
-    /// stay in the cache, instead of 664 bytes of its own. Taken when a connection opens
+    /// are kept), and the seed of their controllers' random streams: with many flows alike,
+    /// every connection reads the same settings, which stay in the cache, instead of 664
+    /// bytes of its own. The seed is compared apart and handed over apart
+    /// ([`Endpoint::connect_seeded`]): a scenario gives each flow a seed of its own, which
+    /// made every flow's settings differ and none shared. Taken when a connection opens
     /// (after the flows' settings are final, e.g. by [`set_qlog`](Self::set_qlog)). QUIC mode
     /// keeps a copy of its own ([`Endpoint::connect`]): its settings are handed over
     /// unshared, so that the connection takes them without another copy.
-    fn shared_config(&mut self, f: u32, server: bool) -> Arc<ConnectionConfig> {
+    fn shared_config(&mut self, f: u32, server: bool) -> (Arc<ConnectionConfig>, u64) {
         let spec = &self.flows[f as usize].spec;
         let cfg = if server { &spec.server_transport } else { &spec.client_transport };
+        let seed = cfg.seed;
         if cfg.mode == triage_core::TransportMode::Quic {
-            return Arc::new(cfg.clone());
+            return (Arc::new(cfg.clone()), seed);
         }
-        if let Some(shared) = self.shared_configs.iter().rev().find(|c| ***c == *cfg) {
-            return Arc::clone(shared);
+        let unseeded = ConnectionConfig { seed: 0, ..cfg.clone() };
+        if let Some(shared) = self.shared_configs.iter().rev().find(|c| ***c == unseeded) {
+            return (Arc::clone(shared), seed);
         }
-        let shared = Arc::new(cfg.clone());
+        let shared = Arc::new(unseeded);
         if self.shared_configs.len() == SHARED_CONFIGS {
             self.shared_configs.remove(0);
         }
         self.shared_configs.push(Arc::clone(&shared));
-        shared
+        (shared, seed)
     }
 
     fn add_conn(&mut self, conn: Endpoint, flow: u32, is_server: bool) -> u32 {
@@ -922,8 +927,8 @@ impl Simulator {
         };
         if opens {
             if let Some(&f) = self.listeners.get(&pkt.dst) {
-                let cfg = self.shared_config(f, true);
-                if let Some(conn) = Endpoint::accept(cfg, self.now_ns, &pkt) {
+                let (cfg, seed) = self.shared_config(f, true);
+                if let Some(conn) = Endpoint::accept_seeded(cfg, seed, self.now_ns, &pkt) {
                     let id = self.add_conn(conn, f, true);
                     // A pooled page load opens several: the first stands for the flow.
                     self.flows[f as usize].server_conn.get_or_insert(id);
@@ -1583,13 +1588,13 @@ impl Simulator {
 
     /// A pooled page load opens the connection of group `g` (its DNS lookup is done).
     fn pool_open(&mut self, f: u32, g: u32) {
-        let cfg = self.shared_config(f, false);
+        let (cfg, seed) = self.shared_config(f, false);
         let flow = &self.flows[f as usize];
         let (client_port, server_port) = flow_ports(f);
         let port = if g == 0 { client_port } else { POOL_PORT_BASE + g as u16 };
         let local = Addr { node: flow.spec.client, port };
         let remote = Addr { node: flow.spec.server, port: server_port };
-        let conn = Endpoint::connect(cfg, local, remote);
+        let conn = Endpoint::connect_seeded(cfg, seed, local, remote);
         let id = self.add_conn(conn, f, false);
         self.conns[id as usize].group = g;
         let flow = &mut self.flows[f as usize];
@@ -2034,14 +2039,16 @@ mod tests {
     }
 
     /// Connections opened with equal settings share one copy of them (flows 0 and 1, and
-    /// each flow's two ends here), and different settings get their own (flow 2).
+    /// each flow's two ends here), also when their seeds differ, as a scenario's flows'
+    /// do; different settings get their own (flow 2).
     #[test]
     fn connections_with_equal_settings_share_one_copy() {
         let p = LinkParams::new(10_000_000, 1_000_000, 100);
         let (net, clients, servers) = crate::topology::dumbbell(1, 3, &p, &p);
         let mut sim = Simulator::new(net, 0);
         let cubic = ConnectionConfig { controller: triage_core::cc::ControllerKind::Cubic, ..Default::default() };
-        for (i, cfg) in [ConnectionConfig::default(), ConnectionConfig::default(), cubic].into_iter().enumerate() {
+        let seeded = |seed| ConnectionConfig { seed, ..Default::default() };
+        for (i, cfg) in [seeded(11), seeded(12), cubic].into_iter().enumerate() {
             sim.add_flow(FlowSpec {
                 name: format!("f{i}"),
                 client: clients[i],
@@ -2068,6 +2075,8 @@ mod tests {
         assert!(std::ptr::eq(cfg(2, false), cfg(2, true)));
         assert!(!std::ptr::eq(cfg(0, false), cfg(2, false)));
         assert_eq!(sim.shared_configs.len(), 2);
+        assert!(sim.shared_configs.iter().all(|c| c.seed == 0), "the shared copy carries no flow's seed");
+        assert_eq!((sim.shared_config(0, false).1, sim.shared_config(1, true).1), (11, 12), "each its own");
     }
 
     /// QUIC-mode settings are not kept for sharing: a QUIC connection takes a copy of its
@@ -2089,7 +2098,7 @@ mod tests {
             server_app: AppSpec::Sink,
             extra_paths: Vec::new(),
         });
-        let cfg = sim.shared_config(0, false);
+        let (cfg, _) = sim.shared_config(0, false);
         assert_eq!(Arc::strong_count(&cfg), 1);
         assert!(sim.shared_configs.is_empty());
     }

@@ -235,6 +235,12 @@ pub fn build(
 
 /// Builds the controller a connection's settings name, with its parameters.
 pub fn build_for(cfg: &crate::ConnectionConfig) -> Box<dyn CongestionController> {
+    build_seeded(cfg, cfg.seed)
+}
+
+/// [`build_for`] with `seed` for a randomized controller's stream (BBR's) in place of the
+/// settings' own (a connection opened with shared settings, `Connection::connect_seeded`).
+pub fn build_seeded(cfg: &crate::ConnectionConfig, seed: u64) -> Box<dyn CongestionController> {
     let (mss, iw) = (cfg.mss_bytes as u64, cfg.initial_window_segments as u64);
     match &cfg.controller {
         ControllerKind::Eecn => Box::new(Eecn::new(mss, iw, cfg.eecn.clone())),
@@ -244,6 +250,6 @@ pub fn build_for(cfg: &crate::ConnectionConfig) -> Box<dyn CongestionController>
         ControllerKind::NewRenoEcn => {
             Box::new(NewRenoEcn::with_inner(NewReno::new(mss, iw).with_growth(cfg.newreno_growth)))
         }
-        k => build(k, mss, iw, cfg.seed),
+        k => build(k, mss, iw, seed),
     }
 }

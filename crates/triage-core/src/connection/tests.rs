@@ -835,3 +835,20 @@ fn shared_settings_are_copied_on_write() {
     assert_eq!((a.config().default_priority, b.config().default_priority), (5, shared.default_priority));
     assert!(!std::ptr::eq(a.config(), b.config()) && std::ptr::eq(b.config(), &*shared));
 }
+
+/// A connection opened with shared settings and a seed of its own builds the controller
+/// its own settings with that seed would have built (BBR's random stream from it), not
+/// the shared copy's.
+#[test]
+fn a_seeded_connection_takes_its_own_seed_not_the_shared_copys() {
+    let bbr = |seed| ConnectionConfig { controller: crate::cc::ControllerKind::Bbr, seed, ..Default::default() };
+    let shared = Arc::new(bbr(0));
+    let controller = |c: &Connection| format!("{:?}", c.path);
+    let seeded = Connection::connect_seeded(Arc::clone(&shared), 42, CLIENT, SERVER);
+    assert!(std::ptr::eq(seeded.config(), &*shared));
+    assert_eq!(controller(&seeded), controller(&Connection::connect(bbr(42), CLIENT, SERVER)));
+    assert_ne!(controller(&seeded), controller(&Connection::connect(bbr(0), CLIENT, SERVER)));
+    let syn = Connection::connect(bbr(1), SERVER, CLIENT).poll_transmit(0).expect("a SYN");
+    let accepted = Connection::accept_seeded(Arc::clone(&shared), 42, 0, &syn).expect("accepted");
+    assert_eq!(controller(&accepted), controller(&Connection::accept(bbr(42), 0, &syn).expect("accepted")));
+}
