@@ -17,7 +17,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::loss::LossProcess;
+use crate::loss::{LossModel, LossProcess};
 use crate::queue::{Queue, QueueDiscipline, SimPacket};
 use crate::trace::TraceCursor;
 
@@ -171,41 +171,62 @@ impl Pipe {
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Link {
-    // The fields every packet-hop reads or writes come first and together (`repr(C)` keeps
-    // this order): the packet on the wire, the propagating ones, the queue, the rate, the
-    // counters: about four cache lines. With 1,024 access links, as in a 512-flow dumbbell,
-    // links no longer fit a core's cache and each hop fetches its link's lines; the random
-    // streams (jitter, loss) and the name are apart, after them. Aligned to a line: the
-    // 448 hot bytes then take 7 lines; a 784-byte link in a vector straddled 8 for most
-    // links (callgrind, 512 flows at 100 Mbps: last-level read misses 1.035 M -> 0.974 M).
+    // What every packet-hop reads or writes comes first and together (`repr(C)` keeps this
+    // order, `align(64)` starts it on a line): the packet on the wire, the propagating ones,
+    // the rate, the counters every packet moves, the queue: 320 bytes, five cache lines.
+    // With 1,024 access links, as in a 512-flow dumbbell, links no longer fit a core's
+    // cache and each hop fetches its link's lines (and asks for them ahead, `prefetch`).
+    // What few links have (a loss model, disorder, an outage) is behind one pointer, and
+    // the counters only those move, the name, after the queue.
     tx: Option<SimPacket>,
     /// Propagating packets sorted by (arrival time, departure order). Without disorder
     /// every packet arrives after those before it, so the pipe is a FIFO: a packet goes in
     /// at the back and leaves from the front, in constant time. A jittered packet that
     /// overtakes others is inserted at its place.
     pipe: Pipe,
-    queue: Queue,
-    rate: RateModel,
-    delay_ns: u64,
-    /// Departure counter, the pipe's tie-break.
-    departures: u64,
     /// The earliest `LinkDeliver` event scheduled and not yet run.
     armed: Option<u64>,
-    /// The latest departure order delivered so far (for the reordering count).
-    last_delivered: Option<u64>,
+    /// Departure counter, the pipe's tie-break.
+    departures: u64,
+    delay_ns: u64,
     /// Sending node.
     pub from: u32,
     /// Receiving node.
     pub to: u32,
-    /// The link is down (loses everything) from the first time until the second.
-    outage: Option<(u64, u64)>,
-    stats: LinkStats,
-    /// Boxed: its random stream is large and most links have none.
-    disorder: Option<Box<Disorder>>,
-    /// Its model and counters first, its random stream after them.
-    loss: LossProcess,
+    /// The loss model, disorder and outage, when the link has any of them.
+    extras: Option<Box<Extras>>,
+    rate: RateModel,
+    tx_packets: u64,
+    tx_bytes: u64,
+    delivered_packets: u64,
+    /// The latest departure order delivered so far (for the reordering count).
+    last_delivered: Option<u64>,
+    queue: Queue,
+    /// The counters of `extras`' losses and disorder (zero without them).
+    rare: RareStats,
     /// Name for reports, e.g. "r1->r2".
     pub name: String,
+}
+
+/// What only some links have, in one box so that a packet-hop through any other link
+/// tests one pointer: a loss model (with its random stream), disorder (jitter,
+/// duplication, with theirs) and an outage.
+#[derive(Debug)]
+struct Extras {
+    /// The link is down (loses everything) from the first time until the second.
+    outage: Option<(u64, u64)>,
+    disorder: Option<Disorder>,
+    /// `None` for a link without a loss model (`LossModel::None`): it draws nothing.
+    loss: Option<LossProcess>,
+}
+
+/// [`LinkStats`]' counters that only losses, an outage and disorder move.
+#[derive(Clone, Copy, Debug, Default)]
+struct RareStats {
+    lost_packets: u64,
+    duplicated_packets: u64,
+    reordered_packets: u64,
+    outage_packets: u64,
 }
 
 impl Link {
@@ -219,29 +240,42 @@ impl Link {
         loss: LossProcess,
         queue: Queue,
     ) -> Self {
-        Self {
+        let mut link = Self {
             name,
             from,
             to,
             rate,
             delay_ns,
-            loss,
             queue,
             tx: None,
             pipe: Pipe::default(),
             departures: 0,
             armed: None,
             last_delivered: None,
-            disorder: None,
-            outage: None,
-            stats: LinkStats::default(),
+            extras: None,
+            tx_packets: 0,
+            tx_bytes: 0,
+            delivered_packets: 0,
+            rare: RareStats::default(),
+        };
+        if *loss.model() != LossModel::None {
+            link.extras_mut().loss = Some(loss);
         }
+        link
+    }
+
+    fn extras_mut(&mut self) -> &mut Extras {
+        self.extras.get_or_insert_with(|| Box::new(Extras { outage: None, disorder: None, loss: None }))
     }
 
     /// The same link, disordering what it carries (jitter, duplication).
     pub fn with_disorder(mut self, disorder: Disorder) -> Self {
         let off = disorder.jitter == Jitter::None && disorder.duplicate_prob <= 0.0;
-        self.disorder = if off { None } else { Some(Box::new(disorder)) };
+        if !off {
+            self.extras_mut().disorder = Some(disorder);
+        } else if let Some(e) = self.extras.as_mut() {
+            e.disorder = None;
+        }
         self
     }
 
@@ -249,7 +283,11 @@ impl Link {
     /// packet that finishes serialization then is lost, without drawing from the loss model
     /// (a path that fails mid-transfer).
     pub fn set_outage(&mut self, from_ns: u64, until_ns: u64) {
-        self.outage = (from_ns < until_ns).then_some((from_ns, until_ns));
+        if from_ns < until_ns {
+            self.extras_mut().outage = Some((from_ns, until_ns));
+        } else if let Some(e) = self.extras.as_mut() {
+            e.outage = None;
+        }
     }
 
     /// Puts a packet in the pipe. Returns the time of a `LinkDeliver` event to schedule when
@@ -259,7 +297,8 @@ impl Link {
         let key = (at, self.departures);
         // Without disorder every packet takes the same delay after leaving later than the
         // one before it: its key is the largest, and the pipe's back need not be read.
-        if self.disorder.is_none() || self.pipe.back().is_none_or(|(k, _)| *k < key) {
+        let disordered = self.extras.as_ref().is_some_and(|e| e.disorder.is_some());
+        if !disordered || self.pipe.back().is_none_or(|(k, _)| *k < key) {
             self.pipe.push_back((key, p));
         } else {
             self.pipe.insert_sorted((key, p));
@@ -291,26 +330,36 @@ impl Link {
     }
 
     /// Counters.
-    pub fn stats(&self) -> &LinkStats {
-        &self.stats
+    pub fn stats(&self) -> LinkStats {
+        LinkStats {
+            tx_packets: self.tx_packets,
+            tx_bytes: self.tx_bytes,
+            lost_packets: self.rare.lost_packets,
+            delivered_packets: self.delivered_packets,
+            duplicated_packets: self.rare.duplicated_packets,
+            reordered_packets: self.rare.reordered_packets,
+            outage_packets: self.rare.outage_packets,
+        }
     }
 
     /// Asks the cache for the fields a packet-hop through this link touches (everything
-    /// before the loss process's random stream; a hint, see [`triage_core::prefetch`]).
+    /// up to the queue's end; a hint, see [`triage_core::prefetch`]).
     #[inline(always)]
     pub fn prefetch(&self) {
-        let hot = std::mem::offset_of!(Link, loss) + LossProcess::HOT_BYTES;
-        triage_core::prefetch::value(self, hot);
+        triage_core::prefetch::value(self, Self::HOT_BYTES);
     }
+
+    /// The bytes a packet-hop touches (the loss model, disorder and outage excepted).
+    pub const HOT_BYTES: usize = std::mem::offset_of!(Link, queue) + std::mem::size_of::<Queue>();
 
     /// The packet being serialized, if any (for a capture).
     pub fn serializing(&self) -> Option<&SimPacket> {
         self.tx.as_ref()
     }
 
-    /// Random-loss counters.
-    pub fn loss(&self) -> &LossProcess {
-        &self.loss
+    /// The loss model and its counters (`None` for a link without one).
+    pub fn loss(&self) -> Option<&LossProcess> {
+        self.extras.as_ref().and_then(|e| e.loss.as_ref())
     }
 
     /// A packet arrives at the link. Returns the time of the `LinkTxDone` event to schedule
@@ -371,33 +420,33 @@ impl Link {
     pub fn on_tx_done(&mut self, now_ns: u64) -> (Option<u64>, Option<u64>) {
         let mut deliver = None;
         if let Some(p) = self.tx.take() {
-            self.stats.tx_packets += 1;
-            self.stats.tx_bytes += p.wire_bytes();
-            let down = self.outage.is_some_and(|(a, b)| a <= now_ns && now_ns < b);
-            if down {
-                self.stats.outage_packets += 1;
-            } else if self.loss.should_drop() {
-                self.stats.lost_packets += 1;
-            } else {
-                let base = now_ns.saturating_add(self.delay_ns);
-                let (at, copy_at) = match self.disorder.as_mut() {
-                    None => (base, None),
-                    Some(d) => {
-                        let at = base.saturating_add(d.jitter_ns());
-                        let copy = d.duplicate().then(|| base.saturating_add(d.jitter_ns()));
-                        (at, copy)
-                    }
-                };
-                if let Some(copy_at) = copy_at {
-                    self.stats.duplicated_packets += 1;
-                    deliver = self.propagate(copy_at, p.clone()).or(deliver);
+            self.tx_packets += 1;
+            self.tx_bytes += p.wire_bytes();
+            let base = now_ns.saturating_add(self.delay_ns);
+            let (mut at, mut copy_at) = (base, None);
+            if let Some(e) = self.extras.as_deref_mut() {
+                if e.outage.is_some_and(|(a, b)| a <= now_ns && now_ns < b) {
+                    self.rare.outage_packets += 1;
+                    return (None, self.start_tx(now_ns));
                 }
-                // The original goes in after its copy would only when it arrives earlier;
-                // `propagate` keeps the earliest time to schedule.
-                deliver = self.propagate(at, p).or(deliver);
-                if deliver.is_some() {
-                    deliver = self.armed;
+                if e.loss.as_mut().is_some_and(|l| l.should_drop()) {
+                    self.rare.lost_packets += 1;
+                    return (None, self.start_tx(now_ns));
                 }
+                if let Some(d) = e.disorder.as_mut() {
+                    at = base.saturating_add(d.jitter_ns());
+                    copy_at = d.duplicate().then(|| base.saturating_add(d.jitter_ns()));
+                }
+            }
+            if let Some(copy_at) = copy_at {
+                self.rare.duplicated_packets += 1;
+                deliver = self.propagate(copy_at, p.clone()).or(deliver);
+            }
+            // The original goes in after its copy would only when it arrives earlier;
+            // `propagate` keeps the earliest time to schedule.
+            deliver = self.propagate(at, p).or(deliver);
+            if deliver.is_some() {
+                deliver = self.armed;
             }
         }
         (deliver, self.start_tx(now_ns))
@@ -413,9 +462,9 @@ impl Link {
         let due = self.pipe.front().is_some_and(|((t, _), _)| *t <= now_ns);
         let p = if due {
             let ((_, order), p) = self.pipe.pop_front().unwrap_or_else(|| unreachable!("checked"));
-            self.stats.delivered_packets += 1;
+            self.delivered_packets += 1;
             if self.last_delivered.is_some_and(|l| order < l) {
-                self.stats.reordered_packets += 1;
+                self.rare.reordered_packets += 1;
             }
             self.last_delivered = Some(self.last_delivered.map_or(order, |l| l.max(order)));
             Some(p)
@@ -430,6 +479,55 @@ impl Link {
             }
         }
         (p, next)
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    /// A packet-hop's fields take five lines from a line's start; what few links have is
+    /// behind one pointer.
+    #[test]
+    fn the_hot_fields_are_five_lines() {
+        assert_eq!(std::mem::align_of::<Link>(), 64);
+        assert_eq!(Link::HOT_BYTES, 5 * 64);
+        assert_eq!(std::mem::offset_of!(Link, queue), 3 * 64);
+    }
+
+    /// A link without a loss model, disorder or outage has no extras; each of them makes
+    /// them, and the counters they move read back through `stats`.
+    #[test]
+    fn extras_only_where_needed() {
+        use crate::loss::LossModel;
+        use crate::queue::{DropTail, Limit};
+        use rand::SeedableRng;
+        let link = |model| {
+            let loss = LossProcess::new(model, ChaCha8Rng::seed_from_u64(1));
+            let q = Queue::from(DropTail::new(Limit::Packets(10)));
+            Link::new("l".into(), 0, 1, RateModel::Constant { rate_bps: 1_000_000 }, 1_000, loss, q)
+        };
+        let plain = link(LossModel::None);
+        assert!(plain.extras.is_none() && plain.loss().is_none());
+        let mut lossy = link(LossModel::Bernoulli { loss_prob: 1.0 });
+        assert!(lossy.loss().is_some());
+        let still = link(LossModel::None).with_disorder(Disorder {
+            jitter: Jitter::None,
+            duplicate_prob: 0.0,
+            rng: ChaCha8Rng::seed_from_u64(2),
+        });
+        assert!(still.extras.is_none(), "disorder that disorders nothing");
+        let mut down = link(LossModel::None);
+        down.set_outage(5, 3);
+        assert!(down.extras.is_none(), "an empty outage");
+        down.set_outage(0, u64::MAX);
+        assert!(down.extras.is_some());
+        for l in [&mut lossy, &mut down] {
+            assert_eq!(l.enqueue(0, SimPacket::new(Default::default(), 0)), Some(416_000), "52 bytes at 1 Mb/s");
+            assert_eq!(l.on_tx_done(416_000), (None, None));
+        }
+        assert_eq!((lossy.stats().lost_packets, lossy.stats().outage_packets, lossy.stats().tx_packets), (1, 0, 1));
+        assert_eq!((down.stats().lost_packets, down.stats().outage_packets, down.stats().tx_packets), (0, 1, 1));
     }
 }
 

@@ -303,7 +303,8 @@ impl LossStats {
 #[repr(C)]
 pub struct LossProcess {
     // What every packet reads and counts first (`repr(C)` keeps the order), the random
-    // stream (over 300 bytes) last: a link without loss touches one cache line of it.
+    // stream (over 300 bytes) last. (A link without a loss model keeps none of this:
+    // `Link` holds a process only for a model that can drop.)
     model: LossModel,
     stats: LossStats,
     bad: bool,
@@ -316,9 +317,6 @@ fn chance(rng: &mut ChaCha8Rng, p: f64) -> bool {
 }
 
 impl LossProcess {
-    /// Bytes before the random stream: what a packet without loss touches.
-    pub(crate) const HOT_BYTES: usize = std::mem::offset_of!(LossProcess, rng);
-
     /// Runs `model` with the random stream `rng`.
     ///
     /// The model should be [validated](LossModel::validate) (deserialized models are);
