@@ -108,9 +108,15 @@ enum Routes {
     /// 2 routers). A full table per host would be 8 bytes times the node count for each
     /// (33 MB at 2,050 nodes), and a lookup per packet-hop a cache miss in it.
     Uniform(u32),
-    /// `table[dst]` = outgoing link.
-    Table(Vec<Option<u32>>),
+    /// `table[dst]` = outgoing link, [`NO_ROUTE`] where none: 4 bytes a destination (an
+    /// `Option<u32>` took 8), so a router's table of a 512-pair dumbbell is 4 KiB and a
+    /// line of it serves 16 destinations; a router looks it up at every packet-hop.
+    Table(Box<[u32]>),
 }
+
+/// A routing table's entry for a destination it does not reach (no link has this index:
+/// a network holds far fewer links).
+const NO_ROUTE: u32 = u32::MAX;
 
 impl Network {
     /// Adds a node and returns its address.
@@ -184,7 +190,7 @@ impl Network {
                     }
                 }
             }
-            self.routes[src] = Routes::Table(first.clone());
+            self.routes[src] = Routes::Table(first.iter().map(|l| l.unwrap_or(NO_ROUTE)).collect());
         }
         // How many nodes each router reaches (its table's entries), to tell a uniform host
         // table in constant time.
@@ -192,7 +198,7 @@ impl Network {
             .routes
             .iter()
             .map(|r| match r {
-                Routes::Table(t) => t.iter().filter(|l| l.is_some()).count(),
+                Routes::Table(t) => t.iter().filter(|&&l| l != NO_ROUTE).count(),
                 _ => 0,
             })
             .collect();
@@ -201,12 +207,12 @@ impl Network {
             let Routes::Table(via) = &self.routes[router] else { unreachable!("a router has a table") };
             // Every node but `src` and `router` in the router's table (which never holds the
             // router itself), and `router` through the link.
-            let others = reached[router] - usize::from(via[src].is_some());
+            let others = reached[router] - usize::from(via[src] != NO_ROUTE);
             self.routes[src] = if others + 2 == n {
                 Routes::Uniform(li)
             } else {
-                let reach = |dst: usize| dst != src && (dst == router || via[dst].is_some());
-                Routes::Table((0..n).map(|dst| reach(dst).then_some(li)).collect())
+                let reach = |dst: usize| dst != src && (dst == router || via[dst] != NO_ROUTE);
+                Routes::Table((0..n).map(|dst| if reach(dst) { li } else { NO_ROUTE }).collect())
             };
         }
     }
@@ -216,7 +222,7 @@ impl Network {
     pub fn route(&self, node: u32, dst: u32) -> Option<u32> {
         match self.routes.get(node as usize)? {
             Routes::Uniform(l) => (dst != node && (dst as usize) < self.nodes.len()).then_some(*l),
-            Routes::Table(t) => t.get(dst as usize).copied().flatten(),
+            Routes::Table(t) => t.get(dst as usize).copied().filter(|&l| l != NO_ROUTE),
             Routes::None => None,
         }
     }
