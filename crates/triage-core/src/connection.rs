@@ -542,7 +542,7 @@ impl Connection {
     pub fn connect(cfg: impl Into<Arc<ConnectionConfig>>, local: Addr, remote: Addr) -> Self {
         let cfg = cfg.into();
         let seed = cfg.seed;
-        Self::new(cfg, seed, local, remote, State::SynSent)
+        Self::connect_seeded(cfg, seed, local, remote)
     }
 
     /// [`connect`](Self::connect) with `seed` for the congestion controller's random

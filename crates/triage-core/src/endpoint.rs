@@ -37,12 +37,8 @@ impl Endpoint {
     /// QUIC mode takes one of its own).
     pub fn connect(cfg: impl Into<Arc<ConnectionConfig>>, local: Addr, remote: Addr) -> Self {
         let cfg = cfg.into();
-        match cfg.mode {
-            TransportMode::Tcp => Endpoint::Tcp(Connection::connect(cfg, local, remote)),
-            TransportMode::Quic => {
-                Endpoint::Quic(Box::new(QuicConnection::connect(Arc::unwrap_or_clone(cfg), local, remote)))
-            }
-        }
+        let seed = cfg.seed;
+        Self::connect_seeded(cfg, seed, local, remote)
     }
 
     /// [`connect`](Self::connect) with the congestion controller's seed given apart from the
@@ -78,12 +74,8 @@ impl Endpoint {
     /// Passive open from a first packet (a SYN, or a datagram with a client's first Initial).
     pub fn accept(cfg: impl Into<Arc<ConnectionConfig>>, now_ns: u64, first: &Packet) -> Option<Self> {
         let cfg = cfg.into();
-        match cfg.mode {
-            TransportMode::Tcp => Connection::accept(cfg, now_ns, first).map(Endpoint::Tcp),
-            TransportMode::Quic => {
-                QuicConnection::accept(Arc::unwrap_or_clone(cfg), now_ns, first).map(|c| Endpoint::Quic(Box::new(c)))
-            }
-        }
+        let seed = cfg.seed;
+        Self::accept_seeded(cfg, seed, now_ns, first)
     }
 
     /// The TCP-mode connection, if this is one.
@@ -222,7 +214,8 @@ impl Endpoint {
     }
 }
 
-/// A QUIC-mode connection's own copy of its settings, with `seed` in it.
+/// A QUIC-mode connection's own copy of its settings, with `seed` in it (the settings are
+/// moved out when no other connection holds them).
 fn own_seeded(cfg: Arc<ConnectionConfig>, seed: u64) -> ConnectionConfig {
     let mut cfg = Arc::unwrap_or_clone(cfg);
     cfg.seed = seed;
