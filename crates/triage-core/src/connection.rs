@@ -351,6 +351,14 @@ pub struct Connection {
     sacked_segs: usize,
     /// Start of the highest segment SACKed (while `sacked_segs > 0`, it is in `segs`).
     high_sacked_start: u64,
+    /// What the previous ACK's SACK blocks covered: every sent segment wholly inside one
+    /// of its ranges is SACKed (or since acknowledged), so the next ACK, which repeats most
+    /// of those blocks, walks only what is new in each (see [`SackSeen`]).
+    sack_seen: SackSeen,
+    /// Sent segments looked at by the SACK walk and IsLost() (tests bound the work an ACK
+    /// does with it).
+    #[cfg(test)]
+    scoreboard_steps: u64,
     /// IsLost() has judged every segment starting below this: each was marked lost when
     /// it qualified, and one that qualified cannot qualify again (it is lost, SACKed or
     /// retransmitted), so `detect_losses` walks only what lies above.
@@ -473,6 +481,73 @@ fn partition_by_start(n: usize, start: impl Fn(usize) -> u64, x: u64, step: u64)
     lo
 }
 
+/// Sequence ranges whose sent segments are all SACKed (or since acknowledged): what the
+/// previous ACK's SACK blocks covered, clipped to what was sent then, in ascending order
+/// with a gap between any two. The gap makes them safe to skip: a segment wholly inside
+/// their union is then wholly inside one of them, a block that SACKed it. Ranges that
+/// overlap or touch are therefore not merged (a segment spanning two blocks was SACKed by
+/// neither); the longest is kept and the others forgotten, which costs only a longer walk.
+/// At most one range per block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct SackSeen {
+    ranges: [(u64, u64); MAX_SACK_BLOCKS],
+    len: u8,
+}
+
+impl SackSeen {
+    /// Adds `[start, end)` (an empty range is ignored).
+    fn add(&mut self, start: u64, end: u64) {
+        if start >= end {
+            return;
+        }
+        let (mut kept, mut k) = ([(0u64, 0u64); MAX_SACK_BLOCKS], 0);
+        let mut longest = (start, end);
+        for &(a, b) in &self.ranges[..self.len as usize] {
+            if b < start || a > end {
+                kept[k] = (a, b);
+                k += 1;
+            } else if b - a > longest.1 - longest.0 {
+                longest = (a, b);
+            }
+        }
+        if k == MAX_SACK_BLOCKS {
+            return; // full: forgotten (not reached, one range is added per block)
+        }
+        let at = kept[..k].partition_point(|r| r.0 < longest.0);
+        kept.copy_within(at..k, at + 1);
+        kept[at] = longest;
+        self.ranges = kept;
+        self.len = (k + 1) as u8;
+    }
+
+    /// The parts of `[start, end)` outside every range, in ascending order.
+    fn uncovered(&self, start: u64, end: u64) -> impl Iterator<Item = (u64, u64)> {
+        let (ranges, n) = (self.ranges, self.len as usize);
+        let (mut at, mut i) = (start, 0);
+        std::iter::from_fn(move || {
+            while at < end {
+                if i == n || ranges[i].0 >= end {
+                    let part = (at, end);
+                    at = end;
+                    return Some(part);
+                }
+                let (a, b) = ranges[i];
+                i += 1;
+                if b <= at {
+                    continue;
+                }
+                if a > at {
+                    let part = (at, a);
+                    at = b;
+                    return Some(part);
+                }
+                at = b;
+            }
+            None
+        })
+    }
+}
+
 impl Connection {
     fn new(cfg: Arc<ConnectionConfig>, seed: u64, local: Addr, remote: Addr, state: State) -> Self {
         let mut controller = cc::build_seeded(&cfg, seed);
@@ -495,6 +570,9 @@ impl Connection {
             segs: VecDeque::new(),
             sacked_segs: 0,
             high_sacked_start: 0,
+            sack_seen: SackSeen::default(),
+            #[cfg(test)]
+            scoreboard_steps: 0,
             loss_floor: 0,
             lost_pending: 0,
             lost_from: u64::MAX,
@@ -1387,27 +1465,48 @@ impl Connection {
             self.consecutive_rtos = 0;
         }
 
-        // Selective acknowledgments (RFC 2018, RFC 6675 §4 "Update()").
+        // Selective acknowledgments (RFC 2018, RFC 6675 §4 "Update()"): every segment
+        // wholly inside a block is SACKed, block by block and in sequence order inside
+        // one. A receiver repeats its blocks in ACK after ACK (RFC 2018 §4), and one block
+        // may span thousands of segments after a loss in a large window, so only what the
+        // previous ACK's blocks did not cover is walked (Linux keeps the same cache,
+        // `recv_sack_cache` in tcp_sacktag_write_queue): an ACK costs the segments it
+        // newly SACKs, not every segment its blocks span.
+        let seen = self.sack_seen;
+        let mut now_seen = SackSeen::default();
         for b in pkt.sack_blocks() {
             if b.end <= self.snd_una || b.start >= self.snd_nxt {
                 continue;
             }
-            let first = self.seg_at_or_above(b.start);
-            let mut i = first;
-            while i < self.segs.len() && self.segs[i].end <= b.end {
-                if !self.segs[i].sacked {
-                    acked_bytes += self.segs[i].end - self.segs[i].start;
-                    self.deliver_seg(now_ns, i, &mut rs, &mut sack_pick);
-                    let s = &mut self.segs[i];
-                    s.sacked = true;
-                    s.in_flight = false;
-                    s.lost = false;
-                    self.high_sacked_start = self.high_sacked_start.max(s.start);
-                    self.sacked_segs += 1;
+            // Clipped to what is sent: a segment sent later may lie beyond that.
+            now_seen.add(b.start, b.end.min(self.snd_nxt));
+            for (u, v) in seen.uncovered(b.start, b.end) {
+                // From the segment holding `u` (when it starts inside the block), else the
+                // first starting above `u`, to the last starting below `v`.
+                let mut i = self.seg_at_or_above(u);
+                if i > 0 && self.segs[i - 1].end > u && self.segs[i - 1].start >= b.start {
+                    i -= 1;
                 }
-                i += 1;
+                while i < self.segs.len() && self.segs[i].start < v && self.segs[i].end <= b.end {
+                    #[cfg(test)]
+                    {
+                        self.scoreboard_steps += 1;
+                    }
+                    if !self.segs[i].sacked {
+                        acked_bytes += self.segs[i].end - self.segs[i].start;
+                        self.deliver_seg(now_ns, i, &mut rs, &mut sack_pick);
+                        let s = &mut self.segs[i];
+                        s.sacked = true;
+                        s.in_flight = false;
+                        s.lost = false;
+                        self.high_sacked_start = self.high_sacked_start.max(s.start);
+                        self.sacked_segs += 1;
+                    }
+                    i += 1;
+                }
             }
         }
+        self.sack_seen = now_seen;
 
         let ambiguous = cum_pick.newest_retransmitted_ns.is_some() || sack_pick.newest_retransmitted_ns.is_some();
         let rtt_sample = RttPick::sample(&cum_pick, &sack_pick);
@@ -1530,25 +1629,40 @@ impl Connection {
         if self.sacked_segs > 0 {
             // Nothing above the highest SACKed segment has SACKed bytes above it, and
             // nothing below `loss_floor` can newly qualify: walk down from the one to the
-            // other (a few segments per ACK, each below the new floor once).
+            // other. Below the SACKed segment where the SACKed bytes above pass the
+            // threshold, every segment is judged in this walk (each one not SACKed
+            // qualifies), so the floor rises to that segment's end: the SACKed run above a
+            // hole is walked once, not at every ACK until the hole is repaired (a walk per
+            // ACK as long as the window, after one loss in a large one).
             let top = self.seg_at_or_above(self.high_sacked_start.saturating_add(1));
             let mut floor = self.loss_floor;
+            #[cfg(test)]
+            let mut steps = 0;
             for seg in self.segs.range_mut(..top).rev() {
                 if seg.start < self.loss_floor {
                     break;
                 }
+                #[cfg(test)]
+                {
+                    steps += 1;
+                }
                 if seg.sacked {
+                    let below_threshold = sacked_above <= threshold;
                     sacked_above += seg.end - seg.start;
+                    if below_threshold && sacked_above > threshold {
+                        floor = floor.max(seg.end);
+                    }
                     continue;
                 }
-                if sacked_above > threshold {
-                    floor = floor.max(seg.end);
-                    if !seg.lost && !seg.retransmitted && seg.in_flight {
-                        mark_lost(seg);
-                    }
+                if sacked_above > threshold && !seg.lost && !seg.retransmitted && seg.in_flight {
+                    mark_lost(seg);
                 }
             }
             self.loss_floor = floor;
+            #[cfg(test)]
+            {
+                self.scoreboard_steps += steps;
+            }
         }
         // Retransmissions, which IsLost() never finds lost again, in transmission order.
         while let Some((tx, start)) = self.rexmit.next_lost() {

@@ -219,6 +219,7 @@ fn serve_page(msgs: Vec<MessageMeta>) -> impl FnMut(u64, bool, &Event, &mut Conn
 mod karn;
 mod lost_retransmit;
 mod peer;
+mod scoreboard;
 mod watch;
 
 #[test]

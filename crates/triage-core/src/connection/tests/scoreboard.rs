@@ -1,0 +1,106 @@
+//! The sender's scoreboard work per ACK (RFC 6675 §4 Update() and IsLost()): an ACK looks
+//! at the segments it newly SACKs and a few more, not at every segment its blocks span or
+//! that lies above a hole, so a loss in a large window costs a walk as long as the window
+//! once, not once per ACK.
+
+use super::*;
+use proptest::prelude::*;
+
+/// `seen` built from `ranges` by `add`, in order.
+fn seen_of(ranges: &[(u64, u64)]) -> SackSeen {
+    let mut seen = SackSeen::default();
+    for &(a, b) in ranges {
+        seen.add(a, b);
+    }
+    seen
+}
+
+#[test]
+fn uncovered_parts_of_a_block_hand_computed() {
+    let seen = seen_of(&[(10, 20), (30, 40)]);
+    assert_eq!(seen.uncovered(0, 50).collect::<Vec<_>>(), vec![(0, 10), (20, 30), (40, 50)]);
+    assert_eq!(seen.uncovered(12, 35).collect::<Vec<_>>(), vec![(20, 30)]);
+    assert_eq!(seen.uncovered(12, 18).count(), 0);
+    assert_eq!(seen.uncovered(40, 45).collect::<Vec<_>>(), vec![(40, 45)]);
+    assert_eq!(SackSeen::default().uncovered(5, 9).collect::<Vec<_>>(), vec![(5, 9)]);
+}
+
+#[test]
+fn touching_or_overlapping_ranges_keep_only_the_longest() {
+    // [10, 20) and [20, 35) touch: a segment [15, 25) lies in their union and in neither,
+    // so they must not be merged into [10, 35).
+    let seen = seen_of(&[(10, 20), (20, 35)]);
+    assert_eq!(seen.ranges[..seen.len as usize], [(20, 35)]);
+    assert_eq!(seen.uncovered(10, 35).collect::<Vec<_>>(), vec![(10, 20)]);
+    let seen = seen_of(&[(0, 50), (40, 45), (60, 70)]);
+    assert_eq!(seen.ranges[..seen.len as usize], [(0, 50), (60, 70)]);
+    // Empty ranges are not kept.
+    assert_eq!(seen_of(&[(7, 7)]).len, 0);
+}
+
+proptest! {
+    /// The uncovered parts are ascending, disjoint, non-empty and inside the block, and
+    /// cover exactly its points outside every range; the ranges stay sorted with a gap
+    /// between any two, each one of those added.
+    #[test]
+    fn uncovered_is_the_blocks_complement(
+        ranges in proptest::collection::vec((0u64..64, 0u64..16), 0..=MAX_SACK_BLOCKS),
+        start in 0u64..80,
+        len in 0u64..40,
+    ) {
+        let ranges: Vec<(u64, u64)> = ranges.into_iter().map(|(a, l)| (a, a + l)).collect();
+        let seen = seen_of(&ranges);
+        let kept = &seen.ranges[..seen.len as usize];
+        for w in kept.windows(2) {
+            prop_assert!(w[0].1 < w[1].0, "no gap: {kept:?}");
+        }
+        for r in kept {
+            prop_assert!(r.0 < r.1 && ranges.contains(r));
+        }
+        let end = start + len;
+        let parts: Vec<(u64, u64)> = seen.uncovered(start, end).collect();
+        let mut last = start;
+        for &(u, v) in &parts {
+            prop_assert!(u >= last && u < v && v <= end, "{parts:?}");
+            last = v;
+        }
+        for x in start..end {
+            let covered = kept.iter().any(|&(a, b)| a <= x && x < b);
+            let listed = parts.iter().any(|&(u, v)| u <= x && x < v);
+            prop_assert_eq!(covered, !listed, "point {}", x);
+        }
+    }
+}
+
+/// A 50 MB transfer on a 1 Gbps path with 10 ms one-way delay (a window of about 1,700
+/// segments), losing the server's `nth` packet. Returns the harness after the run.
+fn one_loss_in_a_large_window(nth: u64) -> Harness {
+    let cfg =
+        ConnectionConfig { controller: ControllerKind::NewReno, receive_buffer_bytes: 64 << 20, ..Default::default() };
+    let mut h = Harness::new(cfg, 1_000_000_000, 10 * MS);
+    h.drop = Box::new(move |_, c2s, _, n| !c2s && n == nth);
+    let msgs = vec![MessageMeta { id: 1, len_bytes: 50_000_000, priority: 0 }];
+    h.run(100_000 * MS, serve_page(msgs));
+    h
+}
+
+#[test]
+fn a_loss_in_a_large_window_costs_a_walk_per_segment_not_per_ack() {
+    let h = one_loss_in_a_large_window(6_000);
+    let server = h.server.as_ref().expect("connected");
+    let stats = server.stats();
+    assert_eq!(h.completions().len(), 1, "the transfer completes");
+    assert_eq!(stats.retransmitted_segments, 1, "one loss, one fast retransmission");
+    assert_eq!(stats.fast_recoveries, 1);
+    // The ACKs after the loss each carry one block, [hole end, highest received), one
+    // segment longer each time, for a round trip (about a window of ACKs). Walking each
+    // block whole, and every SACKed segment above the hole in IsLost(), costs about
+    // window² / 2 steps each (millions); remembered, each segment is looked at a few times.
+    let segments = stats.data_segments_sent;
+    assert!(
+        server.scoreboard_steps <= 3 * segments,
+        "{} scoreboard steps for {} segments",
+        server.scoreboard_steps,
+        segments
+    );
+}
