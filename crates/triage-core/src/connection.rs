@@ -1472,9 +1472,12 @@ impl Connection {
         // previous ACK's blocks did not cover is walked (Linux keeps the same cache,
         // `recv_sack_cache` in tcp_sacktag_write_queue): an ACK costs the segments it
         // newly SACKs, not every segment its blocks span.
+        // An ACK without blocks leaves the cache as it is: what it says stays true (a
+        // segment stays SACKed, and none is sent inside a range clipped to `snd_nxt`).
+        let blocks = pkt.sack_blocks();
         let seen = self.sack_seen;
         let mut now_seen = SackSeen::default();
-        for b in pkt.sack_blocks() {
+        for b in blocks {
             if b.end <= self.snd_una || b.start >= self.snd_nxt {
                 continue;
             }
@@ -1506,7 +1509,9 @@ impl Connection {
                 }
             }
         }
-        self.sack_seen = now_seen;
+        if !blocks.is_empty() {
+            self.sack_seen = now_seen;
+        }
 
         let ambiguous = cum_pick.newest_retransmitted_ns.is_some() || sack_pick.newest_retransmitted_ns.is_some();
         let rtt_sample = RttPick::sample(&cum_pick, &sack_pick);
