@@ -359,6 +359,11 @@ pub struct Connection {
     /// does with it).
     #[cfg(test)]
     scoreboard_steps: u64,
+    /// Tests only: walk the scoreboard the long way (every segment of every SACK block,
+    /// IsLost()'s floor at the highest segment found lost), to show the short way changes
+    /// nothing.
+    #[cfg(test)]
+    naive_scoreboard: bool,
     /// IsLost() has judged every segment starting below this: each was marked lost when
     /// it qualified, and one that qualified cannot qualify again (it is lost, SACKed or
     /// retransmitted), so `detect_losses` walks only what lies above.
@@ -573,6 +578,8 @@ impl Connection {
             sack_seen: SackSeen::default(),
             #[cfg(test)]
             scoreboard_steps: 0,
+            #[cfg(test)]
+            naive_scoreboard: false,
             loss_floor: 0,
             lost_pending: 0,
             lost_from: u64::MAX,
@@ -1475,7 +1482,10 @@ impl Connection {
         // An ACK without blocks leaves the cache as it is: what it says stays true (a
         // segment stays SACKed, and none is sent inside a range clipped to `snd_nxt`).
         let blocks = pkt.sack_blocks();
+        #[cfg(not(test))]
         let seen = self.sack_seen;
+        #[cfg(test)]
+        let seen = if self.naive_scoreboard { SackSeen::default() } else { self.sack_seen };
         let mut now_seen = SackSeen::default();
         for b in blocks {
             if b.end <= self.snd_una || b.start >= self.snd_nxt {
@@ -1654,10 +1664,16 @@ impl Connection {
                 if seg.sacked {
                     let below_threshold = sacked_above <= threshold;
                     sacked_above += seg.end - seg.start;
+                    #[cfg(test)]
+                    let below_threshold = below_threshold && !self.naive_scoreboard;
                     if below_threshold && sacked_above > threshold {
                         floor = floor.max(seg.end);
                     }
                     continue;
+                }
+                #[cfg(test)]
+                if self.naive_scoreboard && sacked_above > threshold {
+                    floor = floor.max(seg.end);
                 }
                 if sacked_above > threshold && !seg.lost && !seg.retransmitted && seg.in_flight {
                     mark_lost(seg);
