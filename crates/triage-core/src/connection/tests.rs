@@ -216,6 +216,21 @@ fn serve_page(msgs: Vec<MessageMeta>) -> impl FnMut(u64, bool, &Event, &mut Conn
     }
 }
 
+/// Bernoulli loss of data packets and ACKs (not of the handshake, to keep runs short),
+/// from a seeded xorshift stream.
+fn bernoulli(loss_per_mille: u64, seed: u64) -> DropHook {
+    let mut state = seed | 1;
+    Box::new(move |_, _, p, _| {
+        if p.flags.has(TcpFlags::SYN) {
+            return false;
+        }
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % 1000 < loss_per_mille
+    })
+}
+
 mod karn;
 mod lost_retransmit;
 mod peer;

@@ -5,21 +5,6 @@
 use super::*;
 use proptest::prelude::*;
 
-/// Bernoulli loss of data packets and ACKs (not of the handshake, to keep runs short),
-/// from a seeded xorshift stream.
-fn bernoulli(loss_per_mille: u64, seed: u64) -> DropHook {
-    let mut state = seed | 1;
-    Box::new(move |_, _, p, _| {
-        if p.flags.has(TcpFlags::SYN) {
-            return false;
-        }
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % 1000 < loss_per_mille
-    })
-}
-
 /// A bulk transfer of `bytes` from server to client over a 10 Mbps path with 20 ms one-way
 /// delay. The receive buffer (2 BDP) bounds the queue the harness's unbounded links build,
 /// so every true RTT lies between 40 and ~130 ms. Returns the harness after the run.

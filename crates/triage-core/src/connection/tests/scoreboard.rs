@@ -106,7 +106,7 @@ fn a_loss_in_a_large_window_costs_a_walk_per_segment_not_per_ack() {
 }
 
 /// A 2 MB transfer over 100 Mbps with 5 ms one-way delay, data packets and ACKs lost at
-/// random (`bernoulli` of karn.rs, handshake spared), the sender walking its scoreboard
+/// random (`bernoulli`, handshake spared), the sender walking its scoreboard
 /// the short way or the long way.
 fn lossy_bulk(loss_per_mille: u64, seed: u64, naive: bool) -> Harness {
     let cfg = ConnectionConfig {
@@ -116,16 +116,7 @@ fn lossy_bulk(loss_per_mille: u64, seed: u64, naive: bool) -> Harness {
         ..Default::default()
     };
     let mut h = Harness::new(cfg, 100_000_000, 5 * MS);
-    let mut state = seed | 1;
-    h.drop = Box::new(move |_, _, p, _| {
-        if p.flags.has(TcpFlags::SYN) {
-            return false;
-        }
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % 1000 < loss_per_mille
-    });
+    h.drop = bernoulli(loss_per_mille, seed);
     let msgs = vec![MessageMeta { id: 1, len_bytes: 2_000_000, priority: 0 }];
     let mut serve = serve_page(msgs);
     h.run(100_000 * MS, move |t, is_client, ev, c| {
