@@ -1435,6 +1435,69 @@ impl Connection {
         }
     }
 
+    /// RFC 6675 §4 Update() for an ACK's SACK blocks: marks every sent segment wholly
+    /// inside one SACKed (delivering it to the rate and RTT samples) and returns the bytes
+    /// newly SACKed.
+    fn tag_sacked(
+        &mut self,
+        now_ns: u64,
+        blocks: &[SackBlock],
+        rs: &mut Option<RateSample>,
+        pick: &mut RttPick,
+    ) -> u64 {
+        // Block by block, and in sequence order inside one. A receiver repeats its blocks
+        // in ACK after ACK (RFC 2018 §4), and one block may span thousands of segments
+        // after a loss in a large window, so only what the previous ACK's blocks did not
+        // cover is walked (Linux keeps the same cache, `recv_sack_cache` in
+        // tcp_sacktag_write_queue): an ACK costs the segments it newly SACKs, not every
+        // segment its blocks span. An ACK without blocks leaves the cache as it is: what
+        // it says stays true (a segment stays SACKed, and none is sent inside a range
+        // clipped to `snd_nxt`).
+        if blocks.is_empty() {
+            return 0;
+        }
+        let mut acked_bytes = 0;
+        #[cfg(not(test))]
+        let seen = self.sack_seen;
+        #[cfg(test)]
+        let seen = if self.naive_scoreboard { SackSeen::default() } else { self.sack_seen };
+        let mut now_seen = SackSeen::default();
+        for b in blocks {
+            if b.end <= self.snd_una || b.start >= self.snd_nxt {
+                continue;
+            }
+            // Clipped to what is sent: a segment sent later may lie beyond that.
+            now_seen.add(b.start, b.end.min(self.snd_nxt));
+            for (u, v) in seen.uncovered(b.start, b.end) {
+                // From the segment holding `u` (when it starts inside the block), else the
+                // first starting above `u`, to the last starting below `v`.
+                let mut i = self.seg_at_or_above(u);
+                if i > 0 && self.segs[i - 1].end > u && self.segs[i - 1].start >= b.start {
+                    i -= 1;
+                }
+                while i < self.segs.len() && self.segs[i].start < v && self.segs[i].end <= b.end {
+                    #[cfg(test)]
+                    {
+                        self.scoreboard_steps += 1;
+                    }
+                    if !self.segs[i].sacked {
+                        acked_bytes += self.segs[i].end - self.segs[i].start;
+                        self.deliver_seg(now_ns, i, rs, pick);
+                        let s = &mut self.segs[i];
+                        s.sacked = true;
+                        s.in_flight = false;
+                        s.lost = false;
+                        self.high_sacked_start = self.high_sacked_start.max(s.start);
+                        self.sacked_segs += 1;
+                    }
+                    i += 1;
+                }
+            }
+        }
+        self.sack_seen = now_seen;
+        acked_bytes
+    }
+
     fn process_ack(&mut self, now_ns: u64, pkt: &Packet) {
         let prior_in_flight = self.path.pipe_bytes;
         let prior_delivered = self.path.delivered_bytes;
@@ -1473,56 +1536,8 @@ impl Connection {
             self.consecutive_rtos = 0;
         }
 
-        // Selective acknowledgments (RFC 2018, RFC 6675 §4 "Update()"): every segment
-        // wholly inside a block is SACKed, block by block and in sequence order inside
-        // one. A receiver repeats its blocks in ACK after ACK (RFC 2018 §4), and one block
-        // may span thousands of segments after a loss in a large window, so only what the
-        // previous ACK's blocks did not cover is walked (Linux keeps the same cache,
-        // `recv_sack_cache` in tcp_sacktag_write_queue): an ACK costs the segments it
-        // newly SACKs, not every segment its blocks span.
-        // An ACK without blocks leaves the cache as it is: what it says stays true (a
-        // segment stays SACKed, and none is sent inside a range clipped to `snd_nxt`).
-        let blocks = pkt.sack_blocks();
-        #[cfg(not(test))]
-        let seen = self.sack_seen;
-        #[cfg(test)]
-        let seen = if self.naive_scoreboard { SackSeen::default() } else { self.sack_seen };
-        let mut now_seen = SackSeen::default();
-        for b in blocks {
-            if b.end <= self.snd_una || b.start >= self.snd_nxt {
-                continue;
-            }
-            // Clipped to what is sent: a segment sent later may lie beyond that.
-            now_seen.add(b.start, b.end.min(self.snd_nxt));
-            for (u, v) in seen.uncovered(b.start, b.end) {
-                // From the segment holding `u` (when it starts inside the block), else the
-                // first starting above `u`, to the last starting below `v`.
-                let mut i = self.seg_at_or_above(u);
-                if i > 0 && self.segs[i - 1].end > u && self.segs[i - 1].start >= b.start {
-                    i -= 1;
-                }
-                while i < self.segs.len() && self.segs[i].start < v && self.segs[i].end <= b.end {
-                    #[cfg(test)]
-                    {
-                        self.scoreboard_steps += 1;
-                    }
-                    if !self.segs[i].sacked {
-                        acked_bytes += self.segs[i].end - self.segs[i].start;
-                        self.deliver_seg(now_ns, i, &mut rs, &mut sack_pick);
-                        let s = &mut self.segs[i];
-                        s.sacked = true;
-                        s.in_flight = false;
-                        s.lost = false;
-                        self.high_sacked_start = self.high_sacked_start.max(s.start);
-                        self.sacked_segs += 1;
-                    }
-                    i += 1;
-                }
-            }
-        }
-        if !blocks.is_empty() {
-            self.sack_seen = now_seen;
-        }
+        // Selective acknowledgments (RFC 2018, RFC 6675 §4 "Update()").
+        acked_bytes += self.tag_sacked(now_ns, pkt.sack_blocks(), &mut rs, &mut sack_pick);
 
         let ambiguous = cum_pick.newest_retransmitted_ns.is_some() || sack_pick.newest_retransmitted_ns.is_some();
         let rtt_sample = RttPick::sample(&cum_pick, &sack_pick);

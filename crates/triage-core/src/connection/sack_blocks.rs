@@ -41,8 +41,10 @@ impl SackBlocks {
         let (mut lo, mut hi, mut recent) = (start, end, arrival);
         // The blocks from `first` on are those starting after `start`.
         let mut first = self.by_start.partition_point(|b| b.0 <= start);
-        // The block starting at or before `start` merges when it reaches `start`...
+        // The walk below starts at the first block after `start`, whether or not the one
+        // before merges.
         let mut last = first;
+        // The block starting at or before `start` merges when it reaches `start`...
         if first > 0 {
             let (s, e, r) = self.by_start[first - 1];
             if e >= start {
