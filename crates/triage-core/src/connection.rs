@@ -45,7 +45,7 @@
 //! together in [`Connection`] fields so that a `Vec` of paths replaces it when multipath
 //! arrives.
 
-use std::collections::{hash_map, BTreeMap, VecDeque};
+use std::collections::{hash_map, VecDeque};
 use std::sync::Arc;
 
 use crate::cc::{self, AckSample, CongestionSignal, HandshakeFeedback, RateSample};
@@ -60,7 +60,9 @@ use crate::sched::{Chunks, Conductor, DiscardReason, Discarded, Fifo, MessageMet
 use crate::wire::packet::MAX_SACK_BLOCKS;
 use crate::wire::{Addr, Ecn, Packet, SackBlock, TcpFlags};
 
+mod held;
 mod sack_blocks;
+use held::Held;
 use sack_blocks::SackBlocks;
 
 /// Connection state (RFC 9293 §3.3.2, without the closing states the simulator does not
@@ -392,13 +394,9 @@ pub struct Connection {
 
     // ---- receive side ----
     rcv_nxt: u64,
-    /// Out-of-order segments held, by start. A tree: a segment that fills a later hole
-    /// (a retransmission after an earlier one was lost again, with holes all over a large
-    /// window) goes in in logarithmic time. A list sorted by start kept its memory from
-    /// one loss to the next (the tree allocates a node when a first segment comes and
-    /// frees it when the last leaves), but moved half of what it held for such a segment:
-    /// with thousands held, a third of a lossy 10 Gbps BBR run went to that move.
-    ooo: BTreeMap<u64, OooSeg>,
+    /// Out-of-order segments held, by start: a list that keeps its memory from one loss
+    /// to the next while a few are held, a tree when thousands are (see [`Held`]).
+    ooo: Held<OooSeg>,
     ooo_bytes: u64,
     /// Right edge of the window last advertised (RCV.NXT + RCV.WND); never moves left.
     rcv_adv_edge: u64,
@@ -599,7 +597,7 @@ impl Connection {
             last_shed_ns: None,
             path: Path::new(controller, rtt),
             rcv_nxt: 0,
-            ooo: BTreeMap::new(),
+            ooo: Held::default(),
             ooo_bytes: 0,
             rcv_adv_edge: 0,
             ooo_arrivals: 0,
@@ -1825,7 +1823,7 @@ impl Connection {
             let buffer = self.cfg.receive_buffer_bytes;
             let beyond_window = end - fin as u64 > self.rcv_nxt.saturating_add(buffer);
             let over_buffer = self.ooo_bytes + (end - start) > buffer + fin as u64;
-            let held_end = self.ooo.get(&start).map(|seg| seg.end);
+            let held_end = self.ooo.get(start).map(|seg| seg.end);
             let held = held_end.is_some();
             if (beyond_window || over_buffer) && !held {
                 self.stats.out_of_window_segments += 1;
@@ -1850,11 +1848,7 @@ impl Connection {
         }
         let filled_hole = !self.ooo.is_empty();
         self.deliver_in_order(start, end, &pkt.chunks, fin, pkt.priority_option);
-        while let Some(entry) = self.ooo.first_entry() {
-            if *entry.key() > self.rcv_nxt {
-                break;
-            }
-            let (s, seg) = entry.remove_entry();
+        while let Some((s, seg)) = self.ooo.pop_first_at_or_below(self.rcv_nxt) {
             self.ooo_bytes -= seg.end - s;
             if seg.end > self.rcv_nxt {
                 self.deliver_in_order(s, seg.end, &seg.chunks, seg.fin, seg.priority);
