@@ -18,7 +18,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::loss::{LossModel, LossProcess};
-use crate::queue::{Queue, QueueDiscipline, SimPacket};
+use crate::queue::{Carried, Queue, QueueDiscipline, SimPacket, Verdict};
 use crate::trace::TraceCursor;
 
 /// Bytes one Mahimahi delivery opportunity carries (its MTU-sized packet).
@@ -167,6 +167,28 @@ impl Pipe {
     }
 }
 
+/// What [`Link::enqueue`] did with a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// The link was idle and serializes it at once: its `LinkTxDone` is due at this time.
+    Starts(u64),
+    /// It waits in the queue.
+    Queued,
+    /// The queue dropped it (or, at an idle link, a discipline held it back without sending
+    /// it at once; none of this crate's does).
+    Dropped,
+}
+
+impl Arrival {
+    /// When the link finishes serializing it, if it started at once.
+    pub fn tx_done_ns(self) -> Option<u64> {
+        match self {
+            Arrival::Starts(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
 /// A one-way link from node `from` to node `to`.
 #[derive(Debug)]
 #[repr(C, align(64))]
@@ -218,6 +240,9 @@ struct Extras {
     disorder: Option<Disorder>,
     /// `None` for a link without a loss model (`LossModel::None`): it draws nothing.
     loss: Option<LossProcess>,
+    /// The box of the last packet lost or cut off by the outage, until [`Link::reclaim`]
+    /// takes it (the simulator reclaims after every departure, which loses one at most).
+    spare: Option<Box<Carried>>,
 }
 
 /// [`LinkStats`]' counters that only losses, an outage and disorder move.
@@ -265,7 +290,7 @@ impl Link {
     }
 
     fn extras_mut(&mut self) -> &mut Extras {
-        self.extras.get_or_insert_with(|| Box::new(Extras { outage: None, disorder: None, loss: None }))
+        self.extras.get_or_insert_with(|| Box::new(Extras { outage: None, disorder: None, loss: None, spare: None }))
     }
 
     /// The same link, disordering what it carries (jitter, duplication).
@@ -362,18 +387,46 @@ impl Link {
         self.extras.as_ref().and_then(|e| e.loss.as_ref())
     }
 
-    /// A packet arrives at the link. Returns the time of the `LinkTxDone` event to schedule
-    /// when the link was idle and starts serializing it.
+    /// Moves the box of the packet the queue dropped last into `into`, once an arrival
+    /// came back [`Arrival::Dropped`]: the simulator builds later packets in it, so that a
+    /// lossy run allocates no box per drop.
     #[inline(always)]
-    pub fn enqueue(&mut self, now_ns: u64, pkt: SimPacket) -> Option<u64> {
+    pub fn reclaim_dropped(&mut self, into: &mut Vec<Box<Carried>>) {
+        self.queue.reclaim(into);
+    }
+
+    /// Whether the link has a loss model, disorder or an outage (the only ways it loses a
+    /// packet itself).
+    #[inline(always)]
+    pub fn has_extras(&self) -> bool {
+        self.extras.is_some()
+    }
+
+    /// Moves the box of the packet the link lost last (its loss model, its outage) into
+    /// `into`, as [`Link::reclaim_dropped`] does for the queue's drops.
+    #[inline(always)]
+    pub fn reclaim_lost(&mut self, into: &mut Vec<Box<Carried>>) {
+        if let Some(b) = self.extras.as_deref_mut().and_then(|e| e.spare.take()) {
+            into.push(b);
+        }
+    }
+
+    /// A packet arrives at the link: it starts serializing at once (the link was idle),
+    /// waits in the queue, or is dropped.
+    #[inline(always)]
+    pub fn enqueue(&mut self, now_ns: u64, pkt: SimPacket) -> Arrival {
         if self.tx.is_none() {
             // Idle: the queue is empty (an idle link took all it had), and the packet
             // leaves at once, through the discipline's counters.
-            let p = self.queue.enqueue_and_dequeue(now_ns, pkt)?;
-            return Some(self.begin_tx(now_ns, p));
+            return match self.queue.enqueue_and_dequeue(now_ns, pkt) {
+                Some(p) => Arrival::Starts(self.begin_tx(now_ns, p)),
+                None => Arrival::Dropped,
+            };
         }
-        self.queue.enqueue(now_ns, pkt);
-        None
+        match self.queue.enqueue(now_ns, pkt) {
+            Verdict::Dropped => Arrival::Dropped,
+            Verdict::Enqueued | Verdict::Marked => Arrival::Queued,
+        }
     }
 
     #[inline(always)]
@@ -427,10 +480,12 @@ impl Link {
             if let Some(e) = self.extras.as_deref_mut() {
                 if e.outage.is_some_and(|(a, b)| a <= now_ns && now_ns < b) {
                     self.rare.outage_packets += 1;
+                    e.spare = Some(p.pkt);
                     return (None, self.start_tx(now_ns));
                 }
                 if e.loss.as_mut().is_some_and(|l| l.should_drop()) {
                     self.rare.lost_packets += 1;
+                    e.spare = Some(p.pkt);
                     return (None, self.start_tx(now_ns));
                 }
                 if let Some(d) = e.disorder.as_mut() {
@@ -523,7 +578,7 @@ mod layout_tests {
         down.set_outage(0, u64::MAX);
         assert!(down.extras.is_some());
         for l in [&mut lossy, &mut down] {
-            assert_eq!(l.enqueue(0, SimPacket::new(Default::default(), 0)), Some(416_000), "52 bytes at 1 Mb/s");
+            assert_eq!(l.enqueue(0, SimPacket::new(Default::default(), 0)), Arrival::Starts(416_000), "52 bytes at 1 Mb/s");
             assert_eq!(l.on_tx_done(416_000), (None, None));
         }
         assert_eq!((lossy.stats().lost_packets, lossy.stats().outage_packets, lossy.stats().tx_packets), (1, 0, 1));

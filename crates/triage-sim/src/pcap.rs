@@ -60,7 +60,7 @@ use pcap_file::pcapng::PcapNgWriter;
 use pcap_file::DataLink;
 use triage_core::wire::{Addr, Packet, TcpFlags};
 
-use crate::link::Link;
+use crate::link::{Arrival, Link};
 use crate::queue::SimPacket;
 use crate::sim::Network;
 
@@ -283,7 +283,7 @@ impl Capture {
 
     /// A packet arrives at link `l`'s queue at `now_ns`: runs [`Link::enqueue`] and writes
     /// the packet to the drops file when the queue dropped it. Returns what `enqueue` returns.
-    pub fn enqueue(&mut self, now_ns: u64, l: u32, link: &mut Link, sp: SimPacket) -> Option<u64> {
+    pub fn enqueue(&mut self, now_ns: u64, l: u32, link: &mut Link, sp: SimPacket) -> Arrival {
         self.render(&sp);
         let before = link.queue().stats().dropped_packets;
         let out = link.enqueue(now_ns, sp);

@@ -162,6 +162,10 @@ pub trait QueueDiscipline: std::fmt::Debug + Send {
     fn len_bytes(&self) -> u64;
     /// Counters.
     fn stats(&self) -> &QueueStats;
+    /// Moves the boxes of the packets dropped since the last call into `into`, for the
+    /// simulator to build later packets in (a discipline that keeps none does nothing:
+    /// its drops are freed).
+    fn reclaim(&mut self, _into: &mut Vec<Box<Carried>>) {}
 }
 
 /// A link's queue: the disciplines on every packet's path (DropTail, RED, a device ring)
@@ -229,6 +233,11 @@ impl QueueDiscipline for Queue {
 
     fn stats(&self) -> &QueueStats {
         each_queue!(self, q => q.stats())
+    }
+
+    #[inline(always)]
+    fn reclaim(&mut self, into: &mut Vec<Box<Carried>>) {
+        each_queue!(self, q => q.reclaim(into))
     }
 }
 
@@ -300,31 +309,42 @@ impl QueueKind {
 /// Tail drop: accept while under the limit, drop arrivals beyond it.
 #[derive(Debug)]
 pub struct DropTail {
-    limit: Limit,
+    /// The limit in one word (see [`DropTail::BYTES`]): with the backlog, 128 bytes, which
+    /// keeps a link's per-packet part in five lines ([`crate::link::Link`]).
+    limit: u64,
     backlog: Backlog,
 }
 
 impl DropTail {
-    /// A DropTail queue with the given limit.
+    /// The limit's top bit: set for a limit in bytes (the other bits are the number).
+    const BYTES: u64 = 1 << 63;
+
+    /// A DropTail queue with the given limit (a limit of 2^63 or more is taken as
+    /// 2^63 - 1: no backlog reaches either).
     pub fn new(limit: Limit) -> Self {
+        let limit = match limit {
+            Limit::Packets(n) => n.min(Self::BYTES - 1),
+            Limit::Bytes(b) => b.min(Self::BYTES - 1) | Self::BYTES,
+        };
         Self { limit, backlog: Backlog::new() }
     }
 
     /// A packet of `size` wire bytes arriving now would not fit under the limit.
     #[inline]
     fn overflows(&self, size: u64) -> bool {
-        match self.limit {
-            Limit::Packets(n) => self.backlog.len_packets() >= n,
-            Limit::Bytes(b) => self.backlog.len_bytes() + size > b,
+        let n = self.limit & !Self::BYTES;
+        if self.limit & Self::BYTES == 0 {
+            self.backlog.len_packets() >= n
+        } else {
+            self.backlog.len_bytes() + size > n
         }
     }
 }
 
 impl QueueDiscipline for DropTail {
     fn enqueue(&mut self, now_ns: u64, pkt: SimPacket) -> Verdict {
-        let size = pkt.wire_bytes();
-        if self.overflows(size) {
-            return self.backlog.record_drop(size);
+        if self.overflows(pkt.wire_bytes()) {
+            return self.backlog.record_drop(pkt);
         }
         self.backlog.push(now_ns, pkt);
         Verdict::Enqueued
@@ -342,9 +362,8 @@ impl QueueDiscipline for DropTail {
             }
             return self.backlog.pop(now_ns);
         }
-        let size = pkt.wire_bytes();
-        if self.overflows(size) {
-            self.backlog.record_drop(size);
+        if self.overflows(pkt.wire_bytes()) {
+            self.backlog.record_drop(pkt);
             return None;
         }
         Some(self.backlog.pass_through(now_ns, pkt))
@@ -360,6 +379,11 @@ impl QueueDiscipline for DropTail {
 
     fn stats(&self) -> &QueueStats {
         self.backlog.stats()
+    }
+
+    #[inline(always)]
+    fn reclaim(&mut self, into: &mut Vec<Box<Carried>>) {
+        self.backlog.reclaim(into);
     }
 }
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::app::{AppSpec, BrowserModel, MessageSpec, PageLoad};
 use crate::event::{Ev, EventQueue};
-use crate::link::Link;
+use crate::link::{Arrival, Link};
 use crate::queue::SimPacket;
 use crate::recorder::{ConnSample, ConnSeries, MessageRecord, PacketRecord, QueueSample, Recorder};
 
@@ -734,6 +734,11 @@ impl Simulator {
                     None => link.on_tx_done(self.now_ns),
                     Some(cap) => cap.tx_done(self.now_ns, l, link),
                 };
+                if deliver.is_none() && link.has_extras() && self.free_packets.len() < MAX_FREE_PACKETS {
+                    // Nothing new to deliver, on a link that may lose packets: the box of
+                    // one it lost comes back.
+                    link.reclaim_lost(&mut self.free_packets);
+                }
                 match (deliver, next) {
                     // The sooner first: it takes the place of the event just handed out
                     // near the heap's root, and the later one then rises from the bottom only
@@ -921,9 +926,7 @@ impl Simulator {
                 series.rx_delay_total_ns += self.now_ns - origin_ns;
             }
             self.conns[c as usize].conn.handle_packet(self.now_ns, &pkt);
-            if self.free_packets.len() < MAX_FREE_PACKETS {
-                self.free_packets.push(pkt);
-            }
+            self.keep_box(pkt);
             self.service(c);
             return;
         }
@@ -938,12 +941,22 @@ impl Simulator {
                     let id = self.add_conn(conn, f, true);
                     // A pooled page load opens several: the first stands for the flow.
                     self.flows[f as usize].server_conn.get_or_insert(id);
+                    self.keep_box(pkt);
                     self.service(id);
                     return;
                 }
             }
         }
         self.stats.no_socket_packets += 1;
+        self.keep_box(pkt);
+    }
+
+    /// A packet's box, done with, kept for a later packet (up to [`MAX_FREE_PACKETS`]).
+    #[inline(always)]
+    fn keep_box(&mut self, pkt: Box<crate::queue::Carried>) {
+        if self.free_packets.len() < MAX_FREE_PACKETS {
+            self.free_packets.push(pkt);
+        }
     }
 
     /// The connection at `dst` talking to `src` (`demux`, through `demux_last`).
@@ -1013,22 +1026,37 @@ impl Simulator {
         if self.packet_trace {
             let before = self.net.links[l as usize].queue().stats().dropped_packets;
             let rec = packet_record(self.now_ns, l, &sp.pkt);
-            if let Some(t) = self.link_enqueue(l, sp) {
-                self.events.push_link(t, l, false);
+            match self.link_enqueue(l, sp) {
+                Arrival::Starts(t) => self.events.push_link(t, l, false),
+                Arrival::Queued => {}
+                Arrival::Dropped => self.reclaim_dropped(l),
             }
             let dropped = self.net.links[l as usize].queue().stats().dropped_packets > before;
             self.recorder.packets.push(PacketRecord { event: if dropped { "drop" } else { "enqueue" }, ..rec });
             return;
         }
-        if let Some(t) = self.link_enqueue(l, sp) {
-            self.events.push_link(t, l, false);
-            self.prefetch_next_hop(l);
+        match self.link_enqueue(l, sp) {
+            Arrival::Starts(t) => {
+                self.events.push_link(t, l, false);
+                self.prefetch_next_hop(l);
+            }
+            Arrival::Queued => {}
+            Arrival::Dropped => self.reclaim_dropped(l),
+        }
+    }
+
+    /// The box of the packet link `l`'s queue just dropped, back to the free list (see
+    /// [`Link::reclaim_dropped`]): a lossy run then allocates no box per drop.
+    #[cold]
+    fn reclaim_dropped(&mut self, l: u32) {
+        if self.free_packets.len() < MAX_FREE_PACKETS {
+            self.net.links[l as usize].reclaim_dropped(&mut self.free_packets);
         }
     }
 
     /// Puts a packet into link `l`'s queue (through the capture, when there is one).
     #[inline(always)]
-    fn link_enqueue(&mut self, l: u32, sp: SimPacket) -> Option<u64> {
+    fn link_enqueue(&mut self, l: u32, sp: SimPacket) -> Arrival {
         let link = &mut self.net.links[l as usize];
         match self.capture.as_deref_mut() {
             None => link.enqueue(self.now_ns, sp),

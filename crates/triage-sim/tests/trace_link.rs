@@ -44,7 +44,7 @@ fn departures(link: &mut Link, first: Option<u64>) -> Vec<u64> {
 fn each_opportunity_carries_one_mtu_and_small_packets_share_one() {
     // Opportunities at 1, 1, 3, 7 ms; the trace loops every 7 ms.
     let mut l = trace_link("1\n1\n3\n7\n");
-    let first = l.enqueue(0, pkt(1448));
+    let first = l.enqueue(0, pkt(1448)).tx_done_ns();
     for _ in 0..4 {
         l.enqueue(0, pkt(1448));
     }
@@ -56,7 +56,7 @@ fn each_opportunity_carries_one_mtu_and_small_packets_share_one() {
     );
     // Thirty 52-byte ACKs: 1500 / 52 = 28 fit in one opportunity, the rest take the next.
     let mut l = trace_link("1\n1\n3\n7\n");
-    let first = l.enqueue(0, pkt(0));
+    let first = l.enqueue(0, pkt(0)).tx_done_ns();
     for _ in 0..29 {
         l.enqueue(0, pkt(0));
     }

@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 
-use super::{QueueStats, SimPacket, Verdict};
+use super::{Carried, QueueStats, SimPacket, Verdict};
 
 /// A FIFO of packets with its byte count and queue counters.
 #[derive(Debug, Default)]
@@ -14,6 +14,11 @@ pub struct Backlog {
     q: VecDeque<SimPacket>,
     bytes: u64,
     stats: QueueStats,
+    /// The box of the last packet dropped, until [`Backlog::reclaim`] takes it. One slot
+    /// (a pointer: a link's hot lines have no room for more): the simulator reclaims after
+    /// every arrival, and an arrival drops one packet at most; a discipline used on its
+    /// own frees the earlier box.
+    spare: Option<Box<Carried>>,
 }
 
 impl Backlog {
@@ -60,12 +65,23 @@ impl Backlog {
         Some(p)
     }
 
-    /// Counts an arrival of `size` wire bytes dropped; returns [`Verdict::Dropped`] for the
-    /// discipline to hand back.
-    pub fn record_drop(&mut self, size: u64) -> Verdict {
+    /// Counts the arrival `pkt` dropped and keeps its box for reuse ([`Self::reclaim`]);
+    /// returns [`Verdict::Dropped`] for the discipline to hand back.
+    pub fn record_drop(&mut self, pkt: SimPacket) -> Verdict {
         self.stats.dropped_packets += 1;
-        self.stats.dropped_bytes += size;
+        self.stats.dropped_bytes += pkt.wire_bytes();
+        self.spare = Some(pkt.pkt);
         Verdict::Dropped
+    }
+
+    /// Moves the box of the packet dropped last, if not yet taken, into `into`: a lossy
+    /// bottleneck drops a packet in ten, and the simulator builds later packets in their
+    /// boxes instead of allocating new ones.
+    #[inline]
+    pub fn reclaim(&mut self, into: &mut Vec<Box<Carried>>) {
+        if let Some(b) = self.spare.take() {
+            into.push(b);
+        }
     }
 
     /// Counts an arrival of `size` wire bytes marked (its ECN field changed by the discipline).
@@ -111,7 +127,7 @@ mod tests {
         b.push(6, pkt(0));
         assert_eq!((b.len_packets(), b.len_bytes()), (2, 1552));
         assert_eq!(b.back().unwrap().enqueued_ns(), 6);
-        assert_eq!(b.record_drop(1500), Verdict::Dropped);
+        assert_eq!(b.record_drop(pkt(1448)), Verdict::Dropped);
         b.record_mark(52);
         assert_eq!(b.pop(10).unwrap().pkt.payload_bytes, 1448);
         assert_eq!(b.len_bytes(), 52);
@@ -127,5 +143,29 @@ mod tests {
             dequeued_packets: 1,
         };
         assert_eq!(b.stats(), &expect);
+    }
+
+    #[test]
+    fn a_dropped_packet_s_box_is_handed_back_once() {
+        let mut b = Backlog::new();
+        let p = pkt(1448);
+        let addr = &*p.pkt as *const Carried;
+        b.record_drop(p);
+        let mut free = Vec::new();
+        b.reclaim(&mut free);
+        assert_eq!(free.len(), 1);
+        assert!(std::ptr::eq(&*free[0], addr), "the very box of the dropped packet");
+        b.reclaim(&mut free);
+        assert_eq!(free.len(), 1, "handed back once");
+        // Two drops between reclaims: the last one's box is kept, and both are counted.
+        b.record_drop(pkt(100));
+        let last = pkt(200);
+        let addr = &*last.pkt as *const Carried;
+        b.record_drop(last);
+        free.clear();
+        b.reclaim(&mut free);
+        assert_eq!(free.len(), 1);
+        assert!(std::ptr::eq(&*free[0], addr));
+        assert_eq!(b.stats().dropped_packets, 3, "every drop counted");
     }
 }

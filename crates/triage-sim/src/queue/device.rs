@@ -12,7 +12,7 @@
 
 use std::collections::VecDeque;
 
-use super::{Queue, QueueDiscipline, QueueStats, SimPacket, Verdict};
+use super::{Carried, Queue, QueueDiscipline, QueueStats, SimPacket, Verdict};
 
 /// A queue discipline feeding a device ring of `ring_packets`.
 #[derive(Debug)]
@@ -77,6 +77,10 @@ impl QueueDiscipline for DeviceRing {
 
     fn stats(&self) -> &QueueStats {
         self.inner.stats()
+    }
+
+    fn reclaim(&mut self, into: &mut Vec<Box<Carried>>) {
+        self.inner.reclaim(into);
     }
 }
 

@@ -25,7 +25,7 @@
 use triage_core::ecn::{eecn_codepoint, eecn_level_of};
 use triage_core::wire::Ecn;
 
-use super::{Backlog, QueueDiscipline, QueueStats, SimPacket, Verdict};
+use super::{Backlog, Carried, QueueDiscipline, QueueStats, SimPacket, Verdict};
 
 /// EECN router parameters.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -188,7 +188,7 @@ impl QueueDiscipline for EecnMarker {
         let size = pkt.wire_bytes();
         self.arrivals.add(now_ns);
         if self.backlog.len_packets() >= self.cfg.limit_packets {
-            return self.backlog.record_drop(size);
+            return self.backlog.record_drop(pkt);
         }
         let mut verdict = Verdict::Enqueued;
         let ecn = pkt.pkt.ecn;
@@ -227,6 +227,10 @@ impl QueueDiscipline for EecnMarker {
 
     fn stats(&self) -> &QueueStats {
         self.backlog.stats()
+    }
+
+    fn reclaim(&mut self, into: &mut Vec<Box<Carried>>) {
+        self.backlog.reclaim(into);
     }
 }
 

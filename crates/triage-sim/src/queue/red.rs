@@ -24,7 +24,7 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use triage_core::wire::Ecn;
 
-use super::{Backlog, QueueDiscipline, QueueStats, SimPacket, Verdict};
+use super::{Backlog, Carried, QueueDiscipline, QueueStats, SimPacket, Verdict};
 
 /// RED parameters.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -195,7 +195,7 @@ enum Hit {
 
 impl Red {
     /// Steps 1-6 for an arrival at `now_ns`: the verdict, the packet marked if it is, and
-    /// every counter but the backlog's acceptance of it (the caller's).
+    /// every counter but the backlog's, which count its acceptance or drop (the caller's).
     #[inline(always)]
     fn decide(&mut self, now_ns: u64, pkt: &mut SimPacket) -> Verdict {
         let size = pkt.wire_bytes();
@@ -233,18 +233,18 @@ impl Red {
             self.old = false;
         }
         if self.backlog.len_packets() >= self.cfg.limit_packets {
-            return self.backlog.record_drop(size);
+            return Verdict::Dropped;
         }
         match hit {
             Hit::None => Verdict::Enqueued,
-            Hit::Forced => self.backlog.record_drop(size),
+            Hit::Forced => Verdict::Dropped,
             Hit::Early => {
                 if self.cfg.ecn && pkt.pkt.ecn != Ecn::NotEct {
                     pkt.pkt.ecn = Ecn::Ce;
                     self.backlog.record_mark(size);
                     Verdict::Marked
                 } else {
-                    self.backlog.record_drop(size)
+                    Verdict::Dropped
                 }
             }
         }
@@ -254,9 +254,10 @@ impl Red {
 impl QueueDiscipline for Red {
     fn enqueue(&mut self, now_ns: u64, mut pkt: SimPacket) -> Verdict {
         let verdict = self.decide(now_ns, &mut pkt);
-        if verdict != Verdict::Dropped {
-            self.backlog.push(now_ns, pkt);
+        if verdict == Verdict::Dropped {
+            return self.backlog.record_drop(pkt);
         }
+        self.backlog.push(now_ns, pkt);
         verdict
     }
 
@@ -295,6 +296,10 @@ impl QueueDiscipline for Red {
 
     fn stats(&self) -> &QueueStats {
         self.backlog.stats()
+    }
+
+    fn reclaim(&mut self, into: &mut Vec<Box<Carried>>) {
+        self.backlog.reclaim(into);
     }
 }
 

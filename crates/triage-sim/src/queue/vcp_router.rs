@@ -21,7 +21,7 @@
 
 use triage_core::wire::Ecn;
 
-use super::{Backlog, QueueDiscipline, QueueStats, SimPacket, Verdict};
+use super::{Backlog, Carried, QueueDiscipline, QueueStats, SimPacket, Verdict};
 
 /// VCP router parameters.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -159,7 +159,7 @@ impl QueueDiscipline for VcpRouter {
         let size = pkt.wire_bytes();
         self.arrived_bytes += size;
         if self.backlog.len_packets() >= self.cfg.limit_packets {
-            return self.backlog.record_drop(size);
+            return self.backlog.record_drop(pkt);
         }
         let mut verdict = Verdict::Enqueued;
         let have = pkt.pkt.ecn as u8;
@@ -198,6 +198,10 @@ impl QueueDiscipline for VcpRouter {
 
     fn stats(&self) -> &QueueStats {
         self.backlog.stats()
+    }
+
+    fn reclaim(&mut self, into: &mut Vec<Box<Carried>>) {
+        self.backlog.reclaim(into);
     }
 }
 
