@@ -120,7 +120,8 @@ access = { rate = "100Mbps", delay = "0ms", queue = { packets = 100 } }
     assert!(steady < 0.002, "{steady} allocations per packet-hop in steady state");
     // The run drops and loses: the queue's and the loss model's counts, from `triage run`
     // (whose exit status says the bulk flows did not finish: they are not meant to).
-    let out = Command::new(env!("CARGO_BIN_EXE_triage")).args(["run", path.to_str().unwrap(), "--json"]).output().unwrap();
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_triage")).args(["run", path.to_str().unwrap(), "--json"]).output().unwrap();
     let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let links = run["variants"][0]["report"]["links"].as_array().unwrap();
     let dropped: u64 = links.iter().map(|l| l["queue"]["dropped_packets"].as_u64().unwrap()).sum();

@@ -240,8 +240,8 @@ struct Extras {
     disorder: Option<Disorder>,
     /// `None` for a link without a loss model (`LossModel::None`): it draws nothing.
     loss: Option<LossProcess>,
-    /// The box of the last packet lost or cut off by the outage, until [`Link::reclaim`]
-    /// takes it (the simulator reclaims after every departure, which loses one at most).
+    /// The box of the last packet lost or cut off by the outage, until [`Link::take_lost`]
+    /// takes it (the simulator takes it after every departure, which loses one at most).
     spare: Option<Box<Carried>>,
 }
 
@@ -387,28 +387,19 @@ impl Link {
         self.extras.as_ref().and_then(|e| e.loss.as_ref())
     }
 
-    /// Moves the box of the packet the queue dropped last into `into`, once an arrival
-    /// came back [`Arrival::Dropped`]: the simulator builds later packets in it, so that a
-    /// lossy run allocates no box per drop.
+    /// The box of the packet the queue dropped last, once an arrival came back
+    /// [`Arrival::Dropped`]: the simulator builds a later packet in it, so that a lossy run
+    /// allocates no box per drop.
     #[inline(always)]
-    pub fn reclaim_dropped(&mut self, into: &mut Vec<Box<Carried>>) {
-        self.queue.reclaim(into);
+    pub fn take_dropped(&mut self) -> Option<Box<Carried>> {
+        self.queue.take_dropped()
     }
 
-    /// Whether the link has a loss model, disorder or an outage (the only ways it loses a
-    /// packet itself).
+    /// The box of the packet the link lost last (its loss model, its outage), if not taken
+    /// yet, as [`Link::take_dropped`] for the queue's drops.
     #[inline(always)]
-    pub fn has_extras(&self) -> bool {
-        self.extras.is_some()
-    }
-
-    /// Moves the box of the packet the link lost last (its loss model, its outage) into
-    /// `into`, as [`Link::reclaim_dropped`] does for the queue's drops.
-    #[inline(always)]
-    pub fn reclaim_lost(&mut self, into: &mut Vec<Box<Carried>>) {
-        if let Some(b) = self.extras.as_deref_mut().and_then(|e| e.spare.take()) {
-            into.push(b);
-        }
+    pub fn take_lost(&mut self) -> Option<Box<Carried>> {
+        self.extras.as_deref_mut().and_then(|e| e.spare.take())
     }
 
     /// A packet arrives at the link: it starts serializing at once (the link was idle),
@@ -578,7 +569,11 @@ mod layout_tests {
         down.set_outage(0, u64::MAX);
         assert!(down.extras.is_some());
         for l in [&mut lossy, &mut down] {
-            assert_eq!(l.enqueue(0, SimPacket::new(Default::default(), 0)), Arrival::Starts(416_000), "52 bytes at 1 Mb/s");
+            assert_eq!(
+                l.enqueue(0, SimPacket::new(Default::default(), 0)),
+                Arrival::Starts(416_000),
+                "52 bytes at 1 Mb/s"
+            );
             assert_eq!(l.on_tx_done(416_000), (None, None));
         }
         assert_eq!((lossy.stats().lost_packets, lossy.stats().outage_packets, lossy.stats().tx_packets), (1, 0, 1));

@@ -162,10 +162,11 @@ pub trait QueueDiscipline: std::fmt::Debug + Send {
     fn len_bytes(&self) -> u64;
     /// Counters.
     fn stats(&self) -> &QueueStats;
-    /// Moves the boxes of the packets dropped since the last call into `into`, for the
-    /// simulator to build later packets in (a discipline that keeps none does nothing:
-    /// its drops are freed).
-    fn reclaim(&mut self, _into: &mut Vec<Box<Carried>>) {}
+    /// The box of the packet dropped last, if not taken yet, for the simulator to build a
+    /// later packet in (a discipline that keeps none returns `None`: its drops are freed).
+    fn take_dropped(&mut self) -> Option<Box<Carried>> {
+        None
+    }
 }
 
 /// A link's queue: the disciplines on every packet's path (DropTail, RED, a device ring)
@@ -236,8 +237,8 @@ impl QueueDiscipline for Queue {
     }
 
     #[inline(always)]
-    fn reclaim(&mut self, into: &mut Vec<Box<Carried>>) {
-        each_queue!(self, q => q.reclaim(into))
+    fn take_dropped(&mut self) -> Option<Box<Carried>> {
+        each_queue!(self, q => q.take_dropped())
     }
 }
 
@@ -382,8 +383,8 @@ impl QueueDiscipline for DropTail {
     }
 
     #[inline(always)]
-    fn reclaim(&mut self, into: &mut Vec<Box<Carried>>) {
-        self.backlog.reclaim(into);
+    fn take_dropped(&mut self) -> Option<Box<Carried>> {
+        self.backlog.take_dropped()
     }
 }
 

@@ -734,10 +734,10 @@ impl Simulator {
                     None => link.on_tx_done(self.now_ns),
                     Some(cap) => cap.tx_done(self.now_ns, l, link),
                 };
-                if deliver.is_none() && link.has_extras() && self.free_packets.len() < MAX_FREE_PACKETS {
-                    // Nothing new to deliver, on a link that may lose packets: the box of
-                    // one it lost comes back.
-                    link.reclaim_lost(&mut self.free_packets);
+                // Nothing new to deliver: the packet may have been lost, and its box comes
+                // back.
+                if let Some(b) = deliver.is_none().then(|| link.take_lost()).flatten() {
+                    self.keep_box(b);
                 }
                 match (deliver, next) {
                     // The sooner first: it takes the place of the event just handed out
@@ -1046,11 +1046,11 @@ impl Simulator {
     }
 
     /// The box of the packet link `l`'s queue just dropped, back to the free list (see
-    /// [`Link::reclaim_dropped`]): a lossy run then allocates no box per drop.
+    /// [`Link::take_dropped`]): a lossy run then allocates no box per drop.
     #[cold]
     fn reclaim_dropped(&mut self, l: u32) {
-        if self.free_packets.len() < MAX_FREE_PACKETS {
-            self.net.links[l as usize].reclaim_dropped(&mut self.free_packets);
+        if let Some(b) = self.net.links[l as usize].take_dropped() {
+            self.keep_box(b);
         }
     }
 

@@ -14,7 +14,7 @@ pub struct Backlog {
     q: VecDeque<SimPacket>,
     bytes: u64,
     stats: QueueStats,
-    /// The box of the last packet dropped, until [`Backlog::reclaim`] takes it. One slot
+    /// The box of the last packet dropped, until [`Backlog::take_dropped`] takes it. One slot
     /// (a pointer: a link's hot lines have no room for more): the simulator reclaims after
     /// every arrival, and an arrival drops one packet at most; a discipline used on its
     /// own frees the earlier box.
@@ -65,7 +65,7 @@ impl Backlog {
         Some(p)
     }
 
-    /// Counts the arrival `pkt` dropped and keeps its box for reuse ([`Self::reclaim`]);
+    /// Counts the arrival `pkt` dropped and keeps its box for reuse ([`Self::take_dropped`]);
     /// returns [`Verdict::Dropped`] for the discipline to hand back.
     pub fn record_drop(&mut self, pkt: SimPacket) -> Verdict {
         self.stats.dropped_packets += 1;
@@ -74,14 +74,12 @@ impl Backlog {
         Verdict::Dropped
     }
 
-    /// Moves the box of the packet dropped last, if not yet taken, into `into`: a lossy
-    /// bottleneck drops a packet in ten, and the simulator builds later packets in their
-    /// boxes instead of allocating new ones.
+    /// The box of the packet dropped last, if not yet taken: a lossy bottleneck drops a
+    /// packet in ten, and the simulator builds later packets in their boxes instead of
+    /// allocating new ones.
     #[inline]
-    pub fn reclaim(&mut self, into: &mut Vec<Box<Carried>>) {
-        if let Some(b) = self.spare.take() {
-            into.push(b);
-        }
+    pub fn take_dropped(&mut self) -> Option<Box<Carried>> {
+        self.spare.take()
     }
 
     /// Counts an arrival of `size` wire bytes marked (its ECN field changed by the discipline).
@@ -151,21 +149,17 @@ mod tests {
         let p = pkt(1448);
         let addr = &*p.pkt as *const Carried;
         b.record_drop(p);
-        let mut free = Vec::new();
-        b.reclaim(&mut free);
-        assert_eq!(free.len(), 1);
-        assert!(std::ptr::eq(&*free[0], addr), "the very box of the dropped packet");
-        b.reclaim(&mut free);
-        assert_eq!(free.len(), 1, "handed back once");
-        // Two drops between reclaims: the last one's box is kept, and both are counted.
+        let taken = b.take_dropped().expect("the dropped packet's box");
+        assert!(std::ptr::eq(&*taken, addr), "the very box of the dropped packet");
+        assert!(b.take_dropped().is_none(), "handed back once");
+        // Two drops between takes: the last one's box is kept, and both are counted.
         b.record_drop(pkt(100));
         let last = pkt(200);
         let addr = &*last.pkt as *const Carried;
         b.record_drop(last);
-        free.clear();
-        b.reclaim(&mut free);
-        assert_eq!(free.len(), 1);
-        assert!(std::ptr::eq(&*free[0], addr));
+        let taken = b.take_dropped().expect("the last dropped packet's box");
+        assert!(std::ptr::eq(&*taken, addr));
+        assert!(b.take_dropped().is_none());
         assert_eq!(b.stats().dropped_packets, 3, "every drop counted");
     }
 }

@@ -79,8 +79,8 @@ impl QueueDiscipline for DeviceRing {
         self.inner.stats()
     }
 
-    fn reclaim(&mut self, into: &mut Vec<Box<Carried>>) {
-        self.inner.reclaim(into);
+    fn take_dropped(&mut self) -> Option<Box<Carried>> {
+        self.inner.take_dropped()
     }
 }
 

@@ -229,8 +229,8 @@ impl QueueDiscipline for EecnMarker {
         self.backlog.stats()
     }
 
-    fn reclaim(&mut self, into: &mut Vec<Box<Carried>>) {
-        self.backlog.reclaim(into);
+    fn take_dropped(&mut self) -> Option<Box<Carried>> {
+        self.backlog.take_dropped()
     }
 }
 
