@@ -15,7 +15,9 @@
 #
 # Then, for triage, a second table: per rate, the cost per packet-hop of the largest flow
 # count against the smallest, as the median over --repeat back-to-back pairs of runs in
-# one process (`triage bench --scenario SMALL --scenario LARGE`, its per_hop_cost_vs_first).
+# one process (`triage bench --scenario SMALL --scenario LARGE`, its per_hop_cost_vs_first),
+# and the same over the second half of each run (steady_per_hop_cost_vs_first: connections
+# open, initial windows and the losses they bring mostly over).
 # Each pair runs within a fraction of a second, so a machine whose speed drifts from one
 # second to the next moves both of a pair; the ratio of two medians taken from separate
 # cells does not cancel that.
@@ -120,13 +122,14 @@ if [ "$ours" = 1 ]; then
   small=$(echo $flows | awk '{print $1}')
   large=$(echo $flows | awk '{print $NF}')
   echo
-  echo "| rate | triage cost per packet-hop, $large flows against $small (median of $repeat pairs) |"
-  echo "| --- | --- |"
+  echo "| rate | triage cost per packet-hop, $large flows against $small (median of $repeat pairs) | the same over the second halves (steady state) |"
+  echo "| --- | --- | --- |"
   for rate in $rates; do
     "$triage" bench --scenario "$(scenario "$small" "$rate")" --scenario "$(scenario "$large" "$rate")" \
       --repeat "$repeat" --json > "$work/pair.json"
     x=$(sed -n 's/.*"per_hop_cost_vs_first": *\([0-9.e+]*\).*/\1/p' "$work/pair.json" | head -1)
-    echo "| $rate | $(awk "BEGIN{printf \"%.2fx\", $x}") |"
+    y=$(sed -n 's/.*"steady_per_hop_cost_vs_first": *\([0-9.e+]*\).*/\1/p' "$work/pair.json" | head -1)
+    echo "| $rate | $(awk "BEGIN{printf \"%.2fx\", $x}") | $(awk "BEGIN{printf \"%.2fx\", $y}") |"
   done
 fi
 rm -rf "$work"

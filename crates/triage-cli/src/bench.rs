@@ -117,6 +117,16 @@ struct ScenarioTiming {
     steady_allocations_per_packet_hop: Option<f64>,
     /// Heap allocations per packet-hop over the whole run (connection setup included).
     allocations_per_packet_hop: f64,
+    /// Packet-hops in the second half of the simulated time (the steady state: connections
+    /// open, initial windows and the losses they bring mostly over). Counted, like the
+    /// steady-state allocations, in every repetition but the first when there are several
+    /// (the first fixes where the half lies).
+    steady_packet_hops: u64,
+    /// Wall time of the second half in each of those repetitions, in the order they ran.
+    steady_wall_s: Vec<f64>,
+    /// The median of those wall times per second-half packet-hop (none when no packet moved
+    /// then): the cost per packet-hop without the start.
+    steady_ns_per_packet_hop: Option<f64>,
     /// The reference's median wall time over ours.
     #[serde(skip_serializing_if = "Option::is_none")]
     reference_over_ours: Option<f64>,
@@ -124,6 +134,10 @@ struct ScenarioTiming {
     /// per packet-hop over the first scenario's in the same repetition.
     #[serde(skip_serializing_if = "Option::is_none")]
     per_hop_cost_vs_first: Option<f64>,
+    /// [`per_hop_cost_vs_first`](Self::per_hop_cost_vs_first) of the second halves: the
+    /// median over the same repetitions of the two steady-state costs per packet-hop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steady_per_hop_cost_vs_first: Option<f64>,
 }
 
 #[derive(serde::Serialize)]
@@ -142,6 +156,8 @@ struct Sample {
     steady: (u64, u64),
     whole: (u64, u64),
     end_ns: u64,
+    /// Wall time of the run from the split to the end.
+    steady_wall_s: f64,
 }
 
 /// The median of a non-empty list (the mean of the middle two for an even count).
@@ -161,8 +177,8 @@ fn min_max(xs: &[f64]) -> (f64, f64) {
 }
 
 /// Runs one scenario once: until `split_ns` (half the stop time when `None`), then the
-/// rest, counting allocations and packet-hops in each (the two calls give the same events
-/// as one).
+/// rest, counting allocations, packet-hops and wall time in each (the two calls give the
+/// same events as one).
 #[allow(clippy::disallowed_methods)]
 fn run_once(name: &str, split_ns: Option<u64>) -> Result<Sample, String> {
     let (scenario, file, dir, _) = crate::load(name)?;
@@ -189,13 +205,15 @@ fn run_once(name: &str, split_ns: Option<u64>) -> Result<Sample, String> {
     sim.run(half_ns, |_| {});
     let a1 = allocations();
     let h1 = sim.stats().packet_hops;
+    let t1 = Instant::now();
     sim.run(built.stop_ns, |_| {});
-    let wall_s = t0.elapsed().as_secs_f64();
+    let end = Instant::now();
+    let (wall_s, steady_wall_s) = ((end - t0).as_secs_f64(), (end - t1).as_secs_f64());
     let a2 = allocations();
     let h2 = sim.stats().packet_hops;
     let report = RunReport::new(&scenario.name, scenario.seed, &sim);
     let end_ns = sim.now_ns();
-    Ok(Sample { wall_s, report, mode, steady: (a2 - a1, h2 - h1), whole: (a2 - a0, h2), end_ns })
+    Ok(Sample { wall_s, report, mode, steady: (a2 - a1, h2 - h1), whole: (a2 - a0, h2), end_ns, steady_wall_s })
 }
 
 /// Allocations per packet-hop, from (allocations, packet-hops) sums.
@@ -240,6 +258,10 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
     });
     let mut out = BenchReport { repetitions: a.repeat, scenarios: Vec::new(), reference };
     let per_hop = |x: &Sample| x.wall_s / x.report.packet_hops.max(1) as f64;
+    // The second half's time per packet-hop (none when nothing moved then).
+    let steady_per_hop = |x: &Sample| (x.steady.1 > 0).then(|| x.steady_wall_s / x.steady.1 as f64);
+    // Every repetition but the first when there are several (see `steady_packet_hops`).
+    let used = |s: &[Sample]| if s.len() > 1 { 1 } else { 0 };
     for (i, s) in samples.iter().enumerate() {
         let walls: Vec<f64> = s.iter().map(|x| x.wall_s).collect();
         let med = median(&walls);
@@ -247,7 +269,8 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
         let last = s.last().expect("ran at least once");
         let r = &last.report;
         // Split at half the run's real length: every repetition but the first, when there are several.
-        let split_at_end = if s.len() > 1 { &s[1..] } else { &s[..] };
+        let split_at_end = &s[used(s)..];
+        let steady_costs: Vec<f64> = split_at_end.iter().filter_map(steady_per_hop).collect();
         let steady = split_at_end.iter().fold((0, 0), |acc, x| (acc.0 + x.steady.0, acc.1 + x.steady.1));
         let whole = s.iter().fold((0, 0), |acc, x| (acc.0 + x.whole.0, acc.1 + x.whole.1));
         out.scenarios.push(ScenarioTiming {
@@ -265,10 +288,22 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
             ns_per_packet_hop: if r.packet_hops == 0 { 0.0 } else { med * 1e9 / r.packet_hops as f64 },
             steady_allocations_per_packet_hop: per(steady),
             allocations_per_packet_hop: per(whole).unwrap_or(0.0),
+            steady_packet_hops: split_at_end.last().map_or(0, |x| x.steady.1),
+            steady_wall_s: split_at_end.iter().map(|x| x.steady_wall_s).collect(),
+            steady_ns_per_packet_hop: (!steady_costs.is_empty()).then(|| median(&steady_costs) * 1e9),
             reference_over_ours: out.reference.as_ref().map(|rf| rf.median_wall_s / med),
             per_hop_cost_vs_first: (i > 0).then(|| {
                 let ratios: Vec<f64> = s.iter().zip(&samples[0]).map(|(x, y)| per_hop(x) / per_hop(y)).collect();
                 median(&ratios)
+            }),
+            steady_per_hop_cost_vs_first: (i > 0).then_some(()).and_then(|()| {
+                let first = &samples[0][used(&samples[0])..];
+                let ratios: Vec<f64> = split_at_end
+                    .iter()
+                    .zip(first)
+                    .filter_map(|(x, y)| Some(steady_per_hop(x)? / steady_per_hop(y)?))
+                    .collect();
+                (!ratios.is_empty()).then(|| median(&ratios))
             }),
         });
     }
@@ -291,6 +326,9 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
         outln!("packet-hops/s    {:.3e}", t.packet_hops_per_s);
         outln!("events/s         {:.3e}", t.events_per_s);
         outln!("ns/packet-hop    {:.1}", t.ns_per_packet_hop);
+        if let Some(x) = t.steady_ns_per_packet_hop {
+            outln!("  steady state   {x:.1} (second half: {} packet-hops)", t.steady_packet_hops);
+        }
         let steady = t.steady_allocations_per_packet_hop.map_or_else(|| "n/a".to_string(), |x| format!("{x:.4}"));
         outln!(
             "allocations      {steady} per packet-hop in steady state (second half), {:.4} over the run",
@@ -304,6 +342,9 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
                 "vs first         {x:.2}x the first scenario's time per packet-hop (median of {} back-to-back pairs)",
                 a.repeat
             );
+        }
+        if let Some(x) = t.steady_per_hop_cost_vs_first {
+            outln!("  steady state   {x:.2}x (second halves, median of {} pairs)", t.steady_wall_s.len());
         }
         outln!();
     }

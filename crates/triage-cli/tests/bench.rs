@@ -69,6 +69,27 @@ fn times_tcp_quic_and_multipath_side_by_side_with_a_reference() {
         let got = t["per_hop_cost_vs_first"].as_f64().unwrap();
         assert!((got - want).abs() <= 1e-12 * want, "{}: {got} against {want}", t["scenario"]);
     }
+    // The steady state: the second half of every repetition but the first (one here), its
+    // wall time over its packet-hops, and the same ratio between the scenarios.
+    let steady = |t: &serde_json::Value| {
+        let walls = t["steady_wall_s"].as_array().unwrap();
+        assert_eq!(walls.len(), 1, "{}", t["scenario"]);
+        walls[0].as_f64().unwrap() / t["steady_packet_hops"].as_f64().unwrap()
+    };
+    for t in s {
+        let hops = t["steady_packet_hops"].as_u64().unwrap();
+        assert!(hops > 0 && hops < t["packet_hops"].as_u64().unwrap(), "{}: {hops}", t["scenario"]);
+        let got = t["steady_ns_per_packet_hop"].as_f64().unwrap();
+        assert!((got - steady(t) * 1e9).abs() <= 1e-9 * got, "{}: {got}", t["scenario"]);
+    }
+    // eecn-dumbbell ends at 21 s: the second run splits at half of that, 10.5 s.
+    assert!(s[0]["steady_packet_hops"].as_u64().unwrap() > 300_000);
+    assert!(s[0].get("steady_per_hop_cost_vs_first").is_none());
+    for t in &s[1..] {
+        let want = steady(t) / steady(&s[0]);
+        let got = t["steady_per_hop_cost_vs_first"].as_f64().unwrap();
+        assert!((got - want).abs() <= 1e-12 * want, "{}: {got} against {want}", t["scenario"]);
+    }
 }
 
 #[test]
@@ -78,6 +99,9 @@ fn a_run_that_ends_before_the_split_still_reports_its_allocations() {
     let v = bench(&["--scenario", "eecn-dumbbell", "--repeat", "1"]);
     let t = &v["scenarios"][0];
     assert!(t["steady_allocations_per_packet_hop"].is_null());
+    assert!(t["steady_ns_per_packet_hop"].is_null());
+    assert_eq!(t["steady_packet_hops"], 0);
+    assert_eq!(t["steady_wall_s"].as_array().map(Vec::len), Some(1));
     assert!(t["allocations_per_packet_hop"].as_f64().unwrap() > 0.0);
     assert!(v["reference"].is_null());
 }
