@@ -60,6 +60,7 @@ use crate::sched::{Chunks, Conductor, DiscardReason, Discarded, Fifo, MessageMet
 use crate::wire::packet::MAX_SACK_BLOCKS;
 use crate::wire::{Addr, Ecn, Packet, SackBlock, TcpFlags};
 
+mod chunked;
 mod held;
 mod sack_blocks;
 use held::Held;

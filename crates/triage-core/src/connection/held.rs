@@ -1,33 +1,23 @@
 //! The receiver's out-of-order segments, held by start until the hole below them fills
 //! (RFC 9293 §3.10.7.4: segments beyond RCV.NXT are held for later processing).
 //!
-//! Two forms, one in use at a time. A receiver mostly holds a few segments, one loss's
-//! worth of a small window: a list sorted by start keeps its memory from one loss to the
-//! next, so a lossy run allocates nothing per loss (a tree allocates a node when a hole
-//! opens and frees it when it closes, and splits and merges nodes as it grows and shrinks).
-//! A receiver of a large lossy window holds thousands: there a segment that fills a later
-//! hole would move half the list, and a tree takes it in logarithmic time. The list turns
-//! into the tree when it would pass [`LIST_MAX`] segments; the tree is used until it
-//! empties, and the list (with its memory) after that.
+//! A receiver mostly holds a few segments, one loss's worth of a small window; a receiver
+//! of a large lossy window holds thousands. Both in a [`ChunkedMap`]: a few segments are
+//! one sorted list, thousands a list of such lists, and neither allocates once the most it
+//! has held is reached (a tree allocated a node when a hole opened and freed it when it
+//! closed, so a lossy run allocated per loss however long it ran).
 
-use std::collections::{BTreeMap, VecDeque};
-
-/// The most segments the list holds before the segments move into the tree: an insertion
-/// in the middle then moves at most this many entries.
-pub(super) const LIST_MAX: usize = 64;
+use super::chunked::ChunkedMap;
 
 /// Segments held, by start (starts are unique).
 #[derive(Clone, Debug)]
 pub(super) struct Held<V> {
-    /// Sorted by start; the form in use while `tree` is empty.
-    list: VecDeque<(u64, V)>,
-    /// The form in use when it is not empty (and then `list` is).
-    tree: BTreeMap<u64, V>,
+    map: ChunkedMap<V>,
 }
 
 impl<V> Default for Held<V> {
     fn default() -> Self {
-        Self { list: VecDeque::new(), tree: BTreeMap::new() }
+        Self { map: ChunkedMap::default() }
     }
 }
 
@@ -35,64 +25,32 @@ impl<V> Held<V> {
     /// No segment held.
     #[inline]
     pub(super) fn is_empty(&self) -> bool {
-        self.list.is_empty() && self.tree.is_empty()
+        self.map.is_empty()
     }
 
     /// Number of segments held.
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
-        self.list.len() + self.tree.len()
-    }
-
-    /// Whether the tree is the form in use.
-    #[cfg(test)]
-    pub(super) fn in_tree(&self) -> bool {
-        !self.tree.is_empty()
+        self.map.len()
     }
 
     /// The segment starting at `start`.
     #[inline]
     pub(super) fn get(&self, start: u64) -> Option<&V> {
-        if !self.tree.is_empty() {
-            return self.tree.get(&start);
-        }
-        let i = self.list.partition_point(|(s, _)| *s < start);
-        self.list.get(i).filter(|(s, _)| *s == start).map(|(_, v)| v)
+        self.map.get(start)
     }
 
     /// Holds `v` at `start`, replacing a segment held there.
     #[inline]
     pub(super) fn insert(&mut self, start: u64, v: V) {
-        if !self.tree.is_empty() {
-            self.tree.insert(start, v);
-            return;
-        }
-        // Mostly a segment above every one held (the window moving on past a hole).
-        let i = match self.list.back() {
-            Some((s, _)) if *s < start => self.list.len(),
-            _ => self.list.partition_point(|(s, _)| *s < start),
-        };
-        if let Some(e) = self.list.get_mut(i).filter(|(s, _)| *s == start) {
-            e.1 = v;
-            return;
-        }
-        if self.list.len() < LIST_MAX {
-            self.list.insert(i, (start, v));
-            return;
-        }
-        self.tree.extend(self.list.drain(..));
-        self.tree.insert(start, v);
+        self.map.insert(start, v);
     }
 
     /// Removes and returns the lowest segment if it starts at or below `at`.
     #[inline]
     pub(super) fn pop_first_at_or_below(&mut self, at: u64) -> Option<(u64, V)> {
-        if !self.tree.is_empty() {
-            let e = self.tree.first_entry()?;
-            return (*e.key() <= at).then(|| e.remove_entry());
-        }
-        if self.list.front().is_some_and(|(s, _)| *s <= at) {
-            return self.list.pop_front();
+        if self.map.first()?.0 <= at {
+            return self.map.pop_first();
         }
         None
     }
@@ -102,32 +60,25 @@ impl<V> Held<V> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::collections::BTreeMap;
 
     #[test]
-    fn moves_into_the_tree_past_the_list_s_size_and_back_when_empty() {
+    fn pops_in_order_only_at_or_below_the_point_and_keeps_its_memory() {
         let mut h = Held::default();
-        // Every other slot, from the top down: each insertion goes in front.
-        for k in (0..LIST_MAX as u64).rev() {
+        // Every other slot, from the top down (each insertion in front), past one chunk.
+        let n = super::super::chunked::CHUNK as u64 + 1;
+        for k in (0..n).rev() {
             h.insert(10 * k + 10, k);
         }
-        assert!(!h.in_tree());
-        assert_eq!(h.len(), LIST_MAX);
-        assert_eq!(h.get(10), Some(&0));
-        assert_eq!(h.get(15), None);
+        assert_eq!(h.len(), n as usize);
+        assert_eq!((h.get(10), h.get(15)), (Some(&0), None));
         h.insert(15, 99);
-        assert!(h.in_tree(), "one more than the list holds");
-        assert_eq!((h.len(), h.get(15), h.get(10)), (LIST_MAX + 1, Some(&99), Some(&0)));
         assert_eq!(h.pop_first_at_or_below(9), None);
         assert_eq!(h.pop_first_at_or_below(10), Some((10, 0)));
         assert_eq!(h.pop_first_at_or_below(20), Some((15, 99)));
         while h.pop_first_at_or_below(u64::MAX).is_some() {}
-        assert!(h.is_empty() && !h.in_tree());
-        // Back to the list, which kept its memory.
-        let cap = h.list.capacity();
-        assert!(cap >= LIST_MAX);
-        h.insert(5, 1);
-        assert!(!h.in_tree());
-        assert_eq!(h.list.capacity(), cap);
+        assert!(h.is_empty());
+        assert_eq!(h.pop_first_at_or_below(u64::MAX), None);
     }
 
     #[test]
