@@ -344,7 +344,8 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
             );
         }
         if let Some(x) = t.steady_per_hop_cost_vs_first {
-            outln!("  steady state   {x:.2}x (second halves, median of {} pairs)", t.steady_wall_s.len());
+            let n = t.steady_wall_s.len();
+            outln!("  steady state   {x:.2}x (second halves, median of {n} pair{})", if n == 1 { "" } else { "s" });
         }
         outln!();
     }
