@@ -61,9 +61,8 @@ use crate::wire::packet::MAX_SACK_BLOCKS;
 use crate::wire::{Addr, Ecn, Packet, SackBlock, TcpFlags};
 
 mod chunked;
-mod held;
 mod sack_blocks;
-use held::Held;
+use chunked::ChunkedMap;
 use sack_blocks::SackBlocks;
 
 /// Connection state (RFC 9293 §3.3.2, without the closing states the simulator does not
@@ -395,9 +394,11 @@ pub struct Connection {
 
     // ---- receive side ----
     rcv_nxt: u64,
-    /// Out-of-order segments held, by start: a list that keeps its memory from one loss
-    /// to the next while a few are held, a tree when thousands are (see [`Held`]).
-    ooo: Held<OooSeg>,
+    /// Out-of-order segments held, by start (RFC 9293 §3.10.7.4: segments beyond RCV.NXT
+    /// are held for later processing): one list while a few are held, a list of lists when
+    /// thousands are, and no allocation once the most it has held is reached (see
+    /// [`ChunkedMap`]).
+    ooo: ChunkedMap<OooSeg>,
     ooo_bytes: u64,
     /// Right edge of the window last advertised (RCV.NXT + RCV.WND); never moves left.
     rcv_adv_edge: u64,
@@ -598,7 +599,7 @@ impl Connection {
             last_shed_ns: None,
             path: Path::new(controller, rtt),
             rcv_nxt: 0,
-            ooo: Held::default(),
+            ooo: ChunkedMap::default(),
             ooo_bytes: 0,
             rcv_adv_edge: 0,
             ooo_arrivals: 0,

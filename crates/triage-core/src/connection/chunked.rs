@@ -28,23 +28,14 @@ pub(super) struct ChunkedMap<V> {
     /// Two or more non-empty chunks, each sorted by key, every key of a chunk below every
     /// key of the next; back to `one` when one chunk is left.
     chunks: Chunks<V>,
-    /// An empty chunk, its buffer kept (a map that splits once and joins again hands one
-    /// chunk back and forth: this keeps it without a list of spares).
-    spare_one: Option<VecDeque<(u64, V)>>,
-    /// More empty chunks, their buffers kept.
+    /// Empty chunks, their buffers kept for the next split.
     spare: Vec<VecDeque<(u64, V)>>,
     len: usize,
 }
 
 impl<V> Default for ChunkedMap<V> {
     fn default() -> Self {
-        Self {
-            one: VecDeque::new(),
-            chunks: Chunks { v: Vec::new(), head: 0 },
-            spare_one: None,
-            spare: Vec::new(),
-            len: 0,
-        }
+        Self { one: VecDeque::new(), chunks: Chunks { v: Vec::new(), head: 0 }, spare: Vec::new(), len: 0 }
     }
 }
 
@@ -190,6 +181,16 @@ impl<V> ChunkedMap<V> {
         Some(e)
     }
 
+    /// Removes and returns the first entry if its key is at or below `at` (the receiver's
+    /// lowest held segment, once the cumulative point reaches it: RFC 9293 §3.10.7.4).
+    #[inline]
+    pub(super) fn pop_first_at_or_below(&mut self, at: u64) -> Option<(u64, V)> {
+        if self.first()?.0 <= at {
+            return self.pop_first();
+        }
+        None
+    }
+
     /// The entries from the last key down.
     #[inline]
     pub(super) fn iter_rev(&self) -> RevIter<'_, V> {
@@ -235,17 +236,14 @@ impl<V> ChunkedMap<V> {
     /// An empty chunk: a kept one if any.
     #[inline]
     fn take_spare(&mut self) -> VecDeque<(u64, V)> {
-        self.spare_one.take().or_else(|| self.spare.pop()).unwrap_or_default()
+        self.spare.pop().unwrap_or_default()
     }
 
     /// Keeps an emptied chunk's buffer.
     #[inline]
     fn keep_spare(&mut self, c: VecDeque<(u64, V)>) {
         debug_assert!(c.is_empty());
-        match self.spare_one {
-            None => self.spare_one = Some(c),
-            Some(_) => self.spare.push(c),
-        }
+        self.spare.push(c);
     }
 
     /// Number of chunks in use (the list form's one list counts).
@@ -376,13 +374,13 @@ mod tests {
         // takes them, not new ones.
         while m.pop_first().is_some() {}
         assert!(m.is_empty() && m.chunk_count() == 1 && m.first().is_none());
-        assert!(m.spare_one.is_some() && m.spare.is_empty());
+        assert_eq!(m.spare.len(), 1);
         assert_eq!((m.get(0), m.iter_rev().count()), (None, 0));
         assert_eq!(m.remove(0), None);
         for k in 0..=CHUNK as u64 {
             m.insert(k, k);
         }
-        assert!(m.chunk_count() == 2 && m.spare_one.is_none() && m.spare.is_empty());
+        assert!(m.chunk_count() == 2 && m.spare.is_empty());
     }
 
     #[test]
@@ -404,11 +402,40 @@ mod tests {
         assert_eq!(m.first(), Some((0, &())));
     }
 
+    #[test]
+    fn pops_in_order_only_at_or_below_the_point() {
+        let mut h = ChunkedMap::default();
+        // Every other slot, from the top down (each insertion in front), past one chunk.
+        let n = CHUNK as u64 + 1;
+        for k in (0..n).rev() {
+            h.insert(10 * k + 10, k);
+        }
+        assert_eq!(h.len(), n as usize);
+        assert_eq!((h.get(10), h.get(15)), (Some(&0), None));
+        h.insert(15, 99);
+        assert_eq!(h.pop_first_at_or_below(9), None);
+        assert_eq!(h.pop_first_at_or_below(10), Some((10, 0)));
+        assert_eq!(h.pop_first_at_or_below(20), Some((15, 99)));
+        while h.pop_first_at_or_below(u64::MAX).is_some() {}
+        assert!(h.is_empty());
+        assert_eq!(h.pop_first_at_or_below(u64::MAX), None);
+    }
+
+    #[test]
+    fn a_segment_held_again_replaces_the_one_held() {
+        let mut h = ChunkedMap::default();
+        h.insert(100, 'a');
+        h.insert(300, 'b');
+        h.insert(100, 'c');
+        assert_eq!((h.len(), h.get(100)), (2, Some(&'c')));
+    }
+
     #[derive(Clone, Debug)]
     enum Op {
         Insert(u64, u32),
         Remove(u64),
         PopFirst,
+        PopAtOrBelow(u64),
         Get(u64),
     }
 
@@ -417,6 +444,7 @@ mod tests {
             5 => (0..range, any::<u32>()).prop_map(|(k, v)| Op::Insert(k, v)),
             2 => (0..range).prop_map(Op::Remove),
             1 => Just(Op::PopFirst),
+            1 => (0..range).prop_map(Op::PopAtOrBelow),
             1 => (0..range).prop_map(Op::Get),
         ]
     }
@@ -438,9 +466,17 @@ mod tests {
                     Op::Insert(k, v) => prop_assert_eq!(m.insert(k, v), r.insert(k, v)),
                     Op::Remove(k) => prop_assert_eq!(m.remove(k), r.remove(&k)),
                     Op::PopFirst => prop_assert_eq!(m.pop_first(), r.pop_first()),
+                    Op::PopAtOrBelow(at) => {
+                        let want = r.first_key_value().filter(|(k, _)| **k <= at).map(|(k, v)| (*k, *v));
+                        if let Some((k, _)) = want {
+                            r.remove(&k);
+                        }
+                        prop_assert_eq!(m.pop_first_at_or_below(at), want);
+                    }
                     Op::Get(k) => prop_assert_eq!(m.get(k), r.get(&k)),
                 }
                 prop_assert_eq!(m.len(), r.len());
+                prop_assert_eq!(m.is_empty(), r.is_empty());
                 prop_assert_eq!(m.first(), r.first_key_value().map(|(k, v)| (*k, v)));
                 // Chunks within bounds: none empty or over-full.
                 prop_assert!(m.one.len() <= CHUNK && m.chunks.live().iter().all(|c| c.len() <= CHUNK));
