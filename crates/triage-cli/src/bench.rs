@@ -296,7 +296,7 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
                 let ratios: Vec<f64> = s.iter().zip(&samples[0]).map(|(x, y)| per_hop(x) / per_hop(y)).collect();
                 median(&ratios)
             }),
-            steady_per_hop_cost_vs_first: (i > 0).then_some(()).and_then(|()| {
+            steady_per_hop_cost_vs_first: if i > 0 {
                 let first = &samples[0][used(&samples[0])..];
                 let ratios: Vec<f64> = split_at_end
                     .iter()
@@ -304,7 +304,9 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
                     .filter_map(|(x, y)| Some(steady_per_hop(x)? / steady_per_hop(y)?))
                     .collect();
                 (!ratios.is_empty()).then(|| median(&ratios))
-            }),
+            } else {
+                None
+            },
         });
     }
     if a.json {
