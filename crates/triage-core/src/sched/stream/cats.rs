@@ -14,9 +14,8 @@
 //! Each message is its own stream, so a chunk never spans two messages; the Conductor's
 //! Save-Data and load-shedding discards are TCP-mode features and not offered here.
 
-use std::collections::BTreeMap;
-
 use super::{MsgChunk, RangeSet, StreamMessage, StreamScheduler};
+use crate::intmap::IdMap;
 use crate::sched::{CatsConfig, Conductor, SendScheduler};
 
 /// What has been handed out of one message.
@@ -34,13 +33,13 @@ struct Progress {
 #[derive(Debug)]
 pub struct StreamCats {
     conductor: Conductor,
-    progress: BTreeMap<u32, Progress>,
+    progress: IdMap<Progress>,
 }
 
 impl StreamCats {
     /// A scheduler with the given §II-E fairness parameters.
     pub fn new(cfg: CatsConfig) -> Self {
-        Self { conductor: Conductor::new(cfg), progress: BTreeMap::new() }
+        Self { conductor: Conductor::new(cfg), progress: IdMap::default() }
     }
 
     /// The Conductor inside, for its debts, states and counters.
@@ -58,10 +57,10 @@ impl StreamScheduler for StreamCats {
     /// message or a message id seen before is ignored, as by the other stream schedulers.
     fn enqueue(&mut self, now_ns: u64, msg: StreamMessage) {
         let m = msg.msg;
-        if m.len_bytes == 0 || self.progress.contains_key(&m.id) {
+        if m.len_bytes == 0 || self.progress.contains_key(m.id) {
             return;
         }
-        self.progress.insert(
+        self.progress.insert_new(
             m.id,
             Progress { len_bytes: m.len_bytes, priority: m.priority, next_new_bytes: 0, lost: RangeSet::default() },
         );
@@ -71,7 +70,7 @@ impl StreamScheduler for StreamCats {
     /// Lost bytes not already waiting and handed out before go back to the Conductor, in
     /// ascending pieces. A chunk of a message never enqueued is taken as fully handed out.
     fn requeue_lost(&mut self, _now_ns: u64, chunk: MsgChunk) {
-        let p = self.progress.entry(chunk.msg_id).or_insert_with(|| Progress {
+        let p = self.progress.get_or_insert_with(chunk.msg_id, || Progress {
             len_bytes: chunk.msg_len_bytes,
             priority: chunk.priority(),
             next_new_bytes: chunk.msg_len_bytes,
@@ -91,7 +90,7 @@ impl StreamScheduler for StreamCats {
             return None;
         }
         let c = *self.conductor.next_segment(now_ns, max_bytes).first()?;
-        if let Some(p) = self.progress.get_mut(&c.msg_id) {
+        if let Some(p) = self.progress.get_mut(c.msg_id) {
             let end = c.msg_offset_bytes + c.len_bytes() as u64;
             if c.msg_offset_bytes < p.next_new_bytes {
                 p.lost.remove(c.msg_offset_bytes, end);

@@ -37,12 +37,11 @@ pub mod round_robin;
 pub mod strict;
 pub mod wrr;
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::{CatsConfig, MessageMeta, MsgChunk};
+use crate::intmap::IdMap;
 use crate::path::sched::{PathId, PathView};
 
 /// A message written on a stream of its own, with the priority signals a scheduler may use.
@@ -349,10 +348,14 @@ enum Requeued {
 }
 
 /// Every message a scheduler was given, by message id, with exact byte accounting. Entries
-/// stay after their last byte is handed out, so that a later loss can be sent again.
+/// stay after their last byte is handed out, so that a later loss can be sent again. A
+/// connection gives its scheduler one message per piece of stream credit, so a long transfer
+/// leaves thousands of them here, with ids in the order it hands them out: kept by index
+/// ([`IdMap`]), a lookup costs the same at any size, where an ordered map's grew with its
+/// depth (three lookups per chunk handed out were 8% of a QUIC-mode bulk run's instructions).
 #[derive(Clone, Debug, Default)]
 struct StreamTable {
-    streams: BTreeMap<u32, StreamState>,
+    streams: IdMap<StreamState>,
     queued_bytes: u64,
 }
 
@@ -361,11 +364,11 @@ impl StreamTable {
     /// ignored (ids are unique per connection direction, [`MessageMeta::id`]), and so is an
     /// empty message (a chunk is never empty).
     fn insert(&mut self, msg: StreamMessage) -> bool {
-        if msg.msg.len_bytes == 0 || self.streams.contains_key(&msg.msg.id) {
+        if msg.msg.len_bytes == 0 || self.streams.contains_key(msg.msg.id) {
             return false;
         }
         self.queued_bytes += msg.msg.len_bytes;
-        self.streams.insert(msg.msg.id, StreamState { msg, next_new_bytes: 0, lost: RangeSet::default() });
+        self.streams.insert_new(msg.msg.id, StreamState { msg, next_new_bytes: 0, lost: RangeSet::default() });
         true
     }
 
@@ -374,7 +377,7 @@ impl StreamTable {
     /// out, with RFC 9218's default priority (urgency 3, not incremental, §4) and the
     /// largest stream id, so that no data the connection wants sent is dropped.
     fn requeue(&mut self, chunk: MsgChunk) -> Requeued {
-        let st = self.streams.entry(chunk.msg_id).or_insert_with(|| StreamState {
+        let st = self.streams.get_or_insert_with(chunk.msg_id, || StreamState {
             msg: StreamMessage {
                 msg: MessageMeta { id: chunk.msg_id, len_bytes: chunk.msg_len_bytes, priority: chunk.priority() },
                 stream_id: u64::MAX,
@@ -398,7 +401,7 @@ impl StreamTable {
 
     /// Hands out at most `max_bytes` of message `id`: lost bytes first, then new ones.
     fn take(&mut self, id: u32, max_bytes: u32) -> Option<MsgChunk> {
-        let st = self.streams.get_mut(&id)?;
+        let st = self.streams.get_mut(id)?;
         let (start, end) = match st.lost.pop_front(max_bytes as u64) {
             Some(r) => r,
             None => {
@@ -416,16 +419,16 @@ impl StreamTable {
     }
 
     fn is_ready(&self, id: u32) -> bool {
-        self.streams.get(&id).is_some_and(StreamState::is_ready)
+        self.streams.get(id).is_some_and(StreamState::is_ready)
     }
 
     fn get(&self, id: u32) -> Option<&StreamMessage> {
-        self.streams.get(&id).map(|s| &s.msg)
+        self.streams.get(id).map(|s| &s.msg)
     }
 
     /// Bytes of message `id` waiting to be handed out (new and lost).
     fn queued_of(&self, id: u32) -> u64 {
-        self.streams.get(&id).map_or(0, |s| s.msg.msg.len_bytes - s.next_new_bytes + s.lost.total_bytes())
+        self.streams.get(id).map_or(0, |s| s.msg.msg.len_bytes - s.next_new_bytes + s.lost.total_bytes())
     }
 }
 
