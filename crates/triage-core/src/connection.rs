@@ -445,8 +445,8 @@ pub struct Connection {
 /// segments, a gap). A binary search from the middle reads about log2(n) segments, each
 /// on its own cache line, one after the other; with many flows those are out of the cache
 /// (perf put about 4% of a 512-flow run's samples on those probes; no wall-clock gain was
-/// shown, README "An eighth round"). Same answer as `partition_point` for every input
-/// (property test).
+/// shown: docs/performance-history.md, "An eighth round"). Same answer as `partition_point`
+/// for every input (property test).
 #[inline]
 fn partition_by_start(n: usize, start: impl Fn(usize) -> u64, x: u64, step: u64) -> usize {
     const NEAR: usize = 4;
