@@ -9,6 +9,7 @@
 //! still queued joins that stream and keeps its place (RFC 9000 §13.3).
 
 use super::{MsgChunk, ReadyQueue, StreamMessage, StreamScheduler};
+use crate::path::sched::PathId;
 
 /// Streams in the order they became ready, each drained before the next.
 #[derive(Debug, Default)]
@@ -40,6 +41,10 @@ impl StreamScheduler for StreamFifo {
         self.q.take_head(max_bytes)?.1
     }
 
+    fn give_back(&mut self, _now_ns: u64, _path: PathId, chunk: MsgChunk) {
+        self.q.give_back(chunk);
+    }
+
     fn queued_bytes(&self) -> u64 {
         self.q.table.queued_bytes
     }
@@ -47,7 +52,7 @@ impl StreamScheduler for StreamFifo {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{drain, msg, ops, run_ops};
+    use super::super::testing::{drain, key, msg, ops, run_ops};
     use super::*;
     use proptest::prelude::*;
 
@@ -91,6 +96,21 @@ mod tests {
         s.requeue_lost(0, a);
         // Stream 1 becomes ready again behind 2 and 3 (quinn: a new, lower recency).
         assert_eq!(drain(&mut s, 1000), vec![(2, 0, 1000), (2, 1000, 1000), (3, 0, 1000), (1, 0, 1000)]);
+    }
+
+    #[test]
+    fn a_tail_given_back_is_sent_next_even_when_its_stream_had_run_dry() {
+        let mut s = StreamFifo::new();
+        s.enqueue(0, msg(1, 1000, 0, 0));
+        s.enqueue(0, msg(2, 3000, 0, 4));
+        // The whole of stream 1 in one chunk: it runs dry and leaves the queue.
+        let c = s.next_chunk(0, 1000).unwrap();
+        assert_eq!(key(c), (1, 0, 1000));
+        // Its last 3 bytes did not fit the packet (a longer STREAM header): as if never
+        // handed out, they come first, ahead of stream 2, not behind it as lost data would.
+        s.give_back(0, PathId(0), c.at(997, 3));
+        assert_eq!(s.queued_bytes(), 3003);
+        assert_eq!(drain(&mut s, 1000), vec![(1, 997, 3), (2, 0, 1000), (2, 1000, 1000), (2, 2000, 1000)]);
     }
 
     proptest! {

@@ -91,8 +91,12 @@ pub trait StreamScheduler: std::fmt::Debug + Send {
     }
     /// The tail of a chunk just handed out for a packet on `path` did not fit (its STREAM
     /// header came out longer than the smallest): it is the stream's next data again, as if
-    /// never handed out. Schedulers without per-path state queue it as lost data, which they
-    /// send first within the stream.
+    /// never handed out. The default queues it as lost data, which goes first within the
+    /// stream; a stream the take had left dry then rejoins at the back, which is where round
+    /// robin (and RFC 9218's incremental rotation) puts the stream that filled the packet
+    /// anyway. FIFO, strict priority and weighted round robin override it to put such a
+    /// stream back where it was: as lost data, its last bytes waited behind every other
+    /// ready stream.
     fn give_back(&mut self, now_ns: u64, _path: PathId, chunk: MsgChunk) {
         self.requeue_lost(now_ns, chunk);
     }
@@ -199,6 +203,15 @@ impl ReadyQueue {
     fn requeue_lost(&mut self, chunk: MsgChunk) {
         if self.table.requeue(chunk) == Requeued::BecameReady {
             self.ready.push_back(chunk.msg_id);
+        }
+    }
+
+    /// The tail of the chunk just taken from the head ([`StreamScheduler::give_back`]): it
+    /// is the stream's next data again, as if never handed out, so a stream the take left
+    /// dry returns to the front, where it was, not to the back as lost data does.
+    fn give_back(&mut self, chunk: MsgChunk) {
+        if self.table.requeue(chunk) == Requeued::BecameReady {
+            self.ready.push_front(chunk.msg_id);
         }
     }
 
@@ -439,7 +452,7 @@ mod testing {
     use proptest::prelude::*;
     use proptest::test_runner::TestCaseError;
 
-    use super::{MessageMeta, MsgChunk, StreamMessage, StreamScheduler};
+    use super::{MessageMeta, MsgChunk, PathId, StreamMessage, StreamScheduler};
 
     /// A message `id` of `len` bytes with CATS priority `priority` on stream `stream_id`, at
     /// RFC 9218's default priority (urgency 3, not incremental).
@@ -491,6 +504,10 @@ mod testing {
         Take { max_bytes: u32 },
         /// The packet being filled is closed.
         PacketEnd,
+        /// The connection asks for one chunk and gives its last `trim` bytes back
+        /// ([`StreamScheduler::give_back`]: its STREAM header came out longer than the
+        /// smallest), when the chunk is longer than that.
+        TakeTrim { max_bytes: u32, trim: u32 },
         /// A chunk in flight (picked modulo their number) is declared lost.
         Lose { pick: usize },
         /// A chunk in flight is acknowledged (it will never be requeued).
@@ -503,6 +520,7 @@ mod testing {
             2 => (1u64..6000, 0u8..6, 0u8..9, any::<bool>())
                 .prop_map(|(len, priority, urgency, incremental)| Op::Write { len, priority, urgency, incremental }),
             6 => (1u32..2000).prop_map(|max_bytes| Op::Take { max_bytes }),
+            2 => (1u32..2000, 1u32..8).prop_map(|(max_bytes, trim)| Op::TakeTrim { max_bytes, trim }),
             2 => Just(Op::PacketEnd),
             2 => any::<usize>().prop_map(|pick| Op::Lose { pick }),
             1 => any::<usize>().prop_map(|pick| Op::Ack { pick }),
@@ -620,6 +638,20 @@ mod testing {
                 }
                 Op::Take { max_bytes } => {
                     take(s, max_bytes, &mut log, &mut queued, &mut got, &mut in_flight, &mut served_in_packet)?;
+                }
+                Op::TakeTrim { max_bytes, trim } => {
+                    let c = take(s, max_bytes, &mut log, &mut queued, &mut got, &mut in_flight, &mut served_in_packet)?;
+                    if let Some(c) = c.filter(|c| c.len_bytes() > trim) {
+                        let keep = c.len_bytes() - trim;
+                        let tail = c.at(c.msg_offset_bytes + u64::from(keep), trim);
+                        // The tail was never sent: handed out once less, queued again.
+                        for b in tail.msg_offset_bytes..tail.msg_offset_bytes + u64::from(trim) {
+                            got[c.msg_id as usize][b as usize] -= 1;
+                        }
+                        queued[c.msg_id as usize] += u64::from(trim);
+                        *in_flight.last_mut().expect("just taken") = c.with_len(keep);
+                        s.give_back(0, PathId(0), tail);
+                    }
                 }
                 Op::PacketEnd => packet_end(s, &mut log, &queued, &mut wait, &mut served_in_packet),
                 Op::Lose { pick } if !in_flight.is_empty() => {

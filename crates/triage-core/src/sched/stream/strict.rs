@@ -21,6 +21,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use super::{MsgChunk, Requeued, StreamMessage, StreamScheduler, StreamTable};
+use crate::path::sched::PathId;
 
 /// Strict priority by CATS priority, FIFO within a priority.
 #[derive(Debug, Default)]
@@ -61,6 +62,16 @@ impl StreamScheduler for StrictPriority {
         }
     }
 
+    /// The tail of the chunk just taken did not fit: the stream's next data again, as if
+    /// never handed out, so a stream the take left dry returns to the head of its priority,
+    /// where it was (lost data goes to the back instead).
+    fn give_back(&mut self, _now_ns: u64, _path: PathId, chunk: MsgChunk) {
+        if self.table.requeue(chunk) == Requeued::BecameReady {
+            let priority = self.table.get(chunk.msg_id).map_or(chunk.priority(), |m| m.msg.priority);
+            self.ready.entry(priority).or_default().push_front(chunk.msg_id);
+        }
+    }
+
     fn next_chunk(&mut self, _now_ns: u64, max_bytes: u32) -> Option<MsgChunk> {
         if max_bytes == 0 {
             return None;
@@ -87,6 +98,24 @@ mod tests {
     use super::super::testing::{drain, key, msg, ops, run_ops};
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_tail_given_back_keeps_its_stream_at_the_head_of_its_priority() {
+        let mut s = StrictPriority::new();
+        s.enqueue(0, msg(1, 1000, 2, 0));
+        s.enqueue(0, msg(2, 2000, 2, 4));
+        let c = s.next_chunk(0, 1000).unwrap();
+        assert_eq!(key(c), (1, 0, 1000));
+        s.give_back(0, PathId(0), c.at(990, 10));
+        assert_eq!(drain(&mut s, 1000), vec![(1, 990, 10), (2, 0, 1000), (2, 1000, 1000)]);
+        // Lost data, by contrast, waits behind the streams of its priority (quinn's
+        // `retransmit`).
+        s.enqueue(0, msg(3, 1000, 2, 8));
+        s.enqueue(0, msg(4, 1000, 2, 12));
+        let c = s.next_chunk(0, 1000).unwrap();
+        s.requeue_lost(0, c.at(990, 10));
+        assert_eq!(drain(&mut s, 1000), vec![(4, 0, 1000), (3, 990, 10)]);
+    }
 
     #[test]
     fn lowest_priority_number_first_fifo_within_a_priority() {

@@ -21,7 +21,8 @@
 
 use smallvec::SmallVec;
 
-use super::{MsgChunk, ReadyQueue, StreamCandidate, StreamMessage, StreamScheduler};
+use super::{MsgChunk, ReadyQueue, Requeued, StreamCandidate, StreamMessage, StreamScheduler};
+use crate::path::sched::PathId;
 
 /// HTTP/2 weight of a message of CATS-style priority `p` (see the module documentation).
 pub fn weight_of(priority: u8) -> u32 {
@@ -41,6 +42,9 @@ pub struct WeightedRoundRobin {
     head_left: Option<u32>,
     /// The stream of the last chunk of the packet being filled.
     last_served: Option<u32>,
+    /// What `head_left` was before the last take ran the head dry (that take reset it), for
+    /// [`StreamScheduler::give_back`].
+    head_left_before_dry: Option<u32>,
 }
 
 impl WeightedRoundRobin {
@@ -70,10 +74,20 @@ impl StreamScheduler for WeightedRoundRobin {
     fn next_chunk(&mut self, _now_ns: u64, max_bytes: u32) -> Option<MsgChunk> {
         let (id, chunk, dry) = self.q.take_head(max_bytes)?;
         if dry {
-            self.head_left = None;
+            self.head_left_before_dry = self.head_left.take();
         }
         self.last_served = Some(id);
         chunk
+    }
+
+    /// The tail of the chunk just taken did not fit: the stream's next data again, as if
+    /// never handed out, so a head the take left dry returns to the head of the round with
+    /// the rest of its turn (lost data goes to the back instead).
+    fn give_back(&mut self, _now_ns: u64, _path: PathId, chunk: MsgChunk) {
+        if self.q.table.requeue(chunk) == Requeued::BecameReady {
+            self.q.ready.push_front(chunk.msg_id);
+            self.head_left = self.head_left_before_dry.take();
+        }
     }
 
     /// The head spent one packet opportunity; at the end of its quantum it goes to the back.
@@ -130,7 +144,7 @@ impl StreamScheduler for WeightedRoundRobin {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{drain_packets, msg, ops, run_ops};
+    use super::super::testing::{drain, drain_packets, key, msg, ops, run_ops};
     use super::*;
     use proptest::prelude::*;
 
@@ -167,6 +181,20 @@ mod tests {
         s.on_packet_end();
         assert_eq!(s.candidates(8).iter().map(|c| c.msg_id).collect::<Vec<_>>(), [3, 1, 2]);
         assert_eq!(s.candidates(1)[0].quantum_packets, 147);
+    }
+
+    #[test]
+    fn a_tail_given_back_keeps_its_stream_at_the_head_with_the_rest_of_its_turn() {
+        let mut s = WeightedRoundRobin::new();
+        s.enqueue(0, msg(1, 1000, 3, 0)); // weight 110: a quantum of 111 packets
+        s.enqueue(0, msg(2, 2000, 3, 4));
+        let c = s.next_chunk(0, 1000).unwrap();
+        assert_eq!(key(c), (1, 0, 1000));
+        s.give_back(0, PathId(0), c.at(996, 4));
+        assert_eq!(s.candidates(2).iter().map(|c| c.msg_id).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(s.candidates(1)[0].quantum_packets, 111, "still its first turn, unspent");
+        s.on_packet_end();
+        assert_eq!(drain(&mut s, 1000), vec![(1, 996, 4), (2, 0, 1000), (2, 1000, 1000)]);
     }
 
     proptest! {
