@@ -472,6 +472,19 @@ impl RecvStreams {
 /// sorting the whole list (per packet received and per range acknowledged; a stream
 /// with many holes, as two paths of different delays make, held hundreds of ranges).
 pub fn insert_range(ranges: &mut Vec<(u64, u64)>, a: u64, b: u64) -> u64 {
+    // Data arriving in order starts inside or past the last range (most calls): it sorts
+    // after every range, and only the last can join it.
+    if let Some(last) = ranges.last_mut() {
+        if a > last.0 {
+            if a <= last.1 {
+                let before = last.1;
+                last.1 = last.1.max(b);
+                return last.1 - before;
+            }
+            ranges.push((a, b));
+            return b - a;
+        }
+    }
     // Where sorting would put it: after every range that compares less.
     let i = ranges.partition_point(|&r| r < (a, b));
     let (at, mut end, mut covered) = if i > 0 && a <= ranges[i - 1].1 {
