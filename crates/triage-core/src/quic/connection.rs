@@ -1038,9 +1038,14 @@ impl QuicConnection {
     /// Every (space, path) pair in the order RFC 9002's timers visit them: Initial,
     /// Handshake (path 0), then each path's 1-RTT space.
     fn space_keys(&self) -> impl Iterator<Item = (SpaceId, usize)> {
-        [(SpaceId::Initial, 0), (SpaceId::Handshake, 0)]
-            .into_iter()
-            .chain((0..self.paths.len()).map(|i| (SpaceId::Data, i)))
+        // One counting range, not a chain of an array and a range: the timers visit the
+        // spaces several times per packet sent, and the chain's two-part state cost more
+        // than the visits.
+        (0..self.paths.len() + 2).map(|k| match k {
+            0 => (SpaceId::Initial, 0),
+            1 => (SpaceId::Handshake, 0),
+            _ => (SpaceId::Data, k - 2),
+        })
     }
 
     /// The earliest loss time (time-threshold loss detection) of any space and path.
