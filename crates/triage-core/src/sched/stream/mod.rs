@@ -208,11 +208,14 @@ impl ReadyQueue {
 
     /// The tail of the chunk just taken from the head ([`StreamScheduler::give_back`]): it
     /// is the stream's next data again, as if never handed out, so a stream the take left
-    /// dry returns to the front, where it was, not to the back as lost data does.
-    fn give_back(&mut self, chunk: MsgChunk) {
-        if self.table.requeue(chunk) == Requeued::BecameReady {
+    /// dry returns to the front, where it was, not to the back as lost data does. True when
+    /// it did (the take had left it dry).
+    fn give_back(&mut self, chunk: MsgChunk) -> bool {
+        let back = self.table.requeue(chunk) == Requeued::BecameReady;
+        if back {
             self.ready.push_front(chunk.msg_id);
         }
+        back
     }
 
     /// At most `max_bytes` of the head message, and the head's id; a head that ran dry

@@ -41,6 +41,11 @@ impl StrictPriority {
     fn push(&mut self, priority: u8, id: u32) {
         self.ready.entry(priority).or_default().push_back(id);
     }
+
+    /// The priority of `chunk`'s message (a chunk of an unknown message carries it too).
+    fn priority_of(&self, chunk: MsgChunk) -> u8 {
+        self.table.get(chunk.msg_id).map_or(chunk.priority(), |m| m.msg.priority)
+    }
 }
 
 impl StreamScheduler for StrictPriority {
@@ -56,9 +61,7 @@ impl StreamScheduler for StrictPriority {
 
     fn requeue_lost(&mut self, _now_ns: u64, chunk: MsgChunk) {
         if self.table.requeue(chunk) == Requeued::BecameReady {
-            // The message's own priority (a chunk of an unknown message carries it too).
-            let priority = self.table.get(chunk.msg_id).map_or(chunk.priority(), |m| m.msg.priority);
-            self.push(priority, chunk.msg_id);
+            self.push(self.priority_of(chunk), chunk.msg_id);
         }
     }
 
@@ -67,8 +70,7 @@ impl StreamScheduler for StrictPriority {
     /// where it was (lost data goes to the back instead).
     fn give_back(&mut self, _now_ns: u64, _path: PathId, chunk: MsgChunk) {
         if self.table.requeue(chunk) == Requeued::BecameReady {
-            let priority = self.table.get(chunk.msg_id).map_or(chunk.priority(), |m| m.msg.priority);
-            self.ready.entry(priority).or_default().push_front(chunk.msg_id);
+            self.ready.entry(self.priority_of(chunk)).or_default().push_front(chunk.msg_id);
         }
     }
 

@@ -21,7 +21,7 @@
 
 use smallvec::SmallVec;
 
-use super::{MsgChunk, ReadyQueue, Requeued, StreamCandidate, StreamMessage, StreamScheduler};
+use super::{MsgChunk, ReadyQueue, StreamCandidate, StreamMessage, StreamScheduler};
 use crate::path::sched::PathId;
 
 /// HTTP/2 weight of a message of CATS-style priority `p` (see the module documentation).
@@ -84,8 +84,7 @@ impl StreamScheduler for WeightedRoundRobin {
     /// never handed out, so a head the take left dry returns to the head of the round with
     /// the rest of its turn (lost data goes to the back instead).
     fn give_back(&mut self, _now_ns: u64, _path: PathId, chunk: MsgChunk) {
-        if self.q.table.requeue(chunk) == Requeued::BecameReady {
-            self.q.ready.push_front(chunk.msg_id);
+        if self.q.give_back(chunk) {
             self.head_left = self.head_left_before_dry.take();
         }
     }
