@@ -245,6 +245,19 @@ pub struct Conductor {
     ledger: DebtLedger,
     queued_bytes: u64,
     stats: ConductorStats,
+    /// The last chunk handed out, while [`Conductor::give_back`] may still take its tail back.
+    last: Option<LastTake>,
+}
+
+/// What [`Conductor::give_back`] needs to undo the end of the last take: its level, the
+/// §II-E state before its update, the chunk, and the piece it emptied (if it did).
+#[derive(Debug, Clone)]
+struct LastTake {
+    level: usize,
+    debt: [u64; LEVELS],
+    state: [QueueState; LEVELS],
+    chunk: MsgChunk,
+    emptied: Option<Queued>,
 }
 
 impl Conductor {
@@ -255,7 +268,48 @@ impl Conductor {
             ledger: DebtLedger::new(cfg),
             queued_bytes: 0,
             stats: ConductorStats::default(),
+            last: None,
         }
+    }
+
+    /// Takes back the tail of the chunk just handed out ([`Conductor::next_segment`]), for a
+    /// transport that found it did not fit its packet (QUIC mode: the STREAM header came out
+    /// longer than the smallest). Everything is as if the take had been only the bytes
+    /// before the tail: the piece is back at the head of its queue, and the §II-E state
+    /// update counts only the bytes kept (the state before the take is restored and updated
+    /// with them). False, and nothing changed, when `tail` is not the end of the last chunk
+    /// handed out or the queues changed since (the caller then queues it as lost data).
+    pub fn give_back(&mut self, tail: MsgChunk) -> bool {
+        let Some(last) = &self.last else { return false };
+        let c = last.chunk;
+        let (start, end) = (tail.msg_offset_bytes, tail.msg_offset_bytes.saturating_add(tail.len_bytes() as u64));
+        let c_end = c.msg_offset_bytes + c.len_bytes() as u64;
+        if tail.msg_id != c.msg_id || end != c_end || start < c.msg_offset_bytes || start >= end {
+            return false;
+        }
+        let i = last.level;
+        if last.emptied.is_none()
+            && !self.queues[i].front().is_some_and(|q| q.msg.id == c.msg_id && q.sent_bytes == end)
+        {
+            return false;
+        }
+        let last = self.last.take().expect("checked above");
+        let back = end - start;
+        match last.emptied {
+            Some(mut q) => {
+                q.sent_bytes = start;
+                self.queues[i].push_front(q);
+            }
+            None => self.queues[i].front_mut().expect("checked above").sent_bytes = start,
+        }
+        self.queued_bytes += back;
+        self.stats.sent_bytes[i] -= back;
+        self.ledger.debt = last.debt;
+        self.ledger.state = last.state;
+        if start > c.msg_offset_bytes {
+            self.ledger.on_sent(i, start - c.msg_offset_bytes);
+        }
+        true
     }
 
     /// Debt `D_i` of every queue.
@@ -329,6 +383,7 @@ impl Conductor {
             return;
         }
         let msg = MessageMeta { id: chunk.msg_id, len_bytes: chunk.msg_len_bytes, priority: chunk.priority() };
+        self.last = None;
         let queue = &mut self.queues[Self::level(chunk.priority())];
         let at = queue.iter().take_while(|q| q.retransmission).count();
         queue.insert(at, Queued { msg, sent_bytes: start, end_bytes: end, retransmission: true });
@@ -359,13 +414,13 @@ impl SendScheduler for Conductor {
         let Some(i) = self.select() else { return out };
         let q = self.queues[i].front_mut().expect("selected queue is non-empty");
         let take = (q.end_bytes - q.sent_bytes).min(max_bytes as u64);
-        out.push(MsgChunk::new(q.msg.id, q.sent_bytes, take as u32, q.msg.len_bytes, q.msg.priority));
+        let chunk = MsgChunk::new(q.msg.id, q.sent_bytes, take as u32, q.msg.len_bytes, q.msg.priority);
+        out.push(chunk);
         q.sent_bytes += take;
-        if q.sent_bytes == q.end_bytes {
-            self.queues[i].pop_front();
-        }
+        let emptied = if q.sent_bytes == q.end_bytes { self.queues[i].pop_front() } else { None };
         self.queued_bytes -= take;
         self.stats.sent_bytes[i] += take;
+        self.last = Some(LastTake { level: i, debt: self.ledger.debt, state: self.ledger.state, chunk, emptied });
         self.on_sent(i, take);
         out
     }
@@ -377,6 +432,7 @@ impl SendScheduler for Conductor {
     /// CATS §II-D-3, Save-Data: every queued message with a priority number above
     /// `threshold` (less important) leaves the queues; what it had not sent is reported.
     fn discard_below(&mut self, threshold: u8) -> Vec<Discarded> {
+        self.last = None;
         let mut out = Vec::new();
         for i in 0..LEVELS {
             let mut k = 0;
@@ -394,6 +450,7 @@ impl SendScheduler for Conductor {
     /// CATS §II-D-3, source load shedding: the oldest message of the lowest-priority
     /// non-empty queue at or below `min_priority` in importance leaves the queues.
     fn shed_one(&mut self, min_priority: u8) -> Option<Discarded> {
+        self.last = None;
         let lowest = (Self::level(min_priority)..LEVELS).rev().find(|&i| !self.queues[i].is_empty())?;
         Some(self.take_message(lowest, 0, DiscardReason::LoadShed))
     }
@@ -410,6 +467,46 @@ mod tests {
 
     fn msg(id: u32, len: u64, p: u8) -> MessageMeta {
         MessageMeta { id, len_bytes: len, priority: p }
+    }
+
+    /// A tail given back undoes its part of the take exactly: queue, bytes and §II-E state are
+    /// those of a Conductor that took only the bytes kept.
+    #[test]
+    fn a_tail_given_back_is_as_if_never_taken() {
+        // H = 2000, L = 1000, M = 1: queue 0 sends 1000 then 1000 (D0 = 2000, In-Debt), queue 2
+        // sends 1000 (D2 = 1000, D0 pays back to 1000: still In-Debt, not below L).
+        let mut c = Conductor::new(cfg(2000, 1000, [1; LEVELS]));
+        c.enqueue(0, msg(1, 2000, 0));
+        c.enqueue(0, msg(2, 3000, 2));
+        let first = c.next_segment(0, 1000)[0];
+        assert_eq!((first.msg_id, first.msg_offset_bytes, first.len_bytes()), (1, 0, 1000));
+        let second = c.next_segment(0, 1000)[0];
+        assert_eq!(c.states()[0], QueueState::InDebt);
+        assert_eq!(c.queued_bytes(), 3000, "message 1 emptied its piece");
+        // The last 4 bytes did not fit: D0 = 1996 < H, queue 0 Eligible again, message 1 back
+        // at the head of its queue with its last 4 bytes.
+        assert!(c.give_back(second.at(1996, 4)));
+        assert_eq!(c.debts(), [1996, 0, 0, 0, 0]);
+        assert_eq!(c.states()[0], QueueState::Eligible);
+        assert_eq!(c.queued_bytes(), 3004);
+        assert_eq!(c.stats().sent_bytes[0], 1996);
+        let third = c.next_segment(0, 1000)[0];
+        assert_eq!((third.msg_id, third.msg_offset_bytes, third.len_bytes()), (1, 1996, 4));
+        assert_eq!(c.debts(), [2000, 0, 0, 0, 0]);
+        // Only the end of the last take comes back, and only once.
+        let mut d = Conductor::new(cfg(2000, 1000, [1; LEVELS]));
+        d.enqueue(0, msg(2, 3000, 2));
+        let part = d.next_segment(0, 1000)[0];
+        assert!(!d.give_back(part.at(0, 10)), "not the end of the chunk");
+        assert!(!d.give_back(MsgChunk::new(3, 990, 10, 3000, 2)), "another message");
+        assert!(d.give_back(part.at(990, 10)));
+        assert_eq!(d.queued_bytes(), 2010);
+        assert!(!d.give_back(part.at(980, 10)), "a second time");
+        assert_eq!(d.queued_bytes(), 2010);
+        // Lost data queued in between (the queues changed): refused.
+        let p2 = d.next_segment(0, 1000)[0];
+        d.requeue_lost(part.at(0, 100));
+        assert!(!d.give_back(p2.at(p2.msg_offset_bytes + 900, 100)));
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! Each message is its own stream, so a chunk never spans two messages; the Conductor's
 //! Save-Data and load-shedding discards are TCP-mode features and not offered here.
 
-use super::{MsgChunk, RangeSet, StreamMessage, StreamScheduler};
+use super::{MsgChunk, PathId, RangeSet, StreamMessage, StreamScheduler};
 use crate::intmap::IdMap;
 use crate::sched::{CatsConfig, Conductor, SendScheduler};
 
@@ -34,12 +34,14 @@ struct Progress {
 pub struct StreamCats {
     conductor: Conductor,
     progress: IdMap<Progress>,
+    /// Whether the last chunk handed out was new data (for [`StreamScheduler::give_back`]).
+    last_was_new: bool,
 }
 
 impl StreamCats {
     /// A scheduler with the given §II-E fairness parameters.
     pub fn new(cfg: CatsConfig) -> Self {
-        Self { conductor: Conductor::new(cfg), progress: IdMap::default() }
+        Self { conductor: Conductor::new(cfg), progress: IdMap::default(), last_was_new: false }
     }
 
     /// The Conductor inside, for its debts, states and counters.
@@ -92,13 +94,33 @@ impl StreamScheduler for StreamCats {
         let c = *self.conductor.next_segment(now_ns, max_bytes).first()?;
         if let Some(p) = self.progress.get_mut(c.msg_id) {
             let end = c.msg_offset_bytes + c.len_bytes() as u64;
-            if c.msg_offset_bytes < p.next_new_bytes {
-                p.lost.remove(c.msg_offset_bytes, end);
-            } else {
+            self.last_was_new = c.msg_offset_bytes >= p.next_new_bytes;
+            if self.last_was_new {
                 p.next_new_bytes = end;
+            } else {
+                p.lost.remove(c.msg_offset_bytes, end);
             }
         }
         Some(c)
+    }
+
+    /// The tail of the chunk just handed out did not fit: the Conductor takes it back as if
+    /// never handed out ([`Conductor::give_back`]: the piece back at the head of its queue,
+    /// its bytes out of the §II-E debts), so new data stays new and goes out in one STREAM
+    /// frame with what follows it. Should the Conductor refuse, it is queued as lost data.
+    fn give_back(&mut self, now_ns: u64, _path: PathId, chunk: MsgChunk) {
+        if !self.conductor.give_back(chunk) {
+            self.requeue_lost(now_ns, chunk);
+            return;
+        }
+        if let Some(p) = self.progress.get_mut(chunk.msg_id) {
+            let end = chunk.msg_offset_bytes + chunk.len_bytes() as u64;
+            if self.last_was_new {
+                p.next_new_bytes = chunk.msg_offset_bytes;
+            } else {
+                p.lost.insert(chunk.msg_offset_bytes, end);
+            }
+        }
     }
 
     fn queued_bytes(&self) -> u64 {

@@ -91,12 +91,14 @@ pub trait StreamScheduler: std::fmt::Debug + Send {
     }
     /// The tail of a chunk just handed out for a packet on `path` did not fit (its STREAM
     /// header came out longer than the smallest): it is the stream's next data again, as if
-    /// never handed out. The default queues it as lost data, which goes first within the
-    /// stream; a stream the take had left dry then rejoins at the back, which is where round
-    /// robin (and RFC 9218's incremental rotation) puts the stream that filled the packet
-    /// anyway. FIFO, strict priority and weighted round robin override it to put such a
-    /// stream back where it was: as lost data, its last bytes waited behind every other
-    /// ready stream.
+    /// never handed out. Every scheduler here overrides it: new bytes stay new (one STREAM
+    /// frame then carries them and what follows, as in a real stack; as lost data they
+    /// would open the stream's next packet with a frame of their own), and a stream the take
+    /// left dry goes back where it was (FIFO, strict priority, weighted round robin; as lost
+    /// data its last bytes waited behind every other ready stream) or, under round robin and
+    /// RFC 9218's incremental rotation, to the back, where the stream that filled the packet
+    /// goes anyway. The default, for a scheduler that keeps no such state, queues the tail as
+    /// lost data.
     fn give_back(&mut self, now_ns: u64, _path: PathId, chunk: MsgChunk) {
         self.requeue_lost(now_ns, chunk);
     }
@@ -211,7 +213,7 @@ impl ReadyQueue {
     /// dry returns to the front, where it was, not to the back as lost data does. True when
     /// it did (the take had left it dry).
     fn give_back(&mut self, chunk: MsgChunk) -> bool {
-        let back = self.table.requeue(chunk) == Requeued::BecameReady;
+        let back = self.table.give_back(chunk) == Requeued::BecameReady;
         if back {
             self.ready.push_front(chunk.msg_id);
         }
@@ -413,6 +415,26 @@ impl StreamTable {
             (true, true) => Requeued::StillReady,
             (true, false) => Requeued::BecameReady,
         }
+    }
+
+    /// The tail of the chunk just handed out ([`StreamScheduler::give_back`]) becomes the
+    /// stream's next data again, as if never handed out. A tail of new bytes moves the
+    /// stream's new-data mark back (it stays new data, sent in one STREAM frame with what
+    /// follows it); a tail of lost bytes is lost data again, which goes first as it did. Had
+    /// a new-data tail been queued as lost data, the stream's next packet would open with a
+    /// STREAM frame of those few bytes and continue with a second frame for the new data:
+    /// two headers where a real stack (quinn's send buffer) writes one.
+    fn give_back(&mut self, chunk: MsgChunk) -> Requeued {
+        let end = chunk.msg_offset_bytes.saturating_add(chunk.len_bytes() as u64);
+        if let Some(st) = self.streams.get_mut(chunk.msg_id) {
+            if st.lost.is_empty() && end == st.next_new_bytes && chunk.msg_offset_bytes < end {
+                let was_ready = st.is_ready();
+                st.next_new_bytes = chunk.msg_offset_bytes;
+                self.queued_bytes += end - chunk.msg_offset_bytes;
+                return if was_ready { Requeued::StillReady } else { Requeued::BecameReady };
+            }
+        }
+        self.requeue(chunk)
     }
 
     /// Hands out at most `max_bytes` of message `id`: lost bytes first, then new ones.
@@ -699,6 +721,41 @@ mod tests {
     use super::testing::{ops, run_ops};
     use super::*;
     use proptest::prelude::*;
+
+    /// A tail of new bytes given back stays new data: the next take hands it out with the
+    /// bytes after it in one chunk (one STREAM frame), under every scheduler kept over a
+    /// [`StreamTable`]. A tail of lost bytes is lost data again and goes first.
+    #[test]
+    fn a_new_data_tail_given_back_goes_out_with_what_follows_it_in_one_chunk() {
+        use super::testing::{key, msg};
+        for kind in [
+            StreamSchedulerKind::Fifo,
+            StreamSchedulerKind::Rr,
+            StreamSchedulerKind::Prio,
+            StreamSchedulerKind::Rfc9218,
+            StreamSchedulerKind::Wrr,
+            StreamSchedulerKind::Cats(CatsConfig::default()),
+        ] {
+            let mut s = build(&kind);
+            s.enqueue(0, msg(1, 3000, 0, 0));
+            let c = s.next_chunk(0, 1000).unwrap();
+            assert_eq!(key(c), (1, 0, 1000), "{}", kind.name());
+            s.give_back(0, PathId(0), c.at(996, 4));
+            s.on_packet_end();
+            assert_eq!(s.queued_bytes(), 2004, "{}", kind.name());
+            assert_eq!(key(s.next_chunk(0, 1000).unwrap()), (1, 996, 1000), "{}", kind.name());
+            // The rest, then a loss of [500, 1500) sent again: its trimmed tail is lost data.
+            assert_eq!(key(s.next_chunk(0, 2000).unwrap()), (1, 1996, 1004), "{}", kind.name());
+            s.on_packet_end();
+            s.requeue_lost(0, c.at(500, 1000));
+            let r = s.next_chunk(0, 1000).unwrap();
+            assert_eq!(key(r), (1, 500, 1000), "{}", kind.name());
+            s.give_back(0, PathId(0), r.at(1400, 100));
+            assert_eq!(s.queued_bytes(), 100, "{}", kind.name());
+            assert_eq!(key(s.next_chunk(0, 1000).unwrap()), (1, 1400, 100), "{}", kind.name());
+            assert_eq!(s.next_chunk(0, 1000), None, "{}", kind.name());
+        }
+    }
 
     #[test]
     fn range_set_merges_and_reports_new_pieces() {

@@ -28,7 +28,7 @@ use std::collections::{BTreeSet, VecDeque};
 
 use smallvec::SmallVec;
 
-use super::{MsgChunk, Requeued, StreamMessage, StreamScheduler, StreamTable};
+use super::{MsgChunk, PathId, Requeued, StreamMessage, StreamScheduler, StreamTable};
 
 /// Urgency levels of RFC 9218 §4.1.
 pub const URGENCY_LEVELS: usize = 8;
@@ -89,6 +89,18 @@ impl StreamScheduler for Rfc9218 {
 
     fn requeue_lost(&mut self, _now_ns: u64, chunk: MsgChunk) {
         if self.table.requeue(chunk) == Requeued::BecameReady {
+            if let Some(&m) = self.table.get(chunk.msg_id) {
+                self.make_ready(m);
+            }
+        }
+    }
+
+    /// The tail of the chunk just taken did not fit: it is the stream's next data again
+    /// (new bytes stay new, [`super::StreamTable::give_back`]). A stream the take had left dry
+    /// is ready again: a non-incremental one at its place in stream-ID order, an incremental
+    /// one at the back of its rotation, where the stream that filled the packet goes anyway.
+    fn give_back(&mut self, _now_ns: u64, _path: PathId, chunk: MsgChunk) {
+        if self.table.give_back(chunk) == Requeued::BecameReady {
             if let Some(&m) = self.table.get(chunk.msg_id) {
                 self.make_ready(m);
             }

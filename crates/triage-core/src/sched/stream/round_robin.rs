@@ -16,7 +16,7 @@
 //! recency). No stream starves: one that is ready waits at most one packet per stream ahead
 //! of it.
 
-use super::{MsgChunk, ReadyQueue, StreamMessage, StreamScheduler};
+use super::{MsgChunk, PathId, ReadyQueue, Requeued, StreamMessage, StreamScheduler};
 
 /// Ready streams take turns, one packet's worth each.
 #[derive(Debug, Default)]
@@ -44,6 +44,15 @@ impl StreamScheduler for RoundRobin {
 
     fn requeue_lost(&mut self, _now_ns: u64, chunk: MsgChunk) {
         self.q.requeue_lost(chunk);
+    }
+
+    /// The tail of the chunk just taken did not fit: it is the stream's next data again
+    /// (new bytes stay new, [`super::StreamTable::give_back`]). A stream the take had left dry
+    /// rejoins at the back, where the stream that filled the packet goes anyway.
+    fn give_back(&mut self, _now_ns: u64, _path: PathId, chunk: MsgChunk) {
+        if self.q.table.give_back(chunk) == Requeued::BecameReady {
+            self.q.ready.push_back(chunk.msg_id);
+        }
     }
 
     fn next_chunk(&mut self, _now_ns: u64, max_bytes: u32) -> Option<MsgChunk> {

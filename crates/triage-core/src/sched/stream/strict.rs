@@ -69,7 +69,7 @@ impl StreamScheduler for StrictPriority {
     /// never handed out, so a stream the take left dry returns to the head of its priority,
     /// where it was (lost data goes to the back instead).
     fn give_back(&mut self, _now_ns: u64, _path: PathId, chunk: MsgChunk) {
-        if self.table.requeue(chunk) == Requeued::BecameReady {
+        if self.table.give_back(chunk) == Requeued::BecameReady {
             self.ready.entry(self.priority_of(chunk)).or_default().push_front(chunk.msg_id);
         }
     }
