@@ -707,5 +707,58 @@ mod tests {
             let want: Vec<u64> = msgs.iter().map(|x| x.0).collect();
             prop_assert_eq!(got, want);
         }
+
+        /// Taking a chunk and giving its tail back leaves the Conductor as one that took
+        /// only the bytes kept: the same debts, states, counters and queued bytes, and the
+        /// same chunks from then on. Lost ranges are queued too, so the tail may also be the
+        /// end of a retransmission.
+        #[test]
+        fn a_tail_given_back_is_as_if_only_the_rest_was_taken(
+            h in proptest::array::uniform5(1u64..20_000),
+            lfrac in proptest::array::uniform5(0u64..=100),
+            m in proptest::array::uniform5(1u64..8),
+            msgs in proptest::collection::vec((1u64..12_000, 0u8..5), 1..12),
+            steps in proptest::collection::vec((100u32..2000, 0u32..1000, 0u8..8), 1..60),
+        ) {
+            let low: [u64; LEVELS] = std::array::from_fn(|i| (h[i] * lfrac[i] / 100).max(1));
+            let mut c = Conductor::new(CatsConfig { high_watermark_bytes: h, low_watermark_bytes: low, payback_multiplier: m });
+            for (k, x) in msgs.iter().enumerate() {
+                c.enqueue(0, msg(k as u32, x.0, x.1));
+            }
+            let mut taken: Vec<MsgChunk> = Vec::new();
+            for (max, cut, op) in steps {
+                if op == 0 {
+                    // A loss of something handed out before.
+                    if let Some(&t) = taken.get(cut as usize % taken.len().max(1)) {
+                        c.requeue_lost(t);
+                    }
+                    continue;
+                }
+                let before = c.clone();
+                let Some(&chunk) = c.next_segment(0, max).first() else { break };
+                let len = chunk.len_bytes();
+                if len < 2 || op == 1 {
+                    taken.push(chunk);
+                    continue;
+                }
+                let keep = 1 + cut % (len - 1);
+                prop_assert!(c.give_back(chunk.at(chunk.msg_offset_bytes + keep as u64, len - keep)));
+                prop_assert!(!c.give_back(chunk.at(chunk.msg_offset_bytes + keep as u64, len - keep)), "only once");
+                let mut only = before;
+                let kept = only.next_segment(0, keep);
+                prop_assert_eq!(kept.as_slice(), &[chunk.with_len(keep)]);
+                prop_assert_eq!(c.debts(), only.debts());
+                prop_assert_eq!(c.states(), only.states());
+                prop_assert_eq!(c.stats(), only.stats());
+                prop_assert_eq!(c.queued_bytes(), only.queued_bytes());
+                let (mut a, mut b) = (c.clone(), only);
+                loop {
+                    let (x, y) = (a.next_segment(0, max), b.next_segment(0, max));
+                    prop_assert_eq!(x.as_slice(), y.as_slice());
+                    if x.is_empty() { break; }
+                }
+                taken.push(chunk.with_len(keep));
+            }
+        }
     }
 }
