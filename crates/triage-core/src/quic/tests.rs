@@ -273,6 +273,44 @@ fn several_messages_on_one_stream_arrive_in_order_and_the_stream_carries_them_ba
     assert!(on_stream.windows(2).all(|w| w[0].1 == w[1].0), "contiguous, no byte twice: {on_stream:?}");
 }
 
+/// A stream fills each packet with one STREAM frame, as a real stack writes it: the chunk is
+/// asked for as if the header were the smallest, trimmed once the real header is known, and
+/// its tail stays the stream's next new data, so the next packet continues it in one frame
+/// (had the tail gone back as lost data, every packet after the first, whose header needs an
+/// offset field the smallest one lacks, would carry a frame of a few bytes and then a second
+/// one).
+#[test]
+fn a_bulk_stream_sends_one_full_stream_frame_per_packet() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let mut p = Pair::new(config(1_250_000, 100), 10_000_000, 10 * MS);
+    p.on_server_connected = Some(Box::new(|s, now| {
+        s.write_message(now, meta(0, 300_000), PrioritySignals::default(), Reliability::Reliable);
+        s.close();
+    }));
+    // (STREAM frames, UDP payload bytes) of every server datagram with stream data.
+    let packets: Rc<RefCell<Vec<(usize, u32)>>> = Rc::default();
+    let seen = packets.clone();
+    p.drop = Box::new(move |side, _, pkt| {
+        let q = pkt.quic.as_ref().expect("quic");
+        let n = q.packets.iter().flat_map(|qp| &qp.frames).filter(|f| matches!(f, Frame::Stream { .. })).count();
+        if side == 1 && n > 0 {
+            seen.borrow_mut().push((n, q.payload_bytes));
+        }
+        false
+    });
+    p.client.close();
+    p.run(10_000 * MS);
+    assert_eq!(p.seen[0].completed.len(), 1);
+    let packets = packets.borrow();
+    assert!(packets.len() > 200, "{} packets", packets.len());
+    assert!(packets.iter().all(|&(n, _)| n == 1), "two STREAM frames in one packet: {packets:?}");
+    let full = packets.iter().map(|&(_, b)| b).max().unwrap();
+    assert!(packets[..packets.len() - 1].iter().all(|&(_, b)| b == full), "every packet but the last full");
+    let on_stream = stream_frames(&p.frames[1]);
+    assert!(on_stream.windows(2).all(|w| w[0].1 + w[0].2 == w[1].1), "contiguous, in order");
+}
+
 #[test]
 fn a_loss_on_a_shared_stream_holds_the_later_message_but_not_another_stream() {
     // Messages 0 and 1 share a stream, message 2 has its own. The packet with message 0's
