@@ -1,7 +1,8 @@
 //! `triage reproduce quic` end to end: the JSON shape, the files of `--out`, errors for bad
 //! values, and the requirement: lossless, at 2 Mbps / 25 ms, 5 Mbps / 50 ms and
-//! 10 Mbps / 10 ms, NewReno and CUBIC, every group of fifo, rr, prio, dg01 and dgall within 3% of
-//! the real QUIC stack's medians and `tcp` within 3% of Linux TCP's.
+//! 10 Mbps / 10 ms, NewReno and CUBIC, every group of fifo, rr, prio, dg01 and dgall within 2% of
+//! the real QUIC stack's medians and `tcp` within 2% of Linux TCP's (the largest difference is
+//! 1.4%; the reference's medians are whole milliseconds, up to 0.9% of a 53 ms group).
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -182,7 +183,7 @@ fn help_lists_the_modes() {
 }
 
 /// Runs `modes` at the three reference settings (lossless) with `cc` and returns every group
-/// further than 3% from the reference's median, as readable lines.
+/// further than 2% from the reference's median, as readable lines.
 fn misses(cc: &str, modes: &str) -> Vec<String> {
     let v = json(&[
         "reproduce",
@@ -211,7 +212,7 @@ fn misses(cc: &str, modes: &str) -> Vec<String> {
         for g in GROUPS {
             let want = rf["groups"][g]["completed_ms"].as_f64().unwrap();
             let got = r["groups"][g]["completed_ms"].as_f64();
-            let ok = got.is_some_and(|x| (x - want).abs() <= 0.03 * want);
+            let ok = got.is_some_and(|x| (x - want).abs() <= 0.02 * want);
             if !ok {
                 bad.push(format!(
                     "{cc} {} {} bps / {} ms {g}: ours {got:?}, reference {want}",
@@ -226,23 +227,23 @@ fn misses(cc: &str, modes: &str) -> Vec<String> {
 /// The requirement for what works today: TCP mode against Linux TCP, and the QUIC modes
 /// that need no new scheduler (fifo, and dgall whose groups all go as datagrams), with NewReno.
 #[test]
-fn newreno_tcp_fifo_dgall_within_3pct_of_the_reference() {
+fn newreno_tcp_fifo_dgall_within_2pct_of_the_reference() {
     let bad = misses("newreno", "tcp,fifo,dgall");
-    assert!(bad.is_empty(), "{} groups off by more than 3%:\n{}", bad.len(), bad.join("\n"));
+    assert!(bad.is_empty(), "{} groups off by more than 2%:\n{}", bad.len(), bad.join("\n"));
 }
 
 /// Round robin, strict priority and dg01 (P1, P0 as datagrams, the rest round robin).
 #[test]
-fn newreno_rr_prio_dg01_within_3pct_of_the_reference() {
+fn newreno_rr_prio_dg01_within_2pct_of_the_reference() {
     let bad = misses("newreno", "rr,prio,dg01");
-    assert!(bad.is_empty(), "{} groups off by more than 3%:\n{}", bad.len(), bad.join("\n"));
+    assert!(bad.is_empty(), "{} groups off by more than 2%:\n{}", bad.len(), bad.join("\n"));
 }
 
 /// Every mode with CUBIC.
 #[test]
-fn cubic_every_mode_within_3pct_of_the_reference() {
+fn cubic_every_mode_within_2pct_of_the_reference() {
     let bad = misses("cubic", "tcp,fifo,rr,prio,dg01,dgall");
-    assert!(bad.is_empty(), "{} groups off by more than 3%:\n{}", bad.len(), bad.join("\n"));
+    assert!(bad.is_empty(), "{} groups off by more than 2%:\n{}", bad.len(), bad.join("\n"));
 }
 
 /// Per group of dg01's datagram groups (P1, P0): chunks lost and sent, and the lost count of

@@ -131,7 +131,8 @@ pub struct QuicStats {
     pub max_streams_sent: u64,
     /// Packets received twice (dropped).
     pub duplicate_packets: u64,
-    /// When the handshake completed at this end.
+    /// When the handshake completed at this end, as the application hears it (after the
+    /// TLS step that completed it, [`QuicConfig::tls_cpu_ns`]).
     pub handshake_done_ns: Option<u64>,
 }
 
@@ -453,6 +454,9 @@ pub struct QuicConnection {
     /// Nothing is sent before this time: the host is busy with a TLS step
     /// ([`QuicConfig::tls_cpu_ns`]); 0 when not busy.
     busy_until_ns: u64,
+    /// The handshake completed during a TLS step: the application hears of it
+    /// ([`Event::Connected`]) when the step ends.
+    connected_pending: bool,
     /// Server: bytes received from the client, for the anti-amplification limit.
     amp_received_bytes: u64,
     amp_sent_bytes: u64,
@@ -542,6 +546,7 @@ impl QuicConnection {
             next_cid_seq: 1,
             retired_handshake_cid: false,
             busy_until_ns: 0,
+            connected_pending: false,
             amp_received_bytes: 0,
             amp_sent_bytes: 0,
             address_validated: is_client,
@@ -1011,6 +1016,9 @@ impl QuicConnection {
         }
         if self.busy_until_ns != 0 && self.busy_until_ns <= now_ns {
             self.busy_until_ns = 0;
+            if std::mem::take(&mut self.connected_pending) {
+                self.announce_connected(now_ns);
+            }
         }
         if self.loss_detection_deadline().is_some_and(|d| d <= now_ns) {
             self.on_loss_detection_timeout(now_ns);
@@ -1589,10 +1597,23 @@ impl QuicConnection {
         }
     }
 
+    /// The handshake is complete. The application hears of it once the TLS step that
+    /// completed it is over ([`QuicConfig::tls_cpu_ns`]), as quinn's `Connecting` resolves
+    /// only after the connection has processed the handshake message: what the connection
+    /// sends at that moment (the server's HANDSHAKE_DONE and session tickets, the client's
+    /// Finished) leaves before the application can write anything.
     fn complete_handshake(&mut self, now_ns: u64) {
         self.handshake_complete = true;
-        self.qstats.handshake_done_ns = Some(now_ns);
         self.state = State::Established;
+        if self.busy_until_ns > now_ns {
+            self.connected_pending = true;
+        } else {
+            self.announce_connected(now_ns);
+        }
+    }
+
+    fn announce_connected(&mut self, now_ns: u64) {
+        self.qstats.handshake_done_ns = Some(now_ns);
         self.events.push_back(Event::Connected);
     }
 

@@ -142,6 +142,9 @@ impl Pair {
     /// Runs until nothing is left to do or `until_ns`.
     fn run(&mut self, until_ns: u64) {
         loop {
+            // As the simulator services a connection: what it has to send leaves before its
+            // events reach the application, then what the application wrote.
+            self.transmit();
             self.drain_events();
             self.transmit();
             let mut next = self.wire.iter().map(|w| w.0).min();
@@ -708,6 +711,52 @@ fn each_tls_step_holds_its_end_for_tls_cpu_ns() {
     // ack_delay (a longer varint) than an ideal host's. At 10 Mbps a byte is 800 ns.
     let extra = slow - base - 3 * 700_000;
     assert!(extra <= 8 * 800, "ideal host {base} ns, 0.7 ms per step {slow} ns");
+}
+
+/// The application hears of the handshake when the TLS step that completed it is over, so
+/// what the connection sends then leaves first: the server's HANDSHAKE_DONE and session
+/// tickets go in a packet of their own, before any data the application writes on hearing
+/// of it (as quinn's connection driver sends before the application task runs). Had the
+/// server's application heard at once, its data would have filled that packet and pushed
+/// everything after it back by one packet.
+#[test]
+fn the_application_hears_of_the_handshake_after_the_tls_step_and_after_handshake_done_left() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let mut p = one_message_pair(700_000);
+    let heard = Rc::new(RefCell::new(None));
+    let at = heard.clone();
+    p.on_server_connected = Some(Box::new(move |s, now| {
+        *at.borrow_mut() = Some(now);
+        s.write_message(now, meta(0, 30_000), PrioritySignals::default(), Reliability::Reliable);
+        s.close();
+    }));
+    // (has HANDSHAKE_DONE, has STREAM) of each server packet.
+    let sent: Rc<RefCell<Vec<(bool, bool)>>> = Rc::default();
+    let log = sent.clone();
+    p.drop = Box::new(move |side, _, pkt| {
+        let frames = || pkt.quic.as_ref().unwrap().packets.iter().flat_map(|qp| qp.frames.iter());
+        if side == 1 {
+            let done = frames().any(|f| matches!(f, Frame::HandshakeDone));
+            let stream = frames().any(|f| matches!(f, Frame::Stream { .. }));
+            log.borrow_mut().push((done, stream));
+        }
+        false
+    });
+    p.run(10_000 * MS);
+    assert!(p.seen[0].completed.iter().any(|c| c.0 == 0));
+    let sent = sent.borrow();
+    let k = sent.iter().position(|x| x.0).expect("HANDSHAKE_DONE sent");
+    assert_eq!(sent[k], (true, false), "HANDSHAKE_DONE leaves without stream data");
+    assert!(sent[..k].iter().all(|x| !x.1) && sent[k + 1].1, "the data follows it: {sent:?}");
+    // The server heard at the end of its step on the client's Finished: the time the client's
+    // Finished arrived plus 0.7 ms, and that is when HANDSHAKE_DONE was sent.
+    let heard = heard.borrow().expect("server connected");
+    let done_at = p.frames[1].iter().find(|(_, f)| matches!(f, Frame::HandshakeDone)).unwrap().0;
+    assert_eq!(heard, done_at);
+    let finished_at =
+        p.delivered_at[1][p.delivered[1].iter().rposition(|f| matches!(f, Frame::Crypto { .. })).unwrap()];
+    assert_eq!(heard, finished_at + 700_000);
 }
 
 #[test]
