@@ -2,7 +2,7 @@
 //! values, and the requirement: lossless, at 2 Mbps / 25 ms, 5 Mbps / 50 ms and
 //! 10 Mbps / 10 ms, NewReno and CUBIC, every group of fifo, rr, prio, dg01 and dgall within 2% of
 //! the real QUIC stack's medians and `tcp` within 2% of Linux TCP's (the largest difference is
-//! 1.4%; the reference's medians are whole milliseconds, up to 0.9% of a 53 ms group).
+//! 1.2%; the reference's medians are whole milliseconds, up to 0.9% of a 53 ms group).
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -116,6 +116,14 @@ pub struct QuicConfig {
     /// at 2 Mbps / 25 ms, 5 Mbps / 50 ms and 10 Mbps / 10 ms against 62.0, 104.8 and 22.4 on
     /// the wire), with two such steps on the client's path to a complete handshake.
     pub tls_cpu_ns: u64,
+    /// A STREAM frame is started only while more than this many bytes of the packet are
+    /// left. The default, 5, fills packets to the byte (the smallest STREAM header is 4 bytes,
+    /// plus one of data); stacks leave room for their largest header instead: quinn 25
+    /// (`frame::Stream::SIZE_BOUND`, which `write_stream_frames` checks), quiche 12
+    /// (`MAX_STREAM_OVERHEAD`). It matters where a packet is nearly full before its stream
+    /// data: behind a DATAGRAM frame (`triage reproduce quic` sets quinn's 25), or after a
+    /// stream that ran dry.
+    pub stream_frame_min_room_bytes: u32,
     /// Largest DATAGRAM frame payload (the reference: 1414 bytes).
     pub max_datagram_frame_bytes: u32,
     /// Bytes of the chunk header in front of each datagram chunk's data (the reference:
@@ -268,6 +276,7 @@ impl Default for QuicConfig {
             issued_cids: 4,
             session_ticket_bytes: 178,
             tls_cpu_ns: 0,
+            stream_frame_min_room_bytes: 5,
             max_datagram_frame_bytes: 1414,
             datagram_chunk_header_bytes: 9,
             datagram_framing: DatagramFraming::Reference,

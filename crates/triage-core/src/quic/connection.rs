@@ -2696,7 +2696,9 @@ impl QuicConnection {
             // (it is the stream's next data either way). Packets come out exactly full, as a
             // real stack fills them.
             let min_hdr = 1 + 1 + 2;
-            if *budget <= min_hdr + 1 || self.sched.queued_bytes() == 0 {
+            if *budget <= (min_hdr + 1).max(self.q.stream_frame_min_room_bytes as usize)
+                || self.sched.queued_bytes() == 0
+            {
                 break;
             }
             let want = ((*budget - min_hdr) as u64).min(conn_credit.max(1)) as u32;

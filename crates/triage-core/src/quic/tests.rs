@@ -314,6 +314,56 @@ fn a_bulk_stream_sends_one_full_stream_frame_per_packet() {
     assert!(on_stream.windows(2).all(|w| w[0].1 + w[0].2 == w[1].1), "contiguous, in order");
 }
 
+/// Behind a full DATAGRAM frame a packet has a few bytes left: filled to the byte with a
+/// STREAM frame by default, left alone with quinn's rule (no STREAM frame unless more than
+/// 25 bytes are left, `QuicConfig::stream_frame_min_room_bytes`).
+#[test]
+fn a_stream_frame_starts_only_with_more_room_than_the_configured_minimum() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let run = |min_room: u32| {
+        let mut cfg = config(1_250_000, 100);
+        cfg.quic.stream_frame_min_room_bytes = min_room;
+        let mut p = Pair::new(cfg, 10_000_000, 10 * MS);
+        p.on_server_connected = Some(Box::new(|s, now| {
+            let sig = PrioritySignals::default();
+            s.write_message(now, meta(0, 20_000), sig, Reliability::Reliable);
+            s.write_message(now, meta(1, 20_000), sig, Reliability::Unreliable);
+            s.close();
+        }));
+        // (UDP payload bytes, has a DATAGRAM frame, STREAM bytes) of each server packet.
+        let sent: Rc<RefCell<Vec<(u32, bool, u32)>>> = Rc::default();
+        let log = sent.clone();
+        p.drop = Box::new(move |side, _, pkt| {
+            let q = pkt.quic.as_ref().unwrap();
+            let frames = || q.packets.iter().flat_map(|qp| qp.frames.iter());
+            let dg = frames().any(|f| matches!(f, Frame::Datagram { .. }));
+            let stream: u32 = frames()
+                .map(|f| match f {
+                    Frame::Stream { chunk, .. } => chunk.len_bytes(),
+                    _ => 0,
+                })
+                .sum();
+            if side == 1 {
+                log.borrow_mut().push((q.payload_bytes, dg, stream));
+            }
+            false
+        });
+        p.client.close();
+        p.run(10_000 * MS);
+        assert_eq!(p.seen[0].completed.iter().filter(|c| c.0 == 0).count(), 1);
+        let sent = sent.borrow().clone();
+        sent
+    };
+    let tight = run(5);
+    let quinn = run(25);
+    // 20,000 bytes of datagrams: 15 chunks at most 1414 bytes each, every one ahead of stream data.
+    let with_dg = |v: &[(u32, bool, u32)]| v.iter().filter(|x| x.1).count();
+    assert_eq!((with_dg(&tight), with_dg(&quinn)), (15, 15));
+    assert!(tight.iter().filter(|x| x.1 && x.2 > 0 && x.2 <= 20).count() >= 13, "{tight:?}");
+    assert!(quinn.iter().all(|x| !x.1 || x.2 == 0 || x.2 > 20), "{quinn:?}");
+}
+
 #[test]
 fn a_loss_on_a_shared_stream_holds_the_later_message_but_not_another_stream() {
     // Messages 0 and 1 share a stream, message 2 has its own. The packet with message 0's
