@@ -34,14 +34,12 @@ struct Progress {
 pub struct StreamCats {
     conductor: Conductor,
     progress: IdMap<Progress>,
-    /// Whether the last chunk handed out was new data (for [`StreamScheduler::give_back`]).
-    last_was_new: bool,
 }
 
 impl StreamCats {
     /// A scheduler with the given §II-E fairness parameters.
     pub fn new(cfg: CatsConfig) -> Self {
-        Self { conductor: Conductor::new(cfg), progress: IdMap::default(), last_was_new: false }
+        Self { conductor: Conductor::new(cfg), progress: IdMap::default() }
     }
 
     /// The Conductor inside, for its debts, states and counters.
@@ -94,11 +92,10 @@ impl StreamScheduler for StreamCats {
         let c = *self.conductor.next_segment(now_ns, max_bytes).first()?;
         if let Some(p) = self.progress.get_mut(c.msg_id) {
             let end = c.msg_offset_bytes + c.len_bytes() as u64;
-            self.last_was_new = c.msg_offset_bytes >= p.next_new_bytes;
-            if self.last_was_new {
-                p.next_new_bytes = end;
-            } else {
+            if c.msg_offset_bytes < p.next_new_bytes {
                 p.lost.remove(c.msg_offset_bytes, end);
+            } else {
+                p.next_new_bytes = end;
             }
         }
         Some(c)
@@ -108,6 +105,9 @@ impl StreamScheduler for StreamCats {
     /// never handed out ([`Conductor::give_back`]: the piece back at the head of its queue,
     /// its bytes out of the §II-E debts), so new data stays new and goes out in one STREAM
     /// frame with what follows it. Should the Conductor refuse, it is queued as lost data.
+    /// The tail was new data when it ends at the new-data mark with no lost bytes waiting
+    /// (the Conductor serves a level's lost pieces before its new ones), as in
+    /// `StreamTable::give_back`.
     fn give_back(&mut self, now_ns: u64, _path: PathId, chunk: MsgChunk) {
         if !self.conductor.give_back(chunk) {
             self.requeue_lost(now_ns, chunk);
@@ -115,7 +115,7 @@ impl StreamScheduler for StreamCats {
         }
         if let Some(p) = self.progress.get_mut(chunk.msg_id) {
             let end = chunk.msg_offset_bytes + chunk.len_bytes() as u64;
-            if self.last_was_new {
+            if p.lost.is_empty() && end == p.next_new_bytes {
                 p.next_new_bytes = chunk.msg_offset_bytes;
             } else {
                 p.lost.insert(chunk.msg_offset_bytes, end);

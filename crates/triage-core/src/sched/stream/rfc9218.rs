@@ -66,6 +66,16 @@ impl Rfc9218 {
         (m.urgency as usize).min(URGENCY_LEVELS - 1)
     }
 
+    /// A stream whose data was queued again ([`StreamTable::requeue`] or
+    /// [`StreamTable::give_back`]) is ready again when it had nothing queued before.
+    fn ready_again(&mut self, requeued: Requeued, id: u32) {
+        if requeued == Requeued::BecameReady {
+            if let Some(&m) = self.table.get(id) {
+                self.make_ready(m);
+            }
+        }
+    }
+
     fn make_ready(&mut self, m: StreamMessage) {
         let level = &mut self.levels[Self::urgency(&m)];
         if m.incremental {
@@ -88,11 +98,8 @@ impl StreamScheduler for Rfc9218 {
     }
 
     fn requeue_lost(&mut self, _now_ns: u64, chunk: MsgChunk) {
-        if self.table.requeue(chunk) == Requeued::BecameReady {
-            if let Some(&m) = self.table.get(chunk.msg_id) {
-                self.make_ready(m);
-            }
-        }
+        let r = self.table.requeue(chunk);
+        self.ready_again(r, chunk.msg_id);
     }
 
     /// The tail of the chunk just taken did not fit: it is the stream's next data again
@@ -100,11 +107,8 @@ impl StreamScheduler for Rfc9218 {
     /// is ready again: a non-incremental one at its place in stream-ID order, an incremental
     /// one at the back of its rotation, where the stream that filled the packet goes anyway.
     fn give_back(&mut self, _now_ns: u64, _path: PathId, chunk: MsgChunk) {
-        if self.table.give_back(chunk) == Requeued::BecameReady {
-            if let Some(&m) = self.table.get(chunk.msg_id) {
-                self.make_ready(m);
-            }
-        }
+        let r = self.table.give_back(chunk);
+        self.ready_again(r, chunk.msg_id);
     }
 
     fn next_chunk(&mut self, _now_ns: u64, max_bytes: u32) -> Option<MsgChunk> {
