@@ -238,6 +238,19 @@ pub fn build_for(cfg: &crate::ConnectionConfig) -> Box<dyn CongestionController>
     build_seeded(cfg, cfg.seed)
 }
 
+/// The controller of a QUIC-mode path: as [`build_for`], with NewReno (and NewReno with
+/// ECN) counting acknowledged bytes as RFC 9002 §7.3 does ([`NewReno::for_quic`]) rather
+/// than as TCP does.
+pub fn build_for_quic(cfg: &crate::ConnectionConfig) -> Box<dyn CongestionController> {
+    let (mss, iw) = (cfg.mss_bytes as u64, cfg.initial_window_segments as u64);
+    let reno = || NewReno::new(mss, iw).with_growth(cfg.newreno_growth).for_quic();
+    match &cfg.controller {
+        ControllerKind::NewReno => Box::new(reno()),
+        ControllerKind::NewRenoEcn => Box::new(NewRenoEcn::with_inner(reno())),
+        _ => build_for(cfg),
+    }
+}
+
 /// [`build_for`] with `seed` for a randomized controller's stream (BBR's) in place of the
 /// settings' own (a connection opened with shared settings, `Connection::connect_seeded`).
 pub fn build_seeded(cfg: &crate::ConnectionConfig, seed: u64) -> Box<dyn CongestionController> {

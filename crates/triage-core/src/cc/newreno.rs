@@ -31,6 +31,8 @@ pub struct NewReno {
     /// Bytes acknowledged since cwnd last grew in congestion avoidance.
     ca_acked_bytes: u64,
     in_recovery: bool,
+    /// QUIC's byte counting ([`NewReno::for_quic`]) instead of TCP's.
+    quic: bool,
 }
 
 impl NewReno {
@@ -44,6 +46,51 @@ impl NewReno {
             ca_acked_bytes: 0,
             in_recovery: false,
             growth: Growth::Bytes,
+            quic: false,
+        }
+    }
+
+    /// The same controller counting bytes as QUIC does (RFC 9002 §7.3, Appendix B.5, and
+    /// quinn-proto 0.11's `NewReno`), where [`Growth::Bytes`] applies:
+    /// - slow start adds every byte acknowledged, with no per-ACK cap (RFC 3465's L = 2 is
+    ///   TCP's), and the window may pass ssthresh by what the last packet brought, which
+    ///   then counts toward congestion avoidance;
+    /// - congestion avoidance adds one max datagram per window of acknowledged bytes,
+    ///   counted packet by packet (at most one datagram per packet acknowledged);
+    /// - a congestion event (a loss, ECN, persistent congestion) leaves the count as it was,
+    ///   where TCP (RFC 5681, Linux) starts it again from zero. With windows of a few
+    ///   packets, as under 5% loss, the count is what lets the window grow one round trip
+    ///   after a reduction instead of two: over 30 seeds at 2 Mbps / 25 ms, NewReno, fifo,
+    ///   the whole page's median completion went from 23% above quinn's to 2.5% above
+    ///   (README, "QUIC mode").
+    pub fn for_quic(mut self) -> Self {
+        self.quic = true;
+        self
+    }
+
+    fn quic_counting(&self) -> bool {
+        self.quic && self.growth == Growth::Bytes
+    }
+
+    /// RFC 9002 Appendix B.5 (`OnPacketsAcked`) with quinn's integer congestion avoidance:
+    /// the acknowledged bytes taken a datagram at a time, as quinn calls its controller once
+    /// per packet acknowledged.
+    fn quic_on_ack(&mut self, mut acked_bytes: u64) {
+        while acked_bytes > 0 {
+            let piece = acked_bytes.min(self.mss_bytes);
+            acked_bytes -= piece;
+            if self.in_slow_start() {
+                self.cwnd_bytes += piece;
+                if self.cwnd_bytes >= self.ssthresh_bytes {
+                    self.ca_acked_bytes = self.cwnd_bytes - self.ssthresh_bytes;
+                }
+            } else {
+                self.ca_acked_bytes += piece;
+                if self.ca_acked_bytes >= self.cwnd_bytes {
+                    self.ca_acked_bytes -= self.cwnd_bytes;
+                    self.cwnd_bytes += self.mss_bytes;
+                }
+            }
         }
     }
 
@@ -92,6 +139,10 @@ impl CongestionController for NewReno {
             }
             return;
         }
+        if self.quic_counting() {
+            self.quic_on_ack(ack.newly_acked_bytes);
+            return;
+        }
         if self.in_slow_start() {
             // RFC 3465 §2.2: cwnd += min(N, L*SMSS) with L = 2.
             let inc = ack.newly_acked_bytes.min(2 * self.mss_bytes);
@@ -129,7 +180,9 @@ impl CongestionController for NewReno {
                 }
                 self.ssthresh_bytes = (bytes_in_flight / 2).max(2 * self.mss_bytes);
                 self.cwnd_bytes = self.ssthresh_bytes;
-                self.ca_acked_bytes = 0;
+                if !self.quic_counting() {
+                    self.ca_acked_bytes = 0;
+                }
             }
             CongestionSignal::Timeout => {
                 self.ssthresh_bytes = (bytes_in_flight / 2).max(2 * self.mss_bytes);
@@ -140,7 +193,9 @@ impl CongestionController for NewReno {
             CongestionSignal::PersistentCongestion => {
                 // RFC 9002 §7.6.2, Appendix B.8: congestion_window = kMinimumWindow.
                 self.cwnd_bytes = 2 * self.mss_bytes;
-                self.ca_acked_bytes = 0;
+                if !self.quic_counting() {
+                    self.ca_acked_bytes = 0;
+                }
                 self.in_recovery = false;
             }
         }
@@ -150,7 +205,9 @@ impl CongestionController for NewReno {
     fn on_recovery_exit(&mut self, _now_ns: u64) {
         if self.in_recovery {
             self.cwnd_bytes = self.ssthresh_bytes;
-            self.ca_acked_bytes = 0;
+            if !self.quic_counting() {
+                self.ca_acked_bytes = 0;
+            }
             self.in_recovery = false;
         }
     }
@@ -230,5 +287,99 @@ mod tests {
         // Slow start again from there: every acknowledged byte adds one.
         c.on_ack(&ack(1000, 2_000));
         assert_eq!(c.window_bytes(), 3_000);
+    }
+
+    #[test]
+    fn quic_slow_start_adds_every_acknowledged_byte() {
+        // RFC 9002 B.5: no per-ACK cap (TCP's gives 12_000 here, the test above).
+        let mut c = NewReno::new(1000, 10).for_quic();
+        c.on_ack(&ack(5000, 10_000));
+        assert_eq!(c.window_bytes(), 15_000);
+    }
+
+    #[test]
+    fn quic_keeps_the_congestion_avoidance_count_through_a_reduction() {
+        let mut q = NewReno::new(1000, 10).for_quic();
+        let mut t = NewReno::new(1000, 10);
+        for c in [&mut q, &mut t] {
+            c.on_congestion(0, CongestionSignal::Loss, 20_000);
+            c.on_recovery_exit(0);
+            for _ in 0..4 {
+                c.on_ack(&ack(2000, 10_000));
+            }
+            assert_eq!(c.window_bytes(), 10_000, "8000 of 10000 bytes counted");
+            c.on_congestion(0, CongestionSignal::Loss, 10_000);
+            c.on_recovery_exit(0);
+            assert_eq!(c.window_bytes(), 5_000);
+            c.on_ack(&ack(1000, 5_000));
+        }
+        // QUIC: 8000 + 1000 >= 5000: one datagram more, 4000 left in the count.
+        assert_eq!(q.window_bytes(), 6_000);
+        // TCP: the count started again at the reduction: 1000 of 5000.
+        assert_eq!(t.window_bytes(), 5_000);
+        // Two packets in one ACK: 5000 < 6000 after the first, 6000 >= 6000 after the
+        // second: one datagram, the count back to 0.
+        q.on_ack(&ack(2000, 6_000));
+        assert_eq!(q.window_bytes(), 7_000);
+        for _ in 0..3 {
+            q.on_ack(&ack(2000, 7_000));
+        }
+        assert_eq!(q.window_bytes(), 7_000, "6000 of 7000 counted");
+        q.on_ack(&ack(1000, 7_000));
+        assert_eq!(q.window_bytes(), 8_000);
+    }
+
+    #[test]
+    fn quic_adds_at_most_one_datagram_per_packet_acknowledged() {
+        let mut c = NewReno::new(1000, 10).for_quic();
+        c.on_congestion(0, CongestionSignal::Loss, 8_000);
+        c.on_recovery_exit(0);
+        assert_eq!(c.window_bytes(), 4_000);
+        // 3000 counted, then a reduction to the 2-datagram floor keeps them.
+        c.on_ack(&ack(3000, 4_000));
+        c.on_congestion(0, CongestionSignal::Loss, 2_000);
+        c.on_recovery_exit(0);
+        assert_eq!(c.window_bytes(), 2_000);
+        // One packet: 4000 >= 2000 gives one datagram (3000), not two; 2000 stay counted.
+        c.on_ack(&ack(1000, 2_000));
+        assert_eq!(c.window_bytes(), 3_000);
+        c.on_ack(&ack(1000, 3_000));
+        assert_eq!(c.window_bytes(), 4_000, "3000 >= 3000: the count back to 0");
+        for _ in 0..3 {
+            c.on_ack(&ack(1000, 4_000));
+        }
+        assert_eq!(c.window_bytes(), 4_000, "3000 of 4000 counted");
+        c.on_ack(&ack(1000, 4_000));
+        assert_eq!(c.window_bytes(), 5_000);
+    }
+
+    #[test]
+    fn quic_slow_start_passes_ssthresh_and_counts_the_overshoot() {
+        let mut c = NewReno::new(1000, 10).for_quic();
+        c.on_congestion(0, CongestionSignal::Loss, 16_000);
+        c.on_congestion(0, CongestionSignal::PersistentCongestion, 16_000);
+        assert_eq!((c.window_bytes(), c.ssthresh_bytes()), (2_000, 8_000));
+        c.on_ack(&ack(5000, 2_000));
+        assert_eq!(c.window_bytes(), 7_000);
+        // 1500 acknowledged: the first 1000 reach ssthresh (count 0), the next 500 count.
+        c.on_ack(&ack(1500, 7_000));
+        assert_eq!(c.window_bytes(), 8_000);
+        c.on_ack(&ack(7000, 8_000));
+        assert_eq!(c.window_bytes(), 8_000, "7500 of 8000 counted");
+        c.on_ack(&ack(500, 8_000));
+        assert_eq!(c.window_bytes(), 9_000);
+    }
+
+    #[test]
+    fn quic_counting_leaves_per_ack_growth_alone() {
+        let mut q = NewReno::new(1000, 10).with_growth(Growth::PerAck).for_quic();
+        let mut t = NewReno::new(1000, 10).with_growth(Growth::PerAck);
+        for c in [&mut q, &mut t] {
+            c.on_ack(&ack(5000, 10_000));
+            c.on_congestion(0, CongestionSignal::Loss, 20_000);
+            c.on_recovery_exit(0);
+            c.on_ack(&ack(2000, 10_000));
+        }
+        assert_eq!(q.window_bytes(), t.window_bytes());
     }
 }

@@ -380,7 +380,7 @@ impl QPath {
         let mut cc_cfg = cfg.clone();
         // QUIC counts whole packets: the controller's segment is the largest UDP payload.
         cc_cfg.mss_bytes = q.max_udp_payload_bytes;
-        let controller = cc::build_for(&cc_cfg);
+        let controller = cc::build_for_quic(&cc_cfg);
         let window = controller.window_bytes();
         Self {
             id,
