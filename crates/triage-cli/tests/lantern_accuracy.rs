@@ -9,6 +9,8 @@
 //! (`triage_web::qoe::lantern`: the observed paints as cutoffs, the screenshots' Speed Index);
 //! squoosh.app and paulirish.com have no trace and keep the stand-ins.
 
+mod common;
+use common::median;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -25,16 +27,6 @@ const LANTERN: [(&str, [f64; 4]); 6] = [
     ("data/pages/squoosh.app.devtoolslog.json", [1107.0, 1120.0, 1107.0, 1122.0]),
     ("data/pages/paulirish.com.devtoolslog.json", [1059.0, 1524.0, 1059.0, 3149.0]),
 ];
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
 
 #[test]
 fn median_error_against_lantern() {

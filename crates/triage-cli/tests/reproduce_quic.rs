@@ -4,6 +4,7 @@
 //! the real QUIC stack's medians and `tcp` within 2% of Linux TCP's (the largest difference is
 //! 1.2%; the reference's medians are whole milliseconds, up to 0.9% of a 53 ms group).
 
+mod common;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -360,16 +361,6 @@ fn reference_page_ms(path: &std::path::Path, cc: &str, mode: &str, rate: f64, ow
     out
 }
 
-fn median_f64(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// Under 5% loss each way, NewReno, fifo: the whole page's median completion over 30 seeds of
 /// ours is within 10% of quinn's over the 60 runs of set a and its repeat
 /// (docs/quic-reference-runs.md; two 30-run sets of the same seeds differ by up to 11% in a
@@ -384,7 +375,7 @@ fn newreno_page_under_5pct_loss_is_within_10pct_of_quinns() {
     let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/data");
     for (setting, rate) in [("2Mbps/25ms", 2e6), ("10Mbps/10ms", 1e7)] {
         let owd_ms = if rate == 2e6 { 25.0 } else { 10.0 };
-        let mut reference: Vec<f64> = ["quicref-loss5-streams.jsonl", "quicref-loss5-streams-repeat.jsonl"]
+        let reference: Vec<f64> = ["quicref-loss5-streams.jsonl", "quicref-loss5-streams-repeat.jsonl"]
             .iter()
             .flat_map(|f| reference_page_ms(&data.join(f), "newreno", "fifo", rate, owd_ms))
             .collect();
@@ -404,13 +395,13 @@ fn newreno_page_under_5pct_loss_is_within_10pct_of_quinns() {
             setting,
             "--json",
         ]);
-        let mut ours: Vec<f64> = v["runs"]
+        let ours: Vec<f64> = v["runs"]
             .as_array()
             .unwrap()
             .iter()
             .map(|r| GROUPS.iter().map(|g| r["groups"][g]["completed_ms"].as_f64().unwrap()).fold(0.0, f64::max))
             .collect();
-        let (mo, mr) = (median_f64(&mut ours), median_f64(&mut reference));
+        let (mo, mr) = (common::median(ours), common::median(reference));
         assert!((mo / mr - 1.0).abs() <= 0.10, "{setting}: whole page {mo:.0} ms, quinn {mr:.0} ms");
     }
 }
