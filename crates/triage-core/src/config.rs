@@ -97,6 +97,11 @@ pub struct ConnectionConfig {
     pub receive_buffer_bytes: u64,
     /// Duplicate threshold for SACK-based loss detection (RFC 6675: 3).
     pub dup_thresh: u32,
+    /// TCP mode: also judge losses by time, as RACK does (RFC 8985 §6, Linux's default): a
+    /// segment sent before one that was delivered is lost once its RTT plus a reordering
+    /// window has passed, found at an ACK or by a timer (default off: RFC 6675 and ns-3
+    /// 3.37 count duplicate ACKs only).
+    pub rack: bool,
     /// Seed for controllers that randomize (BBR's gain-cycle start).
     pub seed: u64,
     /// Keep a log of every PRR decision (for tests and traces).
@@ -208,6 +213,7 @@ impl Default for ConnectionConfig {
             max_rto_ns: 60_000_000_000,
             receive_buffer_bytes: 1 << 20,
             dup_thresh: 3,
+            rack: false,
             seed: 0,
             trace_prr: false,
             scheduler: SchedulerKind::Fifo,

@@ -167,6 +167,8 @@ pub struct ConnectionStats {
     pub pure_acks_sent: u64,
     /// Retransmission timeouts.
     pub rto_count: u64,
+    /// Tail loss probes sent (RFC 8985 §7, with RACK on).
+    pub loss_probes: u64,
     /// Fast-recovery episodes.
     pub fast_recoveries: u64,
     /// Payload bytes delivered in order to the application.
@@ -206,6 +208,7 @@ impl ConnectionStats {
             retransmitted_bytes,
             pure_acks_sent,
             rto_count,
+            loss_probes,
             fast_recoveries,
             bytes_delivered,
             duplicate_bytes_received,
@@ -225,6 +228,7 @@ impl ConnectionStats {
         self.retransmitted_bytes += retransmitted_bytes;
         self.pure_acks_sent += pure_acks_sent;
         self.rto_count += rto_count;
+        self.loss_probes += loss_probes;
         self.fast_recoveries += fast_recoveries;
         self.bytes_delivered += bytes_delivered;
         self.duplicate_bytes_received += duplicate_bytes_received;
@@ -382,6 +386,25 @@ pub struct Connection {
     peer_window_bytes: u64,
     recovery: Recovery,
     rto_deadline_ns: Option<u64>,
+    /// RACK (RFC 8985 §6.2, with [`ConnectionConfig::rack`]): the send time of the most
+    /// recently sent segment known delivered (0: none yet), that segment's RTT, and when
+    /// the earliest segment sent before it is due to be judged lost.
+    /// `ConnectionConfig::rack`, kept here: the hot path tests it without reaching into the
+    /// shared settings.
+    rack_on: bool,
+    rack_xmit_ns: u64,
+    rack_end_seq: u64,
+    rack_rtt_ns: u64,
+    rack_deadline_ns: Option<u64>,
+    /// TLP (RFC 8985 §7, with [`ConnectionConfig::rack`]): when the probe timeout fires, a
+    /// probe waiting to go, and the `snd_nxt` after the last probe until it is acknowledged.
+    tlp_deadline_ns: Option<u64>,
+    /// The earlier of the reordering and probe timers (one deadline for `poll_timeout`).
+    rack_timer_ns: Option<u64>,
+    tlp_pending: bool,
+    tlp_high_seq: Option<u64>,
+    /// The last probe resent a segment (rather than sending new data).
+    tlp_retrans: bool,
     prr_log: Vec<(PrrDecision, u64)>,
     /// Fates of recent data packets (true = lost), for load shedding.
     fates: VecDeque<bool>,
@@ -592,6 +615,16 @@ impl Connection {
             peer_window_bytes: cfg.receive_buffer_bytes,
             recovery: Recovery::Open,
             rto_deadline_ns: None,
+            rack_on: cfg.rack,
+            rack_xmit_ns: 0,
+            rack_end_seq: 0,
+            rack_rtt_ns: 0,
+            rack_deadline_ns: None,
+            tlp_deadline_ns: None,
+            rack_timer_ns: None,
+            tlp_pending: false,
+            tlp_high_seq: None,
+            tlp_retrans: false,
             prr_log: Vec::new(),
             fates: VecDeque::new(),
             fates_lost: 0,
@@ -841,6 +874,9 @@ impl Connection {
             }
         };
         take(self.delack_deadline_ns);
+        if self.rack_on {
+            take(self.rack_timer_ns);
+        }
         if self.path.pacing_blocked {
             take(Some(self.path.next_send_ns));
         }
@@ -884,6 +920,9 @@ impl Connection {
         if self.delack_deadline_ns.is_some_and(|d| d <= now_ns) {
             self.delack_deadline_ns = None;
             self.ack_now = true;
+        }
+        if self.rack_on && self.rack_timer_ns.is_some_and(|d| d <= now_ns) {
+            self.on_rack_timers(now_ns);
         }
         if self.rto_deadline_ns.is_some_and(|d| d <= now_ns) {
             self.on_rto(now_ns);
@@ -1189,13 +1228,15 @@ impl Connection {
         let pacing = self.path.cc.pacing_rate_bps();
         let paced_out = pacing.is_some() && now_ns < self.path.next_send_ns;
 
+        // RFC 8985 §7.3: a loss probe goes whatever the window.
+        let probe = self.tlp_pending;
         if self.lost_pending > 0 {
             let from = self.seg_at_or_above(self.lost_from);
             let idx = self.segs.range(from..).position(|s| s.lost && !s.in_flight && !s.sacked).map(|i| from + i);
             if let Some(i) = idx {
                 self.lost_from = self.segs[i].start;
                 let len = self.segs[i].end - self.segs[i].start;
-                if self.path.pipe_bytes > 0 && self.path.pipe_bytes + len > window {
+                if !probe && self.path.pipe_bytes > 0 && self.path.pipe_bytes + len > window {
                     return false;
                 }
                 if paced_out {
@@ -1224,7 +1265,7 @@ impl Connection {
         }
         let mss = mss.saturating_sub(self.option_overhead()).max(1);
         let seg_len = if want_fin { 1 } else { mss.min(queued) };
-        if self.path.pipe_bytes > 0 && self.path.pipe_bytes + seg_len > window {
+        if !probe && self.path.pipe_bytes > 0 && self.path.pipe_bytes + seg_len > window {
             return false;
         }
         if !want_fin && rwnd_room == 0 {
@@ -1362,8 +1403,17 @@ impl Connection {
                 self.path.next_send_ns = self.path.next_send_ns.max(now_ns) + gap;
             }
         }
-        if self.rto_deadline_ns.is_none() {
+        if self.tlp_pending {
+            // RFC 8985 §7.3: the probe is out; the RTO runs from it.
+            self.tlp_pending = false;
+            self.tlp_high_seq = Some(self.snd_nxt);
+            self.stats.loss_probes += 1;
             self.arm_rto(now_ns);
+        } else if self.rto_deadline_ns.is_none() {
+            self.arm_rto(now_ns);
+        }
+        if self.rack_on {
+            self.arm_tlp(now_ns);
         }
     }
 
@@ -1410,6 +1460,13 @@ impl Connection {
             !seg.retransmitted || self.path.rtt.min_rtt_ns().is_some_and(|m| now_ns.saturating_sub(seg.sent_ns) >= m);
         if attributable {
             self.rexmit.on_delivered(seg.tx);
+            // RFC 8985 §6.2 step 2: the most recently sent segment delivered (segments sent
+            // at the same instant ordered by sequence, as RACK's RACK_sent_after), and its RTT.
+            if self.rack_on && (seg.sent_ns, seg.end) > (self.rack_xmit_ns, self.rack_end_seq) {
+                self.rack_xmit_ns = seg.sent_ns;
+                self.rack_end_seq = seg.end;
+                self.rack_rtt_ns = now_ns.saturating_sub(seg.sent_ns);
+            }
         }
         if seg.payload_bytes == 0 {
             return;
@@ -1564,7 +1621,10 @@ impl Connection {
             self.recovery = Recovery::Open;
             self.path.cc.on_recovery_exit(now_ns);
         }
-        let newly_lost = self.detect_losses();
+        let mut newly_lost = self.detect_losses();
+        if self.rack_on {
+            newly_lost += self.rack_detect(now_ns);
+        }
         if newly_lost > 0 && matches!(self.recovery, Recovery::Open) {
             self.enter_fast_recovery(now_ns, prior_in_flight);
         }
@@ -1636,6 +1696,28 @@ impl Connection {
         } else if advanced {
             self.arm_rto(now_ns);
         }
+        if self.rack_on {
+            self.after_ack_tlp(now_ns);
+        }
+    }
+
+    /// RFC 8985 §7.4 and §7.2 after an ACK (RACK on): an answered probe, and the next one.
+    #[inline(never)]
+    fn after_ack_tlp(&mut self, now_ns: u64) {
+        if self.tlp_high_seq.is_some_and(|h| self.snd_una >= h) {
+            // RFC 8985 §7.4 (Linux's `tcp_process_tlp_ack`): a resent probe acknowledged
+            // repaired a loss (no D-SACK is modelled to say the first copy arrived): the
+            // window is reduced at once, as for ECN, without a recovery episode.
+            self.tlp_high_seq = None;
+            if std::mem::take(&mut self.tlp_retrans) && matches!(self.recovery, Recovery::Open) {
+                // Linux's ssthresh here is the controller's from the window (reno: cwnd / 2);
+                // the flight is the probe alone.
+                let window = self.path.cc.window_bytes();
+                self.path.cc.on_congestion(now_ns, CongestionSignal::Loss, window);
+                self.path.cc.on_recovery_exit(now_ns);
+            }
+        }
+        self.arm_tlp(now_ns);
     }
 
     /// RFC 6675 §4 IsLost(): a segment is lost once more than (DupThresh − 1)·SMSS bytes
@@ -1720,6 +1802,147 @@ impl Connection {
             }
         }
         newly_lost
+    }
+
+    /// RFC 8985 §6.2 steps 4-5 (Linux's `tcp_rack_detect_loss`): with RACK on, every
+    /// segment in flight that was sent no later than the most recently sent segment known
+    /// delivered, and whose send time plus RACK's RTT plus the reordering window has passed,
+    /// is lost; the earliest of the others arms the reordering timer. The window is a
+    /// quarter of the minimum RTT, or zero in recovery and once DupThresh segments are
+    /// SACKed (Linux's `tcp_rack_reo_wnd` on a path where no reordering was seen).
+    /// Returns the bytes newly marked lost.
+    #[inline(never)]
+    fn rack_detect(&mut self, now_ns: u64) -> u64 {
+        self.rack_deadline_ns = None;
+        if self.rack_xmit_ns == 0 {
+            self.sync_rack_timer();
+            return 0;
+        }
+        let reo_wnd = if self.in_recovery() || self.sacked_segs >= self.cfg.dup_thresh as usize {
+            0
+        } else {
+            self.path.rtt.min_rtt_ns().unwrap_or(0) / 4
+        };
+        let (xmit, end, rtt) = (self.rack_xmit_ns, self.rack_end_seq, self.rack_rtt_ns);
+        let (mut newly_lost, mut lost_count, mut lowest_lost) = (0u64, 0usize, u64::MAX);
+        let mut deadline: Option<u64> = None;
+        for seg in self.segs.iter_mut() {
+            if seg.sacked || seg.lost || !seg.in_flight || (seg.sent_ns, seg.end) > (xmit, end) {
+                continue;
+            }
+            let due = seg.sent_ns.saturating_add(rtt).saturating_add(reo_wnd);
+            if now_ns >= due {
+                seg.lost = true;
+                seg.in_flight = false;
+                newly_lost += seg.end - seg.start;
+                lost_count += 1;
+                lowest_lost = lowest_lost.min(seg.start);
+            } else {
+                deadline = Some(deadline.map_or(due, |d: u64| d.min(due)));
+            }
+        }
+        self.rack_deadline_ns = deadline;
+        self.sync_rack_timer();
+        self.path.pipe_bytes -= newly_lost;
+        self.lost_pending += lost_count;
+        self.lost_from = self.lost_from.min(lowest_lost);
+        if self.cfg.load_shedding.is_some() {
+            for _ in 0..lost_count {
+                self.record_fate(true);
+            }
+        }
+        newly_lost
+    }
+
+    /// The reordering timer, the probe timer or both expired.
+    #[inline(never)]
+    fn on_rack_timers(&mut self, now_ns: u64) {
+        if self.rack_deadline_ns.is_some_and(|d| d <= now_ns) {
+            self.on_rack_timeout(now_ns);
+        }
+        if self.tlp_deadline_ns.is_some_and(|d| d <= now_ns) {
+            self.on_tlp_timeout(now_ns);
+        }
+        self.sync_rack_timer();
+    }
+
+    fn sync_rack_timer(&mut self) {
+        self.rack_timer_ns = match (self.rack_deadline_ns, self.tlp_deadline_ns) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+
+    /// RFC 8985 §6.3: the reordering timer expired: judge again; a loss found outside
+    /// recovery starts it, and its retransmission goes at once (Linux sends at least one
+    /// segment when PRR has sent nothing yet).
+    fn on_rack_timeout(&mut self, now_ns: u64) {
+        let prior_in_flight = self.path.pipe_bytes;
+        let newly_lost = self.rack_detect(now_ns);
+        if newly_lost == 0 {
+            return;
+        }
+        if matches!(self.recovery, Recovery::Open) {
+            self.enter_fast_recovery(now_ns, prior_in_flight);
+        }
+        let pipe = self.path.pipe_bytes;
+        let mss = self.cfg.mss_bytes as u64;
+        if let Recovery::Fast { prr: Some(prr), window_bytes, .. } = &mut self.recovery {
+            if prr.prr_out_bytes() == 0 {
+                *window_bytes = (*window_bytes).max(pipe + mss);
+            }
+        }
+    }
+
+    /// RFC 8985 §7.2 (Linux's `tcp_schedule_loss_probe`): with RACK on, data outstanding,
+    /// no recovery and no probe unanswered, a probe is due two smoothed RTTs on (at least
+    /// 1.5 SRTT plus the worst-case delayed ACK, 200 ms, with one segment in flight), and
+    /// no later than the RTO would fire: as in Linux, the probe then goes in its place and
+    /// the window is kept.
+    #[inline(never)]
+    fn arm_tlp(&mut self, now_ns: u64) {
+        self.tlp_deadline_ns = None;
+        self.arm_tlp_deadline(now_ns);
+        self.sync_rack_timer();
+    }
+
+    fn arm_tlp_deadline(&mut self, now_ns: u64) {
+        if self.tlp_pending
+            || self.tlp_high_seq.is_some()
+            || !matches!(self.recovery, Recovery::Open)
+            || self.path.pipe_bytes == 0
+        {
+            return;
+        }
+        let Some(srtt) = self.path.rtt.srtt_ns() else { return };
+        let mut pto = 2 * srtt;
+        if self.path.pipe_bytes <= self.cfg.mss_bytes as u64 {
+            pto = pto.max(srtt + srtt / 2 + 200_000_000);
+        }
+        let at = now_ns.saturating_add(pto);
+        self.tlp_deadline_ns = Some(self.rto_deadline_ns.map_or(at, |r| at.min(r)));
+    }
+
+    /// RFC 8985 §7.3: the probe timeout fired: send one segment whatever the window, new
+    /// data if there is any, else the highest segment again.
+    fn on_tlp_timeout(&mut self, now_ns: u64) {
+        self.tlp_deadline_ns = None;
+        if !matches!(self.recovery, Recovery::Open) || self.segs.is_empty() {
+            return;
+        }
+        self.tlp_pending = true;
+        // The RTO runs again from the probe (sent at the next `poll_transmit`, now).
+        self.arm_rto(now_ns);
+        self.tlp_retrans = self.scheduler.queued_bytes() == 0;
+        if self.tlp_retrans {
+            if let Some(seg) = self.segs.iter_mut().rev().find(|s| s.in_flight && !s.sacked && !s.lost) {
+                seg.lost = true;
+                seg.in_flight = false;
+                self.path.pipe_bytes -= seg.end - seg.start;
+                self.lost_pending += 1;
+                self.lost_from = self.lost_from.min(seg.start);
+            }
+        }
     }
 
     fn enter_fast_recovery(&mut self, now_ns: u64, flight_bytes: u64) {

@@ -91,6 +91,7 @@ pub fn resolved_json(sim: &Simulator, stop_ns: u64) -> serde_json::Value {
             "max_rto_ms": ms(t.max_rto_ns),
             "receive_buffer_bytes": t.receive_buffer_bytes,
             "dup_thresh_segments": t.dup_thresh,
+            "rack": t.rack,
             "scheduler": scheduler,
             "cats": cats_config,
             "default_priority": t.default_priority,

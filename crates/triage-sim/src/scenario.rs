@@ -203,6 +203,11 @@ pub struct TransportToml {
     /// CUBIC only: run HyStart++ (RFC 9406) in the initial slow start (default false).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hystart: Option<bool>,
+    /// TCP mode only: RACK-TLP (RFC 8985, Linux's default): losses also judged by time, and
+    /// a tail loss probe two round trips after the last ACK instead of waiting for the RTO
+    /// (default false: RFC 6675's duplicate ACKs and the RTO, as ns-3 3.37).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rack: Option<bool>,
     /// ECN variant: "off", "classic", "eecn" or "vcp" (default: the controller's own —
     /// classic for newreno_ecn, eecn for eecn, vcp for vcp, off otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -506,6 +511,7 @@ impl TransportToml {
         TransportToml {
             cc: self.cc.clone().or(base.cc.clone()),
             hystart: self.hystart.or(base.hystart),
+            rack: self.rack.or(base.rack),
             mode: self.mode.or(base.mode),
             ecn: self.ecn.or(base.ecn),
             newreno_growth: self.newreno_growth.or(base.newreno_growth),
@@ -637,6 +643,12 @@ impl TransportToml {
         if self.hystart.is_some() && controller != ControllerKind::Cubic {
             return Err(("transport.hystart".into(), "HyStart++ needs cc = \"cubic\"".into()));
         }
+        if self.rack == Some(true) && quic_mode {
+            return Err((
+                "transport.rack".into(),
+                "RACK-TLP is TCP mode's (QUIC mode judges losses by time and probes tails itself, RFC 9002)".into(),
+            ));
+        }
         let eecn = self.eecn.clone().unwrap_or_default().to_config().map_err(|m| ("transport.eecn".to_string(), m))?;
         let vcp = self.vcp.clone().unwrap_or_default().to_config().map_err(|m| ("transport.vcp".to_string(), m))?;
         Ok(ConnectionConfig {
@@ -658,6 +670,7 @@ impl TransportToml {
             delayed_ack_timeout_ns: self.delayed_ack_timeout.map_or(d.delayed_ack_timeout_ns, |x| x.0),
             initial_rto_ns: self.initial_rto.map_or(d.initial_rto_ns, |x| x.0),
             min_rto_ns: self.min_rto.map_or(d.min_rto_ns, |x| x.0),
+            rack: self.rack.unwrap_or(d.rack),
             receive_buffer_bytes: match self.receive_buffer {
                 None => d.receive_buffer_bytes,
                 Some(b) if b.0 > MAX_RECEIVE_BUFFER => {

@@ -348,6 +348,7 @@ pub fn transport_of(c: &ConnectionConfig, layered: &TransportToml, multipath: bo
             slow_start: Some(v.slow_start),
         }),
         newreno_growth: Some(c.newreno_growth),
+        rack: (c.mode == triage_core::config::TransportMode::Tcp).then_some(c.rack),
         mss: Some(Size(u64::from(c.mss_bytes))),
         initial_window: Some(c.initial_window_segments),
         delayed_ack_segments: Some(c.delayed_ack_segments),

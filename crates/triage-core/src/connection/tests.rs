@@ -234,6 +234,7 @@ fn bernoulli(loss_per_mille: u64, seed: u64) -> DropHook {
 mod karn;
 mod lost_retransmit;
 mod peer;
+mod rack;
 mod scoreboard;
 mod watch;
 

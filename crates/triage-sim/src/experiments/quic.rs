@@ -127,6 +127,8 @@ pub fn transport(s: &QuicSetting) -> Result<ConnectionConfig, QuicSettingError> 
         // Linux: 200 ms minimum RTO, 40 ms delayed-ACK ceiling.
         cfg.min_rto_ns = 200_000_000;
         cfg.delayed_ack_timeout_ns = 40_000_000;
+        // Linux's default loss recovery: RACK-TLP (RFC 8985).
+        cfg.rack = true;
         return Ok(cfg);
     }
     let (sched, _) = quic_mode(&s.mode).ok_or_else(|| QuicSettingError::Mode(s.mode.clone()))?;
