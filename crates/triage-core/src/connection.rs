@@ -1793,15 +1793,22 @@ impl Connection {
             mark_lost(seg);
             self.stats.lost_retransmissions += 1;
         }
+        self.account_lost(newly_lost, lost_count as usize, lowest_lost);
+        newly_lost
+    }
+
+    /// Segments just marked lost (`newly_lost` bytes in `lost_count` segments, the lowest
+    /// starting at `lowest_lost`) leave the pipe and join the resend queue; load shedding
+    /// counts their fates.
+    fn account_lost(&mut self, newly_lost: u64, lost_count: usize, lowest_lost: u64) {
         self.path.pipe_bytes -= newly_lost;
-        self.lost_pending += lost_count as usize;
+        self.lost_pending += lost_count;
         self.lost_from = self.lost_from.min(lowest_lost);
         if self.cfg.load_shedding.is_some() {
             for _ in 0..lost_count {
                 self.record_fate(true);
             }
         }
-        newly_lost
     }
 
     /// RFC 8985 §6.2 steps 4-5 (Linux's `tcp_rack_detect_loss`): with RACK on, every
@@ -1843,14 +1850,7 @@ impl Connection {
         }
         self.rack_deadline_ns = deadline;
         self.sync_rack_timer();
-        self.path.pipe_bytes -= newly_lost;
-        self.lost_pending += lost_count;
-        self.lost_from = self.lost_from.min(lowest_lost);
-        if self.cfg.load_shedding.is_some() {
-            for _ in 0..lost_count {
-                self.record_fate(true);
-            }
-        }
+        self.account_lost(newly_lost, lost_count, lowest_lost);
         newly_lost
     }
 
