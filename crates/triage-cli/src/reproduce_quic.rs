@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use triage_sim::experiments::reference_runs;
 
 use indicatif::ProgressBar;
 use plotters::prelude::*;
@@ -53,6 +54,12 @@ pub struct QuicArgs {
     /// into this directory.
     #[arg(long, value_name = "DIR")]
     qlog: Option<PathBuf>,
+    /// JSON lines of the reference's own runs (docs/data/*.jsonl, as its run_matrix.py writes
+    /// them); repeat it to pool several files. Adds, for every setting, controller and mode
+    /// both ran, each group's and the page's median [p10-p90] beside ours (JSON:
+    /// "reference_runs").
+    #[arg(long = "reference-runs", value_name = "FILE")]
+    reference_runs: Vec<PathBuf>,
 }
 
 /// What each sending mode is, for `--help`.
@@ -317,6 +324,8 @@ pub fn run(a: QuicArgs) -> Result<(), String> {
     if let Some(dir) = &a.qlog {
         std::fs::create_dir_all(dir).map_err(|e| format!("--qlog {}: {e}", dir.display()))?;
     }
+    // Read before the runs, so that a bad file fails at once.
+    let refs = if a.reference_runs.is_empty() { None } else { Some(reference_runs::load(&a.reference_runs)?) };
     let bar = progress(plan.len() as u64);
     let mut runs = Vec::with_capacity(plan.len());
     for s in &plan {
@@ -329,10 +338,18 @@ pub fn run(a: QuicArgs) -> Result<(), String> {
     if let Some(dir) = &a.out {
         write_out(dir, &r).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
+    let cmp = refs.as_ref().map(|x| reference_runs::compare(&r.runs, x));
     if a.json {
-        outln!("{}", serde_json::to_string_pretty(&json(&r)).map_err(|e| e.to_string())?);
+        let mut out = json(&r);
+        if let (Some(c), Some(x)) = (&cmp, &refs) {
+            out.reference_runs = Some(JsonRefRuns { files: &x.files, skipped_runs: x.skipped, cells: c });
+        }
+        outln!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
     } else {
         out!("{}", table(&r));
+        if let (Some(c), Some(x)) = (&cmp, &refs) {
+            out!("{}", reference_runs::table(c, x));
+        }
     }
     Ok(())
 }
@@ -578,6 +595,17 @@ struct JsonRef {
 struct JsonOut<'a> {
     runs: Vec<JsonRun<'a>>,
     reference: Vec<JsonRef>,
+    /// With `--reference-runs`: the files, the runs in them without a result, and the
+    /// comparison.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reference_runs: Option<JsonRefRuns<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct JsonRefRuns<'a> {
+    files: &'a [String],
+    skipped_runs: usize,
+    cells: &'a [reference_runs::Comparison],
 }
 
 /// `{"runs":[{"mode","cc","rate_bps","owd_ms","loss","seed","groups":{"P4":{"completed_ms","chunks","lost"},...}}],
@@ -614,7 +642,7 @@ fn json(r: &Reproduction) -> JsonOut<'_> {
             }
         }
     }
-    JsonOut { runs, reference }
+    JsonOut { runs, reference, reference_runs: None }
 }
 
 fn reference_of(runs: &[QuicRun]) -> Option<&'static RefRow> {

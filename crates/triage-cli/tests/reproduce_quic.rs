@@ -405,3 +405,65 @@ fn newreno_page_under_5pct_loss_is_within_10pct_of_quinns() {
         assert!((mo / mr - 1.0).abs() <= 0.10, "{setting}: whole page {mo:.0} ms, quinn {mr:.0} ms");
     }
 }
+
+/// `--reference-runs`: the reference's own runs pooled from two files, and ours, side by
+/// side as spreads; the page's medians are the ones computed here from the same runs, and a
+/// file that cannot be read or holds a bad record is an error naming it.
+#[test]
+fn reference_runs_put_their_spread_beside_ours() {
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/data");
+    let files = ["quicref-loss5-streams.jsonl", "quicref-loss5-streams-repeat.jsonl"];
+    let v = json(&[
+        "reproduce",
+        "quic",
+        "--loss",
+        "5%",
+        "--runs",
+        "30",
+        "--modes",
+        "fifo",
+        "--setting",
+        "2Mbps/25ms",
+        "--reference-runs",
+        "docs/data/quicref-loss5-streams.jsonl",
+        "--reference-runs",
+        "docs/data/quicref-loss5-streams-repeat.jsonl",
+        "--json",
+    ]);
+    let rr = &v["reference_runs"];
+    assert_eq!(rr["files"].as_array().unwrap().len(), 2);
+    let cells = rr["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 1, "{rr}");
+    let c = &cells[0];
+    assert_eq!(
+        (c["mode"].as_str(), c["cc"].as_str(), c["rate_bps"].as_u64()),
+        (Some("fifo"), Some("newreno"), Some(2_000_000))
+    );
+    let groups: Vec<&str> = c["groups"].as_array().unwrap().iter().map(|g| g["group"].as_str().unwrap()).collect();
+    assert_eq!(groups, ["P4", "P3", "P2", "P1", "P0", "page"]);
+    let page = &c["groups"][5];
+    let reference: Vec<f64> =
+        files.iter().flat_map(|f| reference_page_ms(&data.join(f), "newreno", "fifo", 2e6, 25.0)).collect();
+    assert_eq!(page["reference"]["runs"], 60);
+    assert_eq!(page["reference"]["median_ms"].as_f64().unwrap(), common::median(reference));
+    let ours: Vec<f64> = v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| GROUPS.iter().map(|g| r["groups"][g]["completed_ms"].as_f64().unwrap()).fold(0.0, f64::max))
+        .collect();
+    assert_eq!(page["triage"]["runs"], 30);
+    assert_eq!(page["triage"]["median_ms"].as_f64().unwrap(), common::median(ours));
+    // Without the option the JSON has no such key.
+    assert!(json(&["reproduce", "quic", "--modes", "fifo", "--json"]).get("reference_runs").is_none());
+    // Errors name the file (and the line and field).
+    let out = triage(&["reproduce", "quic", "--reference-runs", "no/such.jsonl"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--reference-runs no/such.jsonl"));
+    let bad = std::env::temp_dir().join(format!("triage-bad-runs-{}.jsonl", std::process::id()));
+    std::fs::write(&bad, "{\"kind\":\"quic\",\"rate\":2e6}\n").unwrap();
+    let out = triage(&["reproduce", "quic", "--reference-runs", bad.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    let _ = std::fs::remove_file(&bad);
+    assert!(!out.status.success() && err.contains(":1: field \"owd_ms\""), "{err}");
+}

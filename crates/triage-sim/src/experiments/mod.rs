@@ -6,3 +6,4 @@ pub mod eecn;
 pub mod partial;
 pub mod priority_bucket;
 pub mod quic;
+pub mod reference_runs;

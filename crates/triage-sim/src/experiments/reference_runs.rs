@@ -1,0 +1,357 @@
+//! `triage reproduce quic --reference-runs FILE`: our runs beside a set of the reference's own
+//! runs, as spreads. The embedded reference has medians of 3 runs; under loss its runs differ
+//! by seconds, so a comparison needs many runs of both: the files are JSON lines as the
+//! reference's `run_matrix.py` writes them (`docs/data/*.jsonl`, `docs/quic-reference-runs.md`):
+//! a record with `"kind": "quic"` holds `rate`, `owd_ms`, `loss`, `cc`, `mode` and
+//! `client.groups[]` (`name`, `done_ms`); one with `"kind": "tcp"` (Linux TCP) holds `groups`
+//! as an object of name to milliseconds; `"kind": "link"` records (the emulator's counters) are
+//! passed over. A QUIC run whose client recorded no groups (it timed out) is counted as skipped.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::quic::QuicRun;
+use serde::Serialize;
+use serde_json::Value;
+
+/// One reference run.
+#[derive(Debug, Clone)]
+pub struct RefRun {
+    rate_bps: u64,
+    owd_ms: f64,
+    loss: f64,
+    cc: String,
+    mode: String,
+    /// Groups by name with their completion, ms.
+    groups: Vec<(String, f64)>,
+}
+
+/// The runs of the files given, and how many records had no result.
+#[derive(Debug, Default)]
+pub struct RefRuns {
+    runs: Vec<RefRun>,
+    /// QUIC records whose client recorded no groups.
+    pub skipped: usize,
+    /// The files, as given.
+    pub files: Vec<String>,
+}
+
+/// Reads every file; an unreadable file, a line that is not JSON or a record without the
+/// fields above is an error naming the file, the line and the field.
+pub fn load(paths: &[PathBuf]) -> Result<RefRuns, String> {
+    let mut out = RefRuns::default();
+    for path in paths {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("--reference-runs {}: {e}", path.display()))?;
+        parse_into(&text, path, &mut out)?;
+        out.files.push(path.display().to_string());
+    }
+    Ok(out)
+}
+
+/// The runs of one file's text (`name` for messages).
+pub fn parse(text: &str, name: &Path) -> Result<RefRuns, String> {
+    let mut out = RefRuns::default();
+    parse_into(text, name, &mut out)?;
+    Ok(out)
+}
+
+fn parse_into(text: &str, path: &Path, out: &mut RefRuns) -> Result<(), String> {
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = || format!("{}:{}", path.display(), i + 1);
+        let v: Value = serde_json::from_str(line).map_err(|e| format!("{}: not a JSON record: {e}", at()))?;
+        match v.get("kind").and_then(Value::as_str) {
+            Some("link") => {}
+            Some(kind @ ("quic" | "tcp")) => match record(&v, kind, path, i + 1)? {
+                Some(r) => out.runs.push(r),
+                None => out.skipped += 1,
+            },
+            _ => return Err(format!("{}: expected \"kind\" to be \"quic\", \"tcp\" or \"link\"", at())),
+        }
+    }
+    Ok(())
+}
+
+impl RefRuns {
+    /// How many runs were read.
+    pub fn len(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// No run was read.
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// Every run's rate (bit/s), one-way delay (ms), loss and group completions (ms).
+    pub fn runs(&self) -> impl Iterator<Item = (u64, f64, f64, &[(String, f64)])> {
+        self.runs.iter().map(|r| (r.rate_bps, r.owd_ms, r.loss, r.groups.as_slice()))
+    }
+}
+
+/// A record's run; `None` for a QUIC run without groups.
+fn record(v: &Value, kind: &str, path: &Path, line: usize) -> Result<Option<RefRun>, String> {
+    let field = |name: &str| format!("{}:{line}: field {name:?}", path.display());
+    let num =
+        |name: &str| v.get(name).and_then(Value::as_f64).ok_or_else(|| format!("{}: expected a number", field(name)));
+    let text = |name: &str| {
+        v.get(name)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| format!("{}: expected a string", field(name)))
+    };
+    let rate = num("rate")?;
+    if !(1.0..1e15).contains(&rate) {
+        return Err(format!("{}: expected a rate in bit/s of at least 1, got {rate}", field("rate")));
+    }
+    let (owd_ms, loss, cc, mode) = (num("owd_ms")?, num("loss")?, text("cc")?, text("mode")?);
+    if owd_ms < 0.0 {
+        return Err(format!("{}: expected a delay of at least 0 ms, got {owd_ms}", field("owd_ms")));
+    }
+    if !(0.0..=1.0).contains(&loss) {
+        return Err(format!("{}: expected a probability from 0 to 1, got {loss}", field("loss")));
+    }
+    let mut groups = Vec::new();
+    if kind == "tcp" {
+        let g = v
+            .get("groups")
+            .and_then(Value::as_object)
+            .ok_or_else(|| format!("{}: expected an object", field("groups")))?;
+        for (name, ms) in g {
+            let ms =
+                ms.as_f64().ok_or_else(|| format!("{}: expected milliseconds", field(&format!("groups.{name}"))))?;
+            groups.push((name.clone(), ms));
+        }
+    } else {
+        let Some(list) = v.get("client").and_then(|c| c.get("groups")).and_then(Value::as_array) else {
+            return Ok(None);
+        };
+        for g in list {
+            let name = g.get("name").and_then(Value::as_str);
+            let ms = g.get("done_ms").and_then(Value::as_f64);
+            match (name, ms) {
+                (Some(n), Some(ms)) => groups.push((n.to_string(), ms)),
+                _ => return Err(format!("{}: expected each group's \"name\" and \"done_ms\"", field("client.groups"))),
+            }
+        }
+    }
+    Ok(Some(RefRun { rate_bps: rate.round() as u64, owd_ms, loss, cc, mode, groups }))
+}
+
+/// Median and the 10th and 90th percentiles (linear between order statistics, numpy's
+/// default) of a non-empty list.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Spread {
+    /// Runs with a result.
+    pub runs: usize,
+    /// Median, ms.
+    pub median_ms: f64,
+    /// 10th percentile, ms.
+    pub p10_ms: f64,
+    /// 90th percentile, ms.
+    pub p90_ms: f64,
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let x = (sorted.len() - 1) as f64 * q;
+    let i = x.floor() as usize;
+    let f = x - i as f64;
+    if i + 1 >= sorted.len() {
+        sorted[i]
+    } else {
+        sorted[i] + (sorted[i + 1] - sorted[i]) * f
+    }
+}
+
+fn spread(v: &[f64]) -> Option<Spread> {
+    if v.is_empty() {
+        return None;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    Some(Spread { runs: s.len(), median_ms: quantile(&s, 0.5), p10_ms: quantile(&s, 0.1), p90_ms: quantile(&s, 0.9) })
+}
+
+/// One group (or `page`, the last group's completion) of one setting, controller and mode.
+#[derive(Debug, Serialize)]
+pub struct GroupComparison {
+    /// The group's name, or `page`.
+    pub group: String,
+    /// Our runs.
+    pub triage: Option<Spread>,
+    /// The reference's runs.
+    pub reference: Option<Spread>,
+}
+
+/// A setting, controller and mode both sides ran.
+#[derive(Debug, Serialize)]
+pub struct Comparison {
+    /// Link rate.
+    pub rate_bps: u64,
+    /// One-way delay.
+    pub owd_ms: f64,
+    /// Random loss per packet and direction.
+    pub loss: f64,
+    /// Congestion controller.
+    pub cc: String,
+    /// Sending mode.
+    pub mode: String,
+    /// P4..P0, then `page`.
+    pub groups: Vec<GroupComparison>,
+}
+
+/// Completions by group name, and the page (every group's latest) where all completed.
+fn by_group(runs: &[Vec<(String, Option<f64>)>], names: &[String]) -> Vec<Vec<f64>> {
+    let mut out = vec![Vec::new(); names.len() + 1];
+    for run in runs {
+        let mut page = Some(0f64);
+        for (i, name) in names.iter().enumerate() {
+            let ms = run.iter().find(|(n, _)| n == name).and_then(|(_, ms)| *ms);
+            if let Some(ms) = ms {
+                out[i].push(ms);
+            }
+            page = page.zip(ms).map(|(p, m)| p.max(m));
+        }
+        if let Some(p) = page {
+            out[names.len()].push(p);
+        }
+    }
+    out
+}
+
+/// For each setting, controller and mode of `ours` (in their order) that the reference runs
+/// also have: each group's spread on both sides, then the page's.
+pub fn compare(ours: &[QuicRun], refs: &RefRuns) -> Vec<Comparison> {
+    let same = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    let mut out: Vec<Comparison> = Vec::new();
+    let mut seen: Vec<(u64, f64, f64, &str, &str)> = Vec::new();
+    for r in ours {
+        let s = &r.setting;
+        let key = (s.rate_bps, s.owd_ms, s.loss, s.cc.as_str(), s.mode.as_str());
+        if seen.iter().any(|k| k.0 == key.0 && same(k.1, key.1) && same(k.2, key.2) && k.3 == key.3 && k.4 == key.4) {
+            continue;
+        }
+        seen.push(key);
+        let theirs: Vec<Vec<(String, Option<f64>)>> = refs
+            .runs
+            .iter()
+            .filter(|x| x.rate_bps == s.rate_bps && same(x.owd_ms, s.owd_ms) && same(x.loss, s.loss))
+            .filter(|x| x.cc == s.cc && x.mode == s.mode)
+            .map(|x| x.groups.iter().map(|(n, ms)| (n.clone(), Some(*ms))).collect())
+            .collect();
+        if theirs.is_empty() {
+            continue;
+        }
+        let mine: Vec<Vec<(String, Option<f64>)>> = ours
+            .iter()
+            .filter(|x| {
+                let t = &x.setting;
+                t.rate_bps == s.rate_bps
+                    && same(t.owd_ms, s.owd_ms)
+                    && same(t.loss, s.loss)
+                    && t.cc == s.cc
+                    && t.mode == s.mode
+            })
+            .map(|x| x.groups.iter().map(|(n, g)| (n.clone(), g.completed_ms)).collect())
+            .collect();
+        let names: Vec<String> = r.groups.iter().map(|(n, _)| n.clone()).collect();
+        let (a, b) = (by_group(&mine, &names), by_group(&theirs, &names));
+        let groups = names
+            .iter()
+            .cloned()
+            .chain(std::iter::once("page".to_string()))
+            .enumerate()
+            .map(|(i, group)| GroupComparison { group, triage: spread(&a[i]), reference: spread(&b[i]) })
+            .collect();
+        out.push(Comparison {
+            rate_bps: s.rate_bps,
+            owd_ms: s.owd_ms,
+            loss: s.loss,
+            cc: s.cc.clone(),
+            mode: s.mode.clone(),
+            groups,
+        });
+    }
+    out
+}
+
+fn cell(s: Option<Spread>) -> String {
+    match s {
+        Some(s) => format!("{:.0} [{:.0}-{:.0}] n={}", s.median_ms, s.p10_ms, s.p90_ms, s.runs),
+        None => "-".to_string(),
+    }
+}
+
+/// The comparison as a table: per setting, controller, mode and group, median [p10-p90] of
+/// ours and of the reference runs, and the medians' difference.
+pub fn table(cmp: &[Comparison], refs: &RefRuns) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\nAgainst the reference runs of {} (median [p10-p90] ms, n runs; page = the last group's completion{}):",
+        refs.files.join(", "),
+        if refs.skipped > 0 { format!("; {} runs without a result skipped", refs.skipped) } else { String::new() }
+    );
+    if cmp.is_empty() {
+        let _ = writeln!(s, "  none of them ran the settings, controller and modes run here");
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "{:<18} {:>5} {:<8} {:<6} {:<5} {:>26} {:>26} {:>10}",
+        "setting", "loss", "cc", "mode", "group", "triage", "reference", "difference"
+    );
+    for c in cmp {
+        let setting = format!("{} Mbps / {} ms", c.rate_bps as f64 / 1e6, c.owd_ms);
+        for g in &c.groups {
+            let diff = match (g.triage, g.reference) {
+                (Some(a), Some(b)) if b.median_ms > 0.0 => {
+                    format!("{:+.1}%", (a.median_ms - b.median_ms) / b.median_ms * 100.0)
+                }
+                _ => "-".to_string(),
+            };
+            let _ = writeln!(
+                s,
+                "{:<18} {:>4}% {:<8} {:<6} {:<5} {:>26} {:>26} {:>10}",
+                setting,
+                c.loss * 100.0,
+                c.cc,
+                c.mode,
+                g.group,
+                cell(g.triage),
+                cell(g.reference),
+                diff
+            );
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_interpolate_between_order_statistics_as_numpy() {
+        // numpy.percentile([1, 2, 3, 4], [10, 50, 90]) = 1.3, 2.5, 3.7
+        let s = spread(&[4.0, 1.0, 3.0, 2.0]).unwrap();
+        assert_eq!(s.runs, 4);
+        assert!((s.p10_ms - 1.3).abs() < 1e-12 && (s.median_ms - 2.5).abs() < 1e-12 && (s.p90_ms - 3.7).abs() < 1e-12);
+        let one = spread(&[7.0]).unwrap();
+        assert_eq!((one.p10_ms, one.median_ms, one.p90_ms), (7.0, 7.0, 7.0));
+        assert_eq!(spread(&[]), None);
+    }
+
+    #[test]
+    fn the_page_is_each_runs_latest_group_and_needs_every_group() {
+        let names = vec!["P1".to_string(), "P0".to_string()];
+        let runs = vec![
+            vec![("P1".to_string(), Some(10.0)), ("P0".to_string(), Some(30.0))],
+            vec![("P1".to_string(), Some(50.0)), ("P0".to_string(), None)],
+        ];
+        let g = by_group(&runs, &names);
+        assert_eq!(g, vec![vec![10.0, 50.0], vec![30.0], vec![30.0]]);
+    }
+}
