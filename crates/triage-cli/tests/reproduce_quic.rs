@@ -361,6 +361,16 @@ fn reference_page_ms(path: &std::path::Path, cc: &str, mode: &str, rate: f64, ow
     out
 }
 
+/// Each of our runs' page: its last group's completion, ms.
+fn our_pages(v: &serde_json::Value) -> Vec<f64> {
+    v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| GROUPS.iter().map(|g| r["groups"][g]["completed_ms"].as_f64().unwrap()).fold(0.0, f64::max))
+        .collect()
+}
+
 /// Under 5% loss each way, NewReno, fifo: the whole page's median completion over 30 seeds of
 /// ours is within 10% of quinn's over the 60 runs of set a and its repeat
 /// (docs/quic-reference-runs.md; two 30-run sets of the same seeds differ by up to 11% in a
@@ -395,12 +405,7 @@ fn newreno_page_under_5pct_loss_is_within_10pct_of_quinns() {
             setting,
             "--json",
         ]);
-        let ours: Vec<f64> = v["runs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| GROUPS.iter().map(|g| r["groups"][g]["completed_ms"].as_f64().unwrap()).fold(0.0, f64::max))
-            .collect();
+        let ours = our_pages(&v);
         let (mo, mr) = (common::median(ours), common::median(reference));
         assert!((mo / mr - 1.0).abs() <= 0.10, "{setting}: whole page {mo:.0} ms, quinn {mr:.0} ms");
     }
@@ -446,12 +451,7 @@ fn reference_runs_put_their_spread_beside_ours() {
         files.iter().flat_map(|f| reference_page_ms(&data.join(f), "newreno", "fifo", 2e6, 25.0)).collect();
     assert_eq!(page["reference"]["runs"], 60);
     assert_eq!(page["reference"]["median_ms"].as_f64().unwrap(), common::median(reference));
-    let ours: Vec<f64> = v["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| GROUPS.iter().map(|g| r["groups"][g]["completed_ms"].as_f64().unwrap()).fold(0.0, f64::max))
-        .collect();
+    let ours = our_pages(&v);
     assert_eq!(page["triage"]["runs"], 30);
     assert_eq!(page["triage"]["median_ms"].as_f64().unwrap(), common::median(ours));
     // Without the option the JSON has no such key.
