@@ -100,7 +100,8 @@ pub struct ConnectionConfig {
     /// TCP mode: also judge losses by time, as RACK does (RFC 8985 §6, Linux's default): a
     /// segment sent before one that was delivered is lost once its RTT plus a reordering
     /// window has passed, found at an ACK or by a timer (default off: RFC 6675 and ns-3
-    /// 3.37 count duplicate ACKs only).
+    /// 3.37 count duplicate ACKs only). The reordering window does not widen after spurious
+    /// retransmissions (Linux's does, from D-SACKs, which are not modelled).
     pub rack: bool,
     /// Seed for controllers that randomize (BBR's gain-cycle start).
     pub seed: u64,
