@@ -396,6 +396,11 @@ pub struct Connection {
     rack_end_seq: u64,
     rack_rtt_ns: u64,
     rack_deadline_ns: Option<u64>,
+    /// Every transmission with RACK on, in send order: (send time, start, end, transmission
+    /// number). RACK judges from the front and drops what was acknowledged, SACKed, marked
+    /// lost or sent again since, so each entry is looked at a bounded number of times (the
+    /// time-sorted list of Linux's RACK) instead of the window at every ACK.
+    rack_sent: VecDeque<(u64, u64, u64, u64)>,
     /// TLP (RFC 8985 §7, with [`ConnectionConfig::rack`]): when the probe timeout fires, a
     /// probe waiting to go, and the `snd_nxt` after the last probe until it is acknowledged.
     tlp_deadline_ns: Option<u64>,
@@ -620,6 +625,7 @@ impl Connection {
             rack_end_seq: 0,
             rack_rtt_ns: 0,
             rack_deadline_ns: None,
+            rack_sent: VecDeque::new(),
             tlp_deadline_ns: None,
             rack_timer_ns: None,
             tlp_pending: false,
@@ -1312,6 +1318,10 @@ impl Connection {
             lost: false,
             in_flight: true,
         });
+        if self.rack_on {
+            let tx = self.segs.back().map_or(0, |s| s.tx);
+            self.rack_sent.push_back((now_ns, start, end, tx));
+        }
         self.snd_nxt = end;
         self.path.pipe_bytes += end - start;
         self.stats.data_segments_sent += (payload > 0) as u64;
@@ -1344,6 +1354,9 @@ impl Connection {
         seg.app_limited = app_limited;
         let (start, len, flags, payload, chunks) =
             (seg.start, seg.end - seg.start, seg.flags, seg.payload_bytes, Chunks::from_slice(&seg.chunks));
+        if self.rack_on {
+            self.rack_sent.push_back((now_ns, start, start + len, tx));
+        }
         self.lost_pending -= 1;
         self.path.pipe_bytes += len;
         self.stats.retransmitted_segments += 1;
@@ -1833,20 +1846,31 @@ impl Connection {
         let (xmit, end, rtt) = (self.rack_xmit_ns, self.rack_end_seq, self.rack_rtt_ns);
         let (mut newly_lost, mut lost_count, mut lowest_lost) = (0u64, 0usize, u64::MAX);
         let mut deadline: Option<u64> = None;
-        for seg in self.segs.iter_mut() {
-            if seg.sacked || seg.lost || !seg.in_flight || (seg.sent_ns, seg.end) > (xmit, end) {
+        // In send order: what is due is a prefix (every entry has the same RTT and window
+        // added), the first one not due sets the timer, and the first one sent after the
+        // segment RACK holds ends the search.
+        while let Some(&(sent, start, seg_end, tx)) = self.rack_sent.front() {
+            let i = self.seg_at_or_above(start);
+            let Some(seg) =
+                self.segs.get_mut(i).filter(|s| s.start == start && s.tx == tx && s.in_flight && !s.sacked && !s.lost)
+            else {
+                self.rack_sent.pop_front(); // acknowledged, SACKed, lost or sent again since
                 continue;
+            };
+            if (sent, seg_end) > (xmit, end) {
+                break;
             }
-            let due = seg.sent_ns.saturating_add(rtt).saturating_add(reo_wnd);
-            if now_ns >= due {
-                seg.lost = true;
-                seg.in_flight = false;
-                newly_lost += seg.end - seg.start;
-                lost_count += 1;
-                lowest_lost = lowest_lost.min(seg.start);
-            } else {
-                deadline = Some(deadline.map_or(due, |d: u64| d.min(due)));
+            let due = sent.saturating_add(rtt).saturating_add(reo_wnd);
+            if now_ns < due {
+                deadline = Some(due);
+                break;
             }
+            seg.lost = true;
+            seg.in_flight = false;
+            newly_lost += seg.end - seg.start;
+            lost_count += 1;
+            lowest_lost = lowest_lost.min(seg.start);
+            self.rack_sent.pop_front();
         }
         self.rack_deadline_ns = deadline;
         self.sync_rack_timer();
