@@ -1813,6 +1813,7 @@ impl Connection {
     /// Segments just marked lost (`newly_lost` bytes in `lost_count` segments, the lowest
     /// starting at `lowest_lost`) leave the pipe and join the resend queue; load shedding
     /// counts their fates.
+    #[inline(always)]
     fn account_lost(&mut self, newly_lost: u64, lost_count: usize, lowest_lost: u64) {
         self.path.pipe_bytes -= newly_lost;
         self.lost_pending += lost_count;
