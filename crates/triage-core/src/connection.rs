@@ -1301,6 +1301,7 @@ impl Connection {
             self.path.first_sent_ns = now_ns;
             self.path.delivered_ns = now_ns;
         }
+        let tx = self.rexmit.on_transmit();
         self.segs.push_back(SentSeg {
             start,
             end,
@@ -1312,14 +1313,13 @@ impl Connection {
             delivered_ns: self.path.delivered_ns,
             delivered_bytes: self.path.delivered_bytes,
             app_limited: self.path.app_limited_until != 0,
-            tx: self.rexmit.on_transmit(),
+            tx,
             retransmitted: false,
             sacked: false,
             lost: false,
             in_flight: true,
         });
         if self.rack_on {
-            let tx = self.segs.back().map_or(0, |s| s.tx);
             self.rack_sent.push_back((now_ns, start, end, tx));
         }
         self.snd_nxt = end;
@@ -1432,15 +1432,20 @@ impl Connection {
 
     /// Marks the SYN-ACK lost so that the next `poll_transmit` sends it again.
     fn resend_syn_ack(&mut self) {
-        if let Some(seg) = self.segs.front_mut() {
-            if seg.flags & TcpFlags::SYN != 0 && seg.in_flight && !seg.lost {
-                seg.in_flight = false;
-                seg.lost = true;
-                self.path.pipe_bytes -= seg.end - seg.start;
-                self.lost_pending += 1;
-                self.lost_from = self.lost_from.min(seg.start);
-            }
+        if self.segs.front().is_some_and(|s| s.flags & TcpFlags::SYN != 0 && s.in_flight && !s.lost) {
+            self.mark_resend(0);
         }
+    }
+
+    /// Takes sent segment `i` out of flight and queues it to be sent again (it goes at the
+    /// next `poll_transmit`, lost segments first).
+    fn mark_resend(&mut self, i: usize) {
+        let seg = &mut self.segs[i];
+        seg.in_flight = false;
+        seg.lost = true;
+        self.path.pipe_bytes -= seg.end - seg.start;
+        self.lost_pending += 1;
+        self.lost_from = self.lost_from.min(seg.start);
     }
 
     fn arm_rto(&mut self, now_ns: u64) {
@@ -1960,12 +1965,8 @@ impl Connection {
         self.arm_rto(now_ns);
         self.tlp_retrans = self.scheduler.queued_bytes() == 0;
         if self.tlp_retrans {
-            if let Some(seg) = self.segs.iter_mut().rev().find(|s| s.in_flight && !s.sacked && !s.lost) {
-                seg.lost = true;
-                seg.in_flight = false;
-                self.path.pipe_bytes -= seg.end - seg.start;
-                self.lost_pending += 1;
-                self.lost_from = self.lost_from.min(seg.start);
+            if let Some(i) = self.segs.iter().rposition(|s| s.in_flight && !s.sacked && !s.lost) {
+                self.mark_resend(i);
             }
         }
     }

@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::quic::QuicRun;
+use crate::sweep::quantile;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -152,17 +153,6 @@ pub struct Spread {
     pub p10_ms: f64,
     /// 90th percentile, ms.
     pub p90_ms: f64,
-}
-
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    let x = (sorted.len() - 1) as f64 * q;
-    let i = x.floor() as usize;
-    let f = x - i as f64;
-    if i + 1 >= sorted.len() {
-        sorted[i]
-    } else {
-        sorted[i] + (sorted[i + 1] - sorted[i]) * f
-    }
 }
 
 fn spread(v: &[f64]) -> Option<Spread> {
