@@ -60,6 +60,12 @@ pub struct QuicArgs {
     /// "reference_runs").
     #[arg(long = "reference-runs", value_name = "FILE")]
     reference_runs: Vec<PathBuf>,
+    /// Instead of runs with seeds S, S+1, ...: one run per reference run (of --reference-runs,
+    /// with the settings, loss, controller and modes asked for) that meets exactly the losses
+    /// that run met, drawn as the reference's link emulator drew them from its seed; then each
+    /// pair's pages side by side (JSON: "paired").
+    #[arg(long, requires = "reference_runs", conflicts_with_all = ["runs", "seed"])]
+    paired: bool,
 }
 
 /// What each sending mode is, for `--help`.
@@ -299,9 +305,50 @@ pub fn run(a: QuicArgs) -> Result<(), String> {
     a.seed
         .checked_add(u64::from(a.runs) - 1)
         .ok_or_else(|| format!("--seed {} + --runs {} overflows", a.seed, a.runs))?;
+    // Read before the runs, so that a bad file fails at once.
+    let refs = if a.reference_runs.is_empty() { None } else { Some(reference_runs::load(&a.reference_runs)?) };
     // Every setting is checked before the first run, so a bad value fails at once.
     let mut plan = Vec::new();
-    for &(rate, owd) in &settings {
+    // Runs per setting and mode, in the plan's order (settings, then modes).
+    let mut counts: Vec<usize> = Vec::new();
+    if a.paired {
+        let refs = refs.as_ref().expect("clap: --paired requires --reference-runs");
+        for &(rate, owd) in &settings {
+            for mode in &modes {
+                for (r_bps, r_owd, loss, cc, m, seed) in refs.seeded() {
+                    let owd_ms = owd.0 as f64 / 1e6;
+                    let same = |x: f64, y: f64| (x - y).abs() < 1e-9;
+                    if r_bps != rate.0 || !same(r_owd, owd_ms) || !same(loss, a.loss) || cc != a.cc.name() || m != mode
+                    {
+                        continue;
+                    }
+                    let s = QuicSetting {
+                        mode: mode.clone(),
+                        cc: cc.to_string(),
+                        rate_bps: rate.0,
+                        owd_ms,
+                        loss,
+                        seed,
+                        replay_seed: Some(seed),
+                    };
+                    quic::build(&s).map_err(|e| format!("{}: {e}", flag(&e)))?;
+                    plan.push(s);
+                }
+                if plan.len() == counts.iter().sum::<usize>() {
+                    return Err(format!(
+                        "--paired: no run of {} has a seed and {} / {}, loss {}, {}, mode {mode}",
+                        refs.files.join(", "),
+                        rate_label(rate),
+                        owd_label(owd),
+                        a.loss,
+                        a.cc.name()
+                    ));
+                }
+                counts.push(plan.len() - counts.iter().sum::<usize>());
+            }
+        }
+    }
+    for &(rate, owd) in settings.iter().filter(|_| !a.paired) {
         for mode in &modes {
             for i in 0..u64::from(a.runs) {
                 let s = QuicSetting {
@@ -311,6 +358,7 @@ pub fn run(a: QuicArgs) -> Result<(), String> {
                     owd_ms: owd.0 as f64 / 1e6,
                     loss: a.loss,
                     seed: a.seed + i,
+                    replay_seed: None,
                 };
                 quic::build(&s).map_err(|e| {
                     let f = flag(&e);
@@ -319,13 +367,12 @@ pub fn run(a: QuicArgs) -> Result<(), String> {
                 })?;
                 plan.push(s);
             }
+            counts.push(a.runs as usize);
         }
     }
     if let Some(dir) = &a.qlog {
         std::fs::create_dir_all(dir).map_err(|e| format!("--qlog {}: {e}", dir.display()))?;
     }
-    // Read before the runs, so that a bad file fails at once.
-    let refs = if a.reference_runs.is_empty() { None } else { Some(reference_runs::load(&a.reference_runs)?) };
     let bar = progress(plan.len() as u64);
     let mut runs = Vec::with_capacity(plan.len());
     for s in &plan {
@@ -334,21 +381,33 @@ pub fn run(a: QuicArgs) -> Result<(), String> {
         bar.inc(1);
     }
     bar.finish_and_clear();
-    let r = Reproduction { runs, settings, modes, n: a.runs };
+    let mut cells = Vec::with_capacity(counts.len());
+    let mut start = 0;
+    for n in counts {
+        cells.push(start..start + n);
+        start += n;
+    }
+    let n = if a.paired { cells.iter().map(|c| c.len()).max().unwrap_or(0) as u32 } else { a.runs };
+    let r = Reproduction { runs, settings, modes, n, paired: a.paired, cells };
     if let Some(dir) = &a.out {
         write_out(dir, &r).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let cmp = refs.as_ref().map(|x| reference_runs::compare(&r.runs, x));
+    let pairs = refs.as_ref().filter(|_| a.paired).map(|x| reference_runs::paired(&r.runs, x));
     if a.json {
         let mut out = json(&r);
         if let (Some(c), Some(x)) = (&cmp, &refs) {
             out.reference_runs = Some(JsonRefRuns { files: &x.files, skipped_runs: x.skipped, cells: c });
         }
+        out.paired = pairs.as_deref();
         outln!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
     } else {
         out!("{}", table(&r));
         if let (Some(c), Some(x)) = (&cmp, &refs) {
             out!("{}", reference_runs::table(c, x));
+        }
+        if let Some(p) = &pairs {
+            out!("{}", reference_runs::paired_table(p));
         }
     }
     Ok(())
@@ -376,16 +435,18 @@ struct Reproduction {
     runs: Vec<QuicRun>,
     settings: Vec<(Rate, Duration)>,
     modes: Vec<String>,
-    /// Runs per setting and mode.
+    /// Runs per setting and mode (with `--paired`, the most any has).
     n: u32,
+    /// One run per reference run, replaying its losses (`--paired`).
+    paired: bool,
+    /// Each setting's and mode's runs in `runs` (settings, then modes).
+    cells: Vec<std::ops::Range<usize>>,
 }
 
 impl Reproduction {
     /// The runs of one setting (index into `settings`) and mode.
     fn cell(&self, setting: usize, mode: usize) -> &[QuicRun] {
-        let n = self.n as usize;
-        let start = (setting * self.modes.len() + mode) * n;
-        &self.runs[start..start + n]
+        &self.runs[self.cells[setting * self.modes.len() + mode].clone()]
     }
 }
 
@@ -448,7 +509,9 @@ const COL: usize = 17;
 fn table(r: &Reproduction) -> String {
     let mut s = String::new();
     let first = &r.runs[0].setting;
-    let seeds = if r.n == 1 {
+    let seeds = if r.paired {
+        "the reference runs' emulator seeds, their losses replayed".to_string()
+    } else if r.n == 1 {
         format!("seed {}", first.seed)
     } else {
         format!("seeds {}..{}", first.seed, first.seed + u64::from(r.n) - 1)
@@ -456,11 +519,12 @@ fn table(r: &Reproduction) -> String {
     for (si, &(rate, owd)) in r.settings.iter().enumerate() {
         let _ = writeln!(
             s,
-            "QUIC reproduction: {} / {} one-way, {}, loss {}%, {} run{} per mode ({seeds})",
+            "QUIC reproduction: {} / {} one-way, {}, loss {}%, {}{} run{} per mode ({seeds})",
             rate_label(rate),
             owd_label(owd),
             first.cc,
             first.loss * 100.0,
+            if r.paired { "up to " } else { "" },
             r.n,
             if r.n == 1 { "" } else { "s" },
         );
@@ -599,6 +663,9 @@ struct JsonOut<'a> {
     /// comparison.
     #[serde(skip_serializing_if = "Option::is_none")]
     reference_runs: Option<JsonRefRuns<'a>>,
+    /// With `--paired`: our runs and the reference runs whose losses they met, pair by pair.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    paired: Option<&'a [reference_runs::PairedComparison]>,
 }
 
 #[derive(serde::Serialize)]
@@ -642,7 +709,7 @@ fn json(r: &Reproduction) -> JsonOut<'_> {
             }
         }
     }
-    JsonOut { runs, reference, reference_runs: None }
+    JsonOut { runs, reference, reference_runs: None, paired: None }
 }
 
 fn reference_of(runs: &[QuicRun]) -> Option<&'static RefRow> {
@@ -828,6 +895,7 @@ mod tests {
             owd_ms,
             loss,
             seed: 1,
+            replay_seed: None,
         };
         // results.md: "| 2 Mbps / 25 ms | 0% | cubic | prio | 1333 | 693 | 438 | 266 | 157 |".
         let r = reference(&s("prio", 2_000_000, 25.0, 0.0, "cubic")).unwrap();

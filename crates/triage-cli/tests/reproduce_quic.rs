@@ -467,3 +467,102 @@ fn reference_runs_put_their_spread_beside_ours() {
     let _ = std::fs::remove_file(&bad);
     assert!(!out.status.success() && err.contains(":1: field \"owd_ms\""), "{err}");
 }
+
+/// `--paired`: one run per reference run, meeting that run's losses (tunlink.py's draws from
+/// its seed). Against Linux TCP's 30 runs per setting (docs/data/linuxtcp-loss5.jsonl), the
+/// median of the per-run ratios is within 6% for NewReno and CUBIC at 2 Mbps / 25 ms and
+/// 10 Mbps / 10 ms (measured: +4.1%, +0.6%, +3.0%, +0.1%; before the Linux retransmission
+/// timer, no growth on duplicate ACKs and CUBIC's whole-segment reduction: +8.0%, −0.5%,
+/// −6.8%, −14.7%). Many pairs agree to the millisecond.
+#[test]
+fn paired_runs_meet_the_references_losses_and_agree_with_linux() {
+    for cc in ["newreno", "cubic"] {
+        let v = json(&[
+            "reproduce",
+            "quic",
+            "--loss",
+            "5%",
+            "--modes",
+            "tcp",
+            "--cc",
+            cc,
+            "--setting",
+            "2Mbps/25ms",
+            "--setting",
+            "10Mbps/10ms",
+            "--reference-runs",
+            "docs/data/linuxtcp-loss5.jsonl",
+            "--paired",
+            "--json",
+        ]);
+        let cells = v["paired"].as_array().unwrap();
+        assert_eq!(cells.len(), 2, "{cc}");
+        for c in cells {
+            let pairs = c["pairs"].as_array().unwrap();
+            assert_eq!(pairs.len(), 30, "{cc}");
+            // The runs were the reference's seeds, in file order, and ours ran one each.
+            let seeds: Vec<u64> = pairs.iter().map(|p| p["seed"].as_u64().unwrap()).collect();
+            assert!(seeds.windows(2).all(|w| w[1] == w[0] + 1), "{seeds:?}");
+            let ratio = c["median_ratio_minus_1"].as_f64().unwrap();
+            assert!(ratio.abs() < 0.06, "{cc} {}: median ratio {ratio:+.3}", c["rate_bps"]);
+            let exact = pairs
+                .iter()
+                .filter(|p| (p["triage_ms"].as_f64().unwrap() - p["reference_ms"].as_f64().unwrap()).abs() <= 3.0)
+                .count();
+            assert!(exact >= 2, "{cc} {}: {exact} pairs within 3 ms", c["rate_bps"]);
+        }
+        assert_eq!(v["runs"].as_array().unwrap().len(), 60);
+    }
+    // Two files of the same seeds (a repeat meets the same losses): each reference run pairs once.
+    let v = json(&[
+        "reproduce",
+        "quic",
+        "--loss",
+        "5%",
+        "--modes",
+        "fifo",
+        "--reference-runs",
+        "docs/data/quicref-loss5-streams.jsonl",
+        "--reference-runs",
+        "docs/data/quicref-loss5-streams-repeat.jsonl",
+        "--paired",
+        "--json",
+    ]);
+    let pairs = v["paired"][0]["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 60);
+    let refs: Vec<f64> = pairs.iter().map(|p| p["reference_ms"].as_f64().unwrap()).collect();
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/data");
+    let mut want: Vec<f64> = ["quicref-loss5-streams.jsonl", "quicref-loss5-streams-repeat.jsonl"]
+        .iter()
+        .flat_map(|f| reference_page_ms(&data.join(f), "newreno", "fifo", 2e6, 25.0))
+        .collect();
+    let mut got = refs.clone();
+    want.sort_by(f64::total_cmp);
+    got.sort_by(f64::total_cmp);
+    assert_eq!(got, want);
+    // Without the option no key; the option needs reference runs and takes no --runs.
+    assert!(json(&["reproduce", "quic", "--modes", "fifo", "--json"]).get("paired").is_none());
+    assert!(!triage(&["reproduce", "quic", "--paired"]).status.success());
+    let out =
+        triage(&["reproduce", "quic", "--paired", "--runs", "3", "--reference-runs", "docs/data/linuxtcp-loss5.jsonl"]);
+    assert!(!out.status.success());
+    // A setting no reference run has: an error that says so.
+    let out = triage(&[
+        "reproduce",
+        "quic",
+        "--loss",
+        "5%",
+        "--modes",
+        "tcp",
+        "--setting",
+        "5Mbps/50ms",
+        "--reference-runs",
+        "docs/data/linuxtcp-loss5.jsonl",
+        "--paired",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        !out.status.success() && err.contains("--paired: no run of docs/data/linuxtcp-loss5.jsonl has a seed"),
+        "{err}"
+    );
+}

@@ -103,6 +103,12 @@ pub struct ConnectionConfig {
     /// 3.37 count duplicate ACKs only). The reordering window does not widen after spurious
     /// retransmissions (Linux's does, from D-SACKs, which are not modelled).
     pub rack: bool,
+    /// TCP mode: the retransmission timer as Linux runs it (default off: RFC 6298): its
+    /// timeout is SRTT plus a variance term of at least `min_rto_ns`, updated once per
+    /// flight ([`crate::recovery::rtt::RttEstimator::linux`]), and it restarts when the
+    /// oldest unacknowledged segment is retransmitted (`tcp_xmit_retransmit_queue`), so that
+    /// a fast retransmission gets a full timeout to be acknowledged in.
+    pub linux_rto: bool,
     /// Seed for controllers that randomize (BBR's gain-cycle start).
     pub seed: u64,
     /// Keep a log of every PRR decision (for tests and traces).
@@ -215,6 +221,7 @@ impl Default for ConnectionConfig {
             receive_buffer_bytes: 1 << 20,
             dup_thresh: 3,
             rack: false,
+            linux_rto: false,
             seed: 0,
             trace_prr: false,
             scheduler: SchedulerKind::Fifo,

@@ -586,7 +586,10 @@ impl Connection {
     fn new(cfg: Arc<ConnectionConfig>, seed: u64, local: Addr, remote: Addr, state: State) -> Self {
         let mut controller = cc::build_seeded(&cfg, seed);
         controller.on_handshake_feedback(HandshakeFeedback::default());
-        let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns);
+        let mut rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns);
+        if cfg.linux_rto {
+            rtt = rtt.linux();
+        }
         let scheduler: Box<dyn SendScheduler> = match &cfg.scheduler {
             SchedulerKind::Fifo => Box::new(Fifo::new()),
             SchedulerKind::Cats(c) => Box::new(Conductor::new(c.clone())),
@@ -1367,6 +1370,9 @@ impl Connection {
             pkt.ecn = self.ecn.data_codepoint(true); // RFC 3168 §6.1.5
         }
         self.after_send(now_ns, payload, len);
+        if i == 0 && self.cfg.linux_rto {
+            self.arm_rto(now_ns);
+        }
     }
 
     /// Header bytes the priority option adds (3, padded to 4).
@@ -1617,7 +1623,7 @@ impl Connection {
         let ambiguous = cum_pick.newest_retransmitted_ns.is_some() || sack_pick.newest_retransmitted_ns.is_some();
         let rtt_sample = RttPick::sample(&cum_pick, &sack_pick);
         if let Some(rtt) = rtt_sample {
-            self.path.rtt.on_sample(rtt);
+            self.path.rtt.on_sample_at(rtt, self.snd_una, self.snd_nxt);
             // RFC 6298 §5.7 / Linux: only a valid sample collapses the backoff.
             self.path.rtt.reset_backoff();
         }
@@ -1674,6 +1680,7 @@ impl Connection {
                 in_recovery: was_in_recovery || self.in_recovery(),
                 app_limited: self.path.app_limited_until != 0,
                 ecn_echo: echo,
+                sack_only: !advanced,
             };
             self.path.cc.on_ack(&sample);
         }

@@ -92,6 +92,7 @@ pub fn resolved_json(sim: &Simulator, stop_ns: u64) -> serde_json::Value {
             "receive_buffer_bytes": t.receive_buffer_bytes,
             "dup_thresh_segments": t.dup_thresh,
             "rack": t.rack,
+            "linux_rto": t.linux_rto,
             "scheduler": scheduler,
             "cats": cats_config,
             "default_priority": t.default_priority,

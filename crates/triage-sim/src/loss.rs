@@ -1,4 +1,5 @@
-//! Random packet loss on a link: none, independent (Bernoulli), or bursty (Gilbert–Elliott).
+//! Packet loss on a link: none, independent (Bernoulli), bursty (Gilbert–Elliott), or the
+//! packets at given positions (a list, to replay the losses of a logged run).
 //!
 //! [`LossModel`] is the configuration as written in a scenario file:
 //!
@@ -38,12 +39,22 @@ pub enum LossModelError {
         /// The offending value.
         value: f64,
     },
+    /// A list's positions do not strictly increase.
+    #[error("list loss model: `lost` must list packet positions in increasing order, each once; lost[{index}] = {value} follows {previous}")]
+    NotIncreasing {
+        /// Index in `lost` of the first position not above the one before.
+        index: usize,
+        /// That position.
+        value: u64,
+        /// The position before it.
+        previous: u64,
+    },
 }
 
 /// How a link loses packets, as configured in a scenario file.
 ///
 /// Deserializes from a table with a `kind` tag (`"none"`, `"bernoulli"`,
-/// `"gilbert_elliott"`) and exactly that variant's fields; unknown fields are errors, and every
+/// `"gilbert_elliott"`, `"list"`) and exactly that variant's fields; unknown fields are errors, and every
 /// probability is checked to lie in `[0, 1]` (the error names the field).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", try_from = "LossModelSpec")]
@@ -70,6 +81,16 @@ pub enum LossModel {
         /// Loss probability in the bad state, in `[0, 1]`.
         loss_bad: f64,
     },
+    /// The packets at these positions are lost, and no others: positions count from 0 in
+    /// the order packets finish serialization on the link (every packet counts: SYNs,
+    /// ACKs, retransmissions), in increasing order. This replays a run whose losses were
+    /// logged, such as a link emulator's beside a real TCP or QUIC stack, so that both
+    /// meet the same losses (ns-3's `ListErrorModel` does the same by packet uid). Draws
+    /// nothing from the random stream.
+    List {
+        /// 0-based positions of the lost packets, strictly increasing.
+        lost: Vec<u64>,
+    },
 }
 
 /// The unvalidated mirror of [`LossModel`] that serde reads first: a flat table (not an
@@ -79,7 +100,7 @@ pub enum LossModel {
 #[serde(
     deny_unknown_fields,
     // The same text as `scenario_fields::LOSS_FORMS`, which matches on it.
-    expecting = "a table: { kind = \"none\" }, { kind = \"bernoulli\", loss_prob = 0.02 } or { kind = \"gilbert_elliott\", p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_good = 0.0, loss_bad = 0.5 }"
+    expecting = "a table: { kind = \"none\" }, { kind = \"bernoulli\", loss_prob = 0.02 }, { kind = \"gilbert_elliott\", p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_good = 0.0, loss_bad = 0.5 } or { kind = \"list\", lost = [3, 17] }"
 )]
 struct LossModelSpec {
     kind: Option<LossKind>,
@@ -88,6 +109,7 @@ struct LossModelSpec {
     p_bad_to_good: Option<Probability>,
     loss_good: Option<Probability>,
     loss_bad: Option<Probability>,
+    lost: Option<Vec<u64>>,
 }
 
 #[derive(Clone, Copy, Deserialize)]
@@ -96,6 +118,7 @@ enum LossKind {
     None,
     Bernoulli,
     GilbertElliott,
+    List,
 }
 
 /// A probability as a scenario writes it: a number in `[0, 1]` (`0.05`) or a percentage
@@ -157,24 +180,28 @@ impl TryFrom<LossModelSpec> for LossModel {
             set("loss_good", &s.loss_good),
             set("loss_bad", &s.loss_bad),
         ];
+        let list = [("lost", s.lost.is_some())];
         let model = match s.kind {
             None => {
                 return Err(format!(
                     "missing `kind`; expected {}",
-                    "a table: { kind = \"none\" }, { kind = \"bernoulli\", loss_prob = 0.02 } or { kind = \"gilbert_elliott\", p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_good = 0.0, loss_bad = 0.5 }"
+                    "a table: { kind = \"none\" }, { kind = \"bernoulli\", loss_prob = 0.02 }, { kind = \"gilbert_elliott\", p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_good = 0.0, loss_bad = 0.5 } or { kind = \"list\", lost = [3, 17] }"
                 ))
             }
             Some(LossKind::None) => {
                 only(&bernoulli, "bernoulli")?;
                 only(&ge, "gilbert_elliott")?;
+                only(&list, "list")?;
                 LossModel::None
             }
             Some(LossKind::Bernoulli) => {
                 only(&ge, "gilbert_elliott")?;
+                only(&list, "list")?;
                 LossModel::Bernoulli { loss_prob: need("loss_prob", "bernoulli", s.loss_prob)? }
             }
             Some(LossKind::GilbertElliott) => {
                 only(&bernoulli, "bernoulli")?;
+                only(&list, "list")?;
                 const GE: &str = "gilbert_elliott";
                 LossModel::GilbertElliott {
                     p_good_to_bad: need("p_good_to_bad", GE, s.p_good_to_bad)?,
@@ -182,6 +209,11 @@ impl TryFrom<LossModelSpec> for LossModel {
                     loss_good: need("loss_good", GE, s.loss_good)?,
                     loss_bad: need("loss_bad", GE, s.loss_bad)?,
                 }
+            }
+            Some(LossKind::List) => {
+                only(&bernoulli, "bernoulli")?;
+                only(&ge, "gilbert_elliott")?;
+                LossModel::List { lost: s.lost.ok_or("lost: missing; kind = \"list\" needs it (0-based packet positions, e.g. [3, 17])")? }
             }
         };
         model.validate().map_err(|e| e.to_string())?;
@@ -207,15 +239,21 @@ fn clamp_prob(p: f64) -> f64 {
 }
 
 impl LossModel {
-    /// Checks that every probability lies in `[0, 1]` (NaN is rejected).
+    /// Checks that every probability lies in `[0, 1]` (NaN is rejected) and that a list's
+    /// positions increase.
     ///
     /// Deserialization already does this; call it for models built in code.
     ///
     /// # Errors
     ///
-    /// [`LossModelError::NotAProbability`] naming the first offending field.
+    /// [`LossModelError::NotAProbability`] naming the first offending field,
+    /// [`LossModelError::NotIncreasing`] at the first list position not above the one before.
     pub fn validate(&self) -> Result<(), LossModelError> {
         match *self {
+            LossModel::List { ref lost } => match lost.windows(2).position(|w| w[1] <= w[0]) {
+                Some(i) => Err(LossModelError::NotIncreasing { index: i + 1, value: lost[i + 1], previous: lost[i] }),
+                None => Ok(()),
+            },
             LossModel::None => Ok(()),
             LossModel::Bernoulli { loss_prob } => check("bernoulli", "loss_prob", loss_prob),
             LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
@@ -234,9 +272,10 @@ impl LossModel {
     /// `π_B = p_good_to_bad / (p_good_to_bad + p_bad_to_good)`; if both transition
     /// probabilities are 0 the chain never leaves its initial (good) state and this is
     /// `loss_good`. Probabilities outside `[0, 1]` are clamped first, as in [`LossProcess`].
+    /// A list loses nothing after its last position: 0 in the long run.
     pub fn mean_loss_prob(&self) -> f64 {
         match self.clamped() {
-            LossModel::None => 0.0,
+            LossModel::None | LossModel::List { .. } => 0.0,
             LossModel::Bernoulli { loss_prob } => loss_prob,
             LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
                 let total = p_good_to_bad + p_bad_to_good;
@@ -254,6 +293,7 @@ impl LossModel {
     fn clamped(&self) -> LossModel {
         match *self {
             LossModel::None => LossModel::None,
+            LossModel::List { ref lost } => LossModel::List { lost: lost.clone() },
             LossModel::Bernoulli { loss_prob } => LossModel::Bernoulli { loss_prob: clamp_prob(loss_prob) },
             LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
                 LossModel::GilbertElliott {
@@ -292,7 +332,7 @@ impl LossStats {
 /// Contract:
 /// - Input: one call to [`should_drop`](Self::should_drop) per packet, in the order the
 ///   packets cross the link.
-/// - Randomness: only the [`ChaCha8Rng`] given to [`new`](Self::new). `None` draws nothing,
+/// - Randomness: only the [`ChaCha8Rng`] given to [`new`](Self::new). `None` and `List` draw nothing,
 ///   `Bernoulli` draws one `f64` per packet, `GilbertElliott` exactly two per packet (the
 ///   state transition, then the loss) whatever the probabilities, so a run is reproducible
 ///   from the seed and the packet sequence alone.
@@ -308,6 +348,8 @@ pub struct LossProcess {
     model: LossModel,
     stats: LossStats,
     bad: bool,
+    /// A list's next position not yet passed.
+    next: usize,
     rng: ChaCha8Rng,
 }
 
@@ -323,7 +365,7 @@ impl LossProcess {
     /// otherwise probabilities outside `[0, 1]` are clamped into it and NaN counts as 0, so
     /// this never panics.
     pub fn new(model: LossModel, rng: ChaCha8Rng) -> Self {
-        LossProcess { model: model.clamped(), rng, bad: false, stats: LossStats::default() }
+        LossProcess { model: model.clamped(), rng, bad: false, next: 0, stats: LossStats::default() }
     }
 
     /// Decides whether the next packet is dropped, and counts it.
@@ -351,6 +393,17 @@ impl LossProcess {
     fn draw(&mut self) -> bool {
         match self.model {
             LossModel::None => false,
+            LossModel::List { ref lost } => {
+                // Positions already passed (a list built in code need not be sorted) are
+                // skipped; a validated list moves one step per loss.
+                let at = self.stats.packets_seen;
+                while lost.get(self.next).is_some_and(|&p| p < at) {
+                    self.next += 1;
+                }
+                let hit = lost.get(self.next) == Some(&at);
+                self.next += hit as usize;
+                hit
+            }
             LossModel::Bernoulli { loss_prob } => chance(&mut self.rng, loss_prob),
             LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
                 let p_move = if self.bad { p_bad_to_good } else { p_good_to_bad };
@@ -392,6 +445,40 @@ mod tests {
     #[serde(deny_unknown_fields)]
     struct Link {
         loss: LossModel,
+    }
+
+    /// `kind = "list"` loses exactly the packets at the listed positions and draws nothing.
+    #[test]
+    fn a_list_loses_exactly_its_positions() {
+        let l: Link = toml::from_str("[loss]\nkind = \"list\"\nlost = [0, 3, 4, 9]\n").unwrap();
+        assert_eq!(l.loss, LossModel::List { lost: vec![0, 3, 4, 9] });
+        let mut p = LossProcess::new(l.loss, rng(1));
+        let dropped: Vec<u64> = (0..12).filter(|_| p.should_drop()).collect();
+        assert_eq!(dropped, [0, 3, 4, 9]);
+        assert_eq!((p.stats().packets_seen, p.stats().packets_dropped), (12, 4));
+        assert_eq!(p.rng, rng(1), "no draw from the random stream");
+        // Built in code out of order, positions already passed are skipped, never a panic.
+        let mut p = LossProcess::new(LossModel::List { lost: vec![5, 2, 7] }, rng(1));
+        let dropped: Vec<u64> = (0..9).filter(|_| p.should_drop()).collect();
+        assert_eq!(dropped, [5, 7]);
+    }
+
+    /// A list that does not increase, a list without `lost`, or `lost` on another kind: one
+    /// error naming the field.
+    #[test]
+    fn a_bad_list_is_an_error_naming_the_field() {
+        let err = |t: &str| toml::from_str::<Link>(t).unwrap_err().to_string();
+        let e = err("[loss]\nkind = \"list\"\nlost = [3, 9, 9]\n");
+        assert!(
+            e.contains("`lost` must list packet positions in increasing order, each once; lost[2] = 9 follows 9"),
+            "{e}"
+        );
+        let e = err("[loss]\nkind = \"list\"\n");
+        assert!(e.contains("lost: missing; kind = \"list\" needs it"), "{e}");
+        let e = err("[loss]\nkind = \"bernoulli\"\nloss_prob = 0.1\nlost = [1]\n");
+        assert!(e.contains("lost: only applies to kind = \"list\""), "{e}");
+        let e = err("[loss]\nkind = \"list\"\nlost = [-1]\n");
+        assert!(e.contains("lost = [-1]") && e.contains("expected u64"), "{e}");
     }
 
     #[test]

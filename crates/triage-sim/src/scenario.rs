@@ -208,6 +208,11 @@ pub struct TransportToml {
     /// (default false: RFC 6675's duplicate ACKs and the RTO, as ns-3 3.37).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rack: Option<bool>,
+    /// TCP mode only: the retransmission timer as Linux runs it: SRTT plus a variance term of
+    /// at least `min_rto`, restarted when the oldest segment is retransmitted (default false:
+    /// RFC 6298, as ns-3 3.37).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub linux_rto: Option<bool>,
     /// ECN variant: "off", "classic", "eecn" or "vcp" (default: the controller's own —
     /// classic for newreno_ecn, eecn for eecn, vcp for vcp, off otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -512,6 +517,7 @@ impl TransportToml {
             cc: self.cc.clone().or(base.cc.clone()),
             hystart: self.hystart.or(base.hystart),
             rack: self.rack.or(base.rack),
+            linux_rto: self.linux_rto.or(base.linux_rto),
             mode: self.mode.or(base.mode),
             ecn: self.ecn.or(base.ecn),
             newreno_growth: self.newreno_growth.or(base.newreno_growth),
@@ -649,6 +655,12 @@ impl TransportToml {
                 "RACK-TLP is TCP mode's (QUIC mode judges losses by time and probes tails itself, RFC 9002)".into(),
             ));
         }
+        if self.linux_rto == Some(true) && quic_mode {
+            return Err((
+                "transport.linux_rto".into(),
+                "Linux's retransmission timer is TCP mode's (QUIC mode's probe timeout is RFC 9002's)".into(),
+            ));
+        }
         let eecn = self.eecn.clone().unwrap_or_default().to_config().map_err(|m| ("transport.eecn".to_string(), m))?;
         let vcp = self.vcp.clone().unwrap_or_default().to_config().map_err(|m| ("transport.vcp".to_string(), m))?;
         Ok(ConnectionConfig {
@@ -671,6 +683,7 @@ impl TransportToml {
             initial_rto_ns: self.initial_rto.map_or(d.initial_rto_ns, |x| x.0),
             min_rto_ns: self.min_rto.map_or(d.min_rto_ns, |x| x.0),
             rack: self.rack.unwrap_or(d.rack),
+            linux_rto: self.linux_rto.unwrap_or(d.linux_rto),
             receive_buffer_bytes: match self.receive_buffer {
                 None => d.receive_buffer_bytes,
                 Some(b) if b.0 > MAX_RECEIVE_BUFFER => {

@@ -30,8 +30,9 @@ use crate::scenario_ecn::QueueToml;
 use crate::units::{Duration, Size};
 
 /// What a `loss` or `reverse_loss` field accepts (also `LossModelSpec`'s serde `expecting`).
-pub const LOSS_FORMS: &str = "a table: { kind = \"none\" }, { kind = \"bernoulli\", loss_prob = 0.02 } or \
-{ kind = \"gilbert_elliott\", p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_good = 0.0, loss_bad = 0.5 }";
+pub const LOSS_FORMS: &str = "a table: { kind = \"none\" }, { kind = \"bernoulli\", loss_prob = 0.02 }, \
+{ kind = \"gilbert_elliott\", p_good_to_bad = 0.01, p_bad_to_good = 0.3, loss_good = 0.0, loss_bad = 0.5 } \
+or { kind = \"list\", lost = [3, 17] }";
 
 /// What `client_app` and `server_app` accept (also [`AppTable`]'s serde `expecting`).
 pub const APP_FORMS: &str = "a table: { kind = \"sink\" }, { kind = \"bulk\", size = \"10MB\" } or \

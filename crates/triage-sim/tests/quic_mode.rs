@@ -5,7 +5,15 @@ use proptest::prelude::*;
 use triage_sim::experiments::quic::{build, run, QuicSetting};
 
 fn setting(mode: &str, loss: f64, seed: u64) -> QuicSetting {
-    QuicSetting { mode: mode.into(), cc: "newreno".into(), rate_bps: 2_000_000, owd_ms: 25.0, loss, seed }
+    QuicSetting {
+        mode: mode.into(),
+        cc: "newreno".into(),
+        rate_bps: 2_000_000,
+        owd_ms: 25.0,
+        loss,
+        seed,
+        replay_seed: None,
+    }
 }
 
 const PAGE_BYTES: u64 = (150 + 60 + 40 + 25 + 8) * 1024;
@@ -86,7 +94,15 @@ fn lossy_sweep_terminates_and_closes() {
     for (rate_bps, owd_ms) in [(2_000_000, 25.0), (10_000_000, 10.0)] {
         for mode in ["fifo", "prio"] {
             for seed in 1..=30 {
-                let s = QuicSetting { mode: mode.into(), cc: "cubic".into(), rate_bps, owd_ms, loss: 0.05, seed };
+                let s = QuicSetting {
+                    mode: mode.into(),
+                    cc: "cubic".into(),
+                    rate_bps,
+                    owd_ms,
+                    loss: 0.05,
+                    seed,
+                    replay_seed: None,
+                };
                 let mut sim = build(&s).unwrap();
                 sim.run(600_000_000_000, |_| {});
                 for server in [false, true] {

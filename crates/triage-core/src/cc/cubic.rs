@@ -109,6 +109,8 @@ pub struct Cubic {
     /// A timeout's recovery is under way: a further timeout keeps ssthresh (RFC 5681 §3.1).
     in_timeout_recovery: bool,
     hystart: Option<HyStart>,
+    /// QUIC's reduction in bytes ([`Cubic::for_quic`]) instead of TCP's in whole segments.
+    quic: bool,
 }
 
 impl Cubic {
@@ -127,7 +129,16 @@ impl Cubic {
             in_recovery: false,
             in_timeout_recovery: false,
             hystart: config.hystart.then(|| HyStart::new(mss_bytes)),
+            quic: false,
         }
+    }
+
+    /// The same controller reducing its window in bytes, as QUIC stacks do (quinn-proto
+    /// 0.11: `window · 0.7`; RFC 9438 §4.6 writes it for bytes too), where TCP's reduction
+    /// keeps whole segments.
+    pub fn for_quic(mut self) -> Self {
+        self.quic = true;
+        self
     }
 
     /// `W_max` of the last congestion event, if any.
@@ -155,7 +166,8 @@ impl Cubic {
         }
     }
 
-    /// RFC 9438 §4.6 and §4.7: ssthresh = cwnd·beta_cubic (at least 2 segments); `W_max` =
+    /// RFC 9438 §4.6 and §4.7: ssthresh = cwnd·beta_cubic (at least 2 segments; in TCP mode
+    /// whole segments, rounded down); `W_max` =
     /// cwnd, or cwnd·(1 + beta)/2 when cwnd had not regained the previous `W_max` (fast
     /// convergence); the next congestion-avoidance stage starts a new epoch.
     fn reduce(&mut self) {
@@ -165,7 +177,15 @@ impl Cubic {
             _ => cwnd,
         });
         self.cwnd_prev_bytes = cwnd;
-        self.ssthresh_bytes = mul_ratio(cwnd, BETA_NUM, BETA_DEN).max(2 * self.mss_bytes);
+        self.ssthresh_bytes = if self.quic {
+            mul_ratio(cwnd, BETA_NUM, BETA_DEN).max(2 * self.mss_bytes)
+        } else {
+            // TCP counts its window in whole segments: Linux's `bictcp_recalc_ssthresh`
+            // (max(cwnd·717/1024, 2)) and ns-3's `TcpCubic::GetSsThresh` (max(cwnd·0.7, 2)) take
+            // the segments of cwnd times beta, rounded down. Under loss, where windows are a
+            // few segments, the fraction kept otherwise is worth a segment per reduction.
+            (cwnd / self.mss_bytes * BETA_NUM / BETA_DEN).max(2) * self.mss_bytes
+        };
         self.epoch = None;
         self.ca_remainder = 0;
         self.stop_hystart();
@@ -255,7 +275,7 @@ impl CongestionController for Cubic {
     /// congestion avoidance. No growth in fast recovery, nor while the window is not used
     /// (RFC 7661, as NewReno).
     fn on_ack(&mut self, ack: &AckSample) {
-        if self.in_recovery || ack.newly_acked_bytes == 0 {
+        if self.in_recovery || ack.newly_acked_bytes == 0 || ack.sack_only {
             return;
         }
         if ack.app_limited && ack.prior_in_flight_bytes < self.cwnd_bytes / 2 {
@@ -372,6 +392,37 @@ mod tests {
         c.on_congestion(0, CongestionSignal::Loss, cwnd_segments * MSS);
         c.on_recovery_exit(0);
         c
+    }
+
+    /// TCP keeps whole segments when it reduces (Linux: max(cwnd·717/1024, 2), ns-3:
+    /// max(cwnd·0.7, 2), in segments, rounded down); QUIC keeps the bytes (quinn-proto).
+    #[test]
+    fn tcp_reduces_to_whole_segments_and_quic_to_bytes() {
+        for (cwnd, tcp, quic) in [(11, 7 * MSS, 7_700), (10, 7 * MSS, 7_000), (3, 2 * MSS, 2_100), (5, 3 * MSS, 3_500)]
+        {
+            let mut t = Cubic::new(MSS, cwnd, CubicConfig::default());
+            let mut q = Cubic::new(MSS, cwnd, CubicConfig::default()).for_quic();
+            for c in [&mut t, &mut q] {
+                c.on_congestion(0, CongestionSignal::Loss, cwnd * MSS);
+                c.on_recovery_exit(0);
+            }
+            assert_eq!((t.window_bytes(), q.window_bytes()), (tcp, quic), "cwnd {cwnd} segments");
+        }
+        // A window in bytes between segments counts its whole segments only: 10.9 → 7.
+        let mut t = Cubic::new(MSS, 10, CubicConfig::default());
+        t.cwnd_bytes = 10_900;
+        t.on_congestion(0, CongestionSignal::Loss, 10_900);
+        assert_eq!(t.ssthresh_bytes(), 7 * MSS);
+    }
+
+    /// A duplicate ACK (SACK only) does not grow the window in slow start or after it.
+    #[test]
+    fn a_sack_only_ack_does_not_grow_the_window() {
+        let mut c = Cubic::new(MSS, 10, CubicConfig::default());
+        c.on_ack(&AckSample { sack_only: true, ..ack(0, 2 * MSS, 50 * MS) });
+        assert_eq!(c.window_bytes(), 10 * MSS);
+        c.on_ack(&ack(0, 2 * MSS, 50 * MS));
+        assert_eq!(c.window_bytes(), 12 * MSS);
     }
 
     #[test]

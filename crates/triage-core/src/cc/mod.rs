@@ -92,6 +92,12 @@ pub struct AckSample {
     /// (see [`crate::ecn`]): EECN level 0-2, VCP load 1-3 (low, high, overload); classic
     /// ECN 1 while ECE is set; 0 when nothing is echoed or ECN is off.
     pub ecn_echo: u8,
+    /// TCP mode: the ACK left the cumulative acknowledgment where it was and delivered
+    /// data by SACK only (a duplicate ACK). RFC 5681 §3.1 grows the window on ACKs that
+    /// acknowledge new data, and Linux only when `snd_una` advances (`tcp_may_raise_cwnd`),
+    /// so NewReno and CUBIC do not grow on such an ACK. Never set in QUIC mode, where every
+    /// newly acknowledged packet counts (RFC 9002 §7.3.3).
+    pub sack_only: bool,
 }
 
 /// A congestion signal from loss detection, a timer or the network.
@@ -240,13 +246,14 @@ pub fn build_for(cfg: &crate::ConnectionConfig) -> Box<dyn CongestionController>
 
 /// The controller of a QUIC-mode path: as [`build_for`], with NewReno (and NewReno with
 /// ECN) counting acknowledged bytes as RFC 9002 §7.3 does ([`NewReno::for_quic`]) rather
-/// than as TCP does.
+/// than as TCP does, and CUBIC reducing in bytes ([`Cubic::for_quic`]).
 pub fn build_for_quic(cfg: &crate::ConnectionConfig) -> Box<dyn CongestionController> {
     let (mss, iw) = (cfg.mss_bytes as u64, cfg.initial_window_segments as u64);
     let reno = || NewReno::new(mss, iw).with_growth(cfg.newreno_growth).for_quic();
     match &cfg.controller {
         ControllerKind::NewReno => Box::new(reno()),
         ControllerKind::NewRenoEcn => Box::new(NewRenoEcn::with_inner(reno())),
+        ControllerKind::Cubic => Box::new(Cubic::new(mss, iw, cfg.cubic).for_quic()),
         _ => build_for(cfg),
     }
 }

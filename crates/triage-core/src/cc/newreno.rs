@@ -125,7 +125,7 @@ impl CongestionController for NewReno {
     fn on_ack(&mut self, ack: &AckSample) {
         // Only fast recovery holds growth back: after a timeout slow start restarts from the
         // loss window (RFC 5681 §3.1), while the connection is still repairing.
-        if self.in_recovery || ack.newly_acked_bytes == 0 {
+        if self.in_recovery || ack.newly_acked_bytes == 0 || ack.sack_only {
             return;
         }
         if ack.app_limited && ack.prior_in_flight_bytes < self.cwnd_bytes / 2 {
@@ -247,6 +247,17 @@ mod tests {
         c.on_recovery_exit(0);
         c.on_ack(&ack(2000, 10_000));
         assert_eq!(c.window_bytes(), 10_100, "SMSS^2/cwnd = 100 per ACK in congestion avoidance");
+    }
+
+    /// RFC 5681 §3.1 and Linux's `tcp_may_raise_cwnd`: a duplicate ACK whose SACK blocks
+    /// delivered data does not grow the window; the next ACK that moves `snd_una` does.
+    #[test]
+    fn a_sack_only_ack_does_not_grow_the_window() {
+        let mut c = NewReno::new(1000, 10);
+        c.on_ack(&AckSample { sack_only: true, ..ack(1000, 10_000) });
+        assert_eq!(c.window_bytes(), 10_000);
+        c.on_ack(&ack(1000, 10_000));
+        assert_eq!(c.window_bytes(), 11_000);
     }
 
     #[test]

@@ -2008,6 +2008,7 @@ impl QuicConnection {
             in_recovery: self.paths[pi].in_recovery,
             app_limited,
             ecn_echo: 0,
+            sack_only: false,
         };
         if acked_bytes > 0 {
             self.paths[pi].engine.cc.on_ack(&sample);

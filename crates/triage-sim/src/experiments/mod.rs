@@ -3,6 +3,7 @@
 
 pub mod cats;
 pub mod eecn;
+pub mod emulator_losses;
 pub mod partial;
 pub mod priority_bucket;
 pub mod quic;

@@ -21,7 +21,7 @@ use crate::experiments::cats::PAGE;
 use crate::loss::LossModel;
 use crate::report::ms;
 use crate::sim::{FlowSpec, Network, NodeKind, Simulator};
-use crate::topology::{add_duplex, LinkParams};
+use crate::topology::{add_duplex, add_simplex, LinkParams};
 
 /// The sending modes of the reference (plus RFC 9218 and CATS over streams).
 pub const MODES: [&str; 8] = ["tcp", "fifo", "rr", "prio", "rfc9218", "cats", "dg01", "dgall"];
@@ -41,7 +41,16 @@ pub struct QuicSetting {
     pub loss: f64,
     /// Seed of the loss processes.
     pub seed: u64,
+    /// Instead of our own loss draws, the reference link emulator's with this seed
+    /// ([`emulator_losses`](super::emulator_losses)): the run meets exactly the losses the
+    /// reference run with that seed met, packet position by packet position.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay_seed: Option<u64>,
 }
+
+/// Packets per direction whose emulator draws a replayed run takes (a page run sends a few
+/// hundred; past these no packet is lost).
+const REPLAY_PACKETS: u64 = 100_000;
 
 /// One group's outcome.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -129,6 +138,9 @@ pub fn transport(s: &QuicSetting) -> Result<ConnectionConfig, QuicSettingError> 
         cfg.delayed_ack_timeout_ns = 40_000_000;
         // Linux's default loss recovery: RACK-TLP (RFC 8985).
         cfg.rack = true;
+        // Linux's retransmission timer (SRTT + at least 200 ms, restarted by a fast
+        // retransmission).
+        cfg.linux_rto = true;
         return Ok(cfg);
     }
     let (sched, _) = quic_mode(&s.mode).ok_or_else(|| QuicSettingError::Mode(s.mode.clone()))?;
@@ -176,10 +188,22 @@ pub fn build_with_qlog(s: &QuicSetting, qlog: bool) -> Result<Simulator, QuicSet
     let server = net.add_node("server", NodeKind::Host);
     let client = net.add_node("client", NodeKind::Host);
     let mut link = LinkParams::new(s.rate_bps, (s.owd_ms * 1e6).round() as u64, 1000);
-    if s.loss > 0.0 {
-        link.loss = LossModel::Bernoulli { loss_prob: s.loss };
+    match s.replay_seed {
+        Some(seed) if s.loss > 0.0 => {
+            use super::emulator_losses::{lost_positions, Direction};
+            let mut down = link.clone();
+            down.loss = LossModel::List { lost: lost_positions(seed, Direction::Down, s.loss, REPLAY_PACKETS) };
+            link.loss = LossModel::List { lost: lost_positions(seed, Direction::Up, s.loss, REPLAY_PACKETS) };
+            add_simplex(&mut net, s.seed, server, client, &down);
+            add_simplex(&mut net, s.seed, client, server, &link);
+        }
+        _ => {
+            if s.loss > 0.0 {
+                link.loss = LossModel::Bernoulli { loss_prob: s.loss };
+            }
+            add_duplex(&mut net, s.seed, server, client, &link);
+        }
     }
-    add_duplex(&mut net, s.seed, server, client, &link);
     let msgs = PAGE
         .iter()
         .map(|&(name, prio, bytes)| MessageSpec {

@@ -23,6 +23,8 @@ pub struct RefRun {
     loss: f64,
     cc: String,
     mode: String,
+    /// The link emulator's loss seed (`seed`), when the record has one.
+    seed: Option<u64>,
     /// Groups by name with their completion, ms.
     groups: Vec<(String, f64)>,
 }
@@ -86,6 +88,14 @@ impl RefRuns {
         self.runs.is_empty()
     }
 
+    /// The runs with a loss seed whose setting, loss, controller and mode pass `keep`:
+    /// (rate in bit/s, one-way delay in ms, loss, controller, mode, seed), in file order.
+    pub fn seeded(&self) -> impl Iterator<Item = (u64, f64, f64, &str, &str, u64)> {
+        self.runs
+            .iter()
+            .filter_map(|r| r.seed.map(|seed| (r.rate_bps, r.owd_ms, r.loss, r.cc.as_str(), r.mode.as_str(), seed)))
+    }
+
     /// Every run's rate (bit/s), one-way delay (ms), loss and group completions (ms).
     pub fn runs(&self) -> impl Iterator<Item = (u64, f64, f64, &[(String, f64)])> {
         self.runs.iter().map(|r| (r.rate_bps, r.owd_ms, r.loss, r.groups.as_slice()))
@@ -138,7 +148,11 @@ fn record(v: &Value, kind: &str, path: &Path, line: usize) -> Result<Option<RefR
             }
         }
     }
-    Ok(Some(RefRun { rate_bps: rate.round() as u64, owd_ms, loss, cc, mode, groups }))
+    let seed = match v.get("seed") {
+        None => None,
+        Some(x) => Some(x.as_u64().ok_or_else(|| format!("{}: expected a non-negative integer", field("seed")))?),
+    };
+    Ok(Some(RefRun { rate_bps: rate.round() as u64, owd_ms, loss, cc, mode, seed, groups }))
 }
 
 /// Median and the 10th and 90th percentiles (linear between order statistics, numpy's
@@ -344,4 +358,140 @@ mod tests {
         let g = by_group(&runs, &names);
         assert_eq!(g, vec![vec![10.0, 50.0], vec![30.0], vec![30.0]]);
     }
+}
+
+/// One of our runs beside the reference run whose losses it replayed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pair {
+    /// The emulator seed both met.
+    pub seed: u64,
+    /// Our page (every group's latest completion), ms; `None` if a group never completed.
+    pub triage_ms: Option<f64>,
+    /// The reference's page, ms.
+    pub reference_ms: f64,
+}
+
+/// The pairs of one setting, controller and mode, and what they say together.
+#[derive(Debug, Serialize)]
+pub struct PairedComparison {
+    /// Link rate.
+    pub rate_bps: u64,
+    /// One-way delay.
+    pub owd_ms: f64,
+    /// Random loss per packet and direction.
+    pub loss: f64,
+    /// Congestion controller.
+    pub cc: String,
+    /// Sending mode.
+    pub mode: String,
+    /// Every pair, in the reference file's order.
+    pub pairs: Vec<Pair>,
+    /// Median over the pairs of ours / reference (pages), minus 1.
+    pub median_ratio_minus_1: Option<f64>,
+    /// Pairs where our page took longer.
+    pub triage_slower: usize,
+}
+
+/// Pairs each of our runs that replayed a reference run's losses
+/// ([`QuicSetting::replay_seed`](super::quic::QuicSetting::replay_seed)) with that run, by
+/// setting, loss, controller, mode and seed (the first reference run not yet paired);
+/// grouped by setting, controller and mode in the order of `ours`.
+pub fn paired(ours: &[QuicRun], refs: &RefRuns) -> Vec<PairedComparison> {
+    let same = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    let mut out: Vec<PairedComparison> = Vec::new();
+    // Each reference run pairs once: two files may hold runs of the same seed (a repeat of a
+    // set meets the same losses), and each of ours, in the same order, takes the next.
+    let mut used = vec![false; refs.runs.len()];
+    for r in ours {
+        let s = &r.setting;
+        let Some(seed) = s.replay_seed else { continue };
+        let Some((k, theirs)) = refs.runs.iter().enumerate().find(|&(k, x)| {
+            !used[k]
+                && x.seed == Some(seed)
+                && x.rate_bps == s.rate_bps
+                && same(x.owd_ms, s.owd_ms)
+                && same(x.loss, s.loss)
+                && x.cc == s.cc
+                && x.mode == s.mode
+        }) else {
+            continue;
+        };
+        used[k] = true;
+        let pair = Pair {
+            seed,
+            triage_ms: r.groups.iter().try_fold(0f64, |p, (_, g)| g.completed_ms.map(|m| p.max(m))),
+            reference_ms: theirs.groups.iter().fold(0f64, |p, (_, ms)| p.max(*ms)),
+        };
+        let cell = out.iter_mut().find(|c| {
+            c.rate_bps == s.rate_bps
+                && same(c.owd_ms, s.owd_ms)
+                && same(c.loss, s.loss)
+                && c.cc == s.cc
+                && c.mode == s.mode
+        });
+        match cell {
+            Some(c) => c.pairs.push(pair),
+            None => out.push(PairedComparison {
+                rate_bps: s.rate_bps,
+                owd_ms: s.owd_ms,
+                loss: s.loss,
+                cc: s.cc.clone(),
+                mode: s.mode.clone(),
+                pairs: vec![pair],
+                median_ratio_minus_1: None,
+                triage_slower: 0,
+            }),
+        }
+    }
+    for c in &mut out {
+        let mut ratios: Vec<f64> = c
+            .pairs
+            .iter()
+            .filter_map(|p| p.triage_ms.filter(|_| p.reference_ms > 0.0).map(|t| t / p.reference_ms - 1.0))
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        c.median_ratio_minus_1 = (!ratios.is_empty()).then(|| quantile(&ratios, 0.5));
+        c.triage_slower = c.pairs.iter().filter(|p| p.triage_ms.is_none_or(|t| t > p.reference_ms)).count();
+    }
+    out
+}
+
+/// The paired comparison as a table: per setting, controller and mode, the pages' medians on
+/// both sides, the median of the per-pair ratios and how many pairs ours was slower in.
+pub fn paired_table(cells: &[PairedComparison]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\nPaired with the reference runs (each of our runs met exactly the losses of the reference run with the same emulator seed):"
+    );
+    if cells.is_empty() {
+        let _ = writeln!(s, "  no reference run with a seed matches the settings, controller and modes run here");
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "{:<18} {:>5} {:<8} {:<6} {:>5} {:>12} {:>12} {:>17} {:>12}",
+        "setting", "loss", "cc", "mode", "pairs", "triage med", "ref med", "median of ratios", "triage slower"
+    );
+    for c in cells {
+        let mut t: Vec<f64> = c.pairs.iter().filter_map(|p| p.triage_ms).collect();
+        let mut r: Vec<f64> = c.pairs.iter().map(|p| p.reference_ms).collect();
+        t.sort_by(f64::total_cmp);
+        r.sort_by(f64::total_cmp);
+        let med = |v: &[f64]| if v.is_empty() { "-".to_string() } else { format!("{:.0}", quantile(v, 0.5)) };
+        let _ = writeln!(
+            s,
+            "{:<18} {:>4}% {:<8} {:<6} {:>5} {:>12} {:>12} {:>17} {:>12}",
+            format!("{} Mbps / {} ms", c.rate_bps as f64 / 1e6, c.owd_ms),
+            c.loss * 100.0,
+            c.cc,
+            c.mode,
+            c.pairs.len(),
+            med(&t),
+            med(&r),
+            c.median_ratio_minus_1.map_or("-".to_string(), |x| format!("{:+.1}%", x * 100.0)),
+            format!("{} of {}", c.triage_slower, c.pairs.len()),
+        );
+    }
+    s
 }

@@ -140,6 +140,7 @@ fn apply(bbr: &mut Bbr, c: &mut Conn, mss: u64, op: &Op) {
                 in_recovery: c.in_recovery,
                 app_limited: a.app_limited,
                 ecn_echo: 0,
+                sack_only: false,
             });
             if acked > 0 {
                 c.after_timeout = false;

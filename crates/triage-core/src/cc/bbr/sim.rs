@@ -239,6 +239,7 @@ impl Sim {
             in_recovery: self.recovery_end_seq.is_some(),
             app_limited: self.app_limited_until != 0,
             ecn_echo: 0,
+            sack_only: false,
         });
         self.snapshot();
     }

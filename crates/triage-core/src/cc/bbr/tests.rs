@@ -81,6 +81,7 @@ impl Feeder {
             in_recovery: a.in_recovery,
             app_limited: a.app_limited,
             ecn_echo: 0,
+            sack_only: false,
         });
     }
 
