@@ -1681,6 +1681,7 @@ impl Connection {
                 app_limited: self.path.app_limited_until != 0,
                 ecn_echo: echo,
                 sack_only: !advanced,
+                pre_recovery_bytes: 0,
             };
             self.path.cc.on_ack(&sample);
         }

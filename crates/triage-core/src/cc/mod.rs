@@ -98,6 +98,12 @@ pub struct AckSample {
     /// so NewReno and CUBIC do not grow on such an ACK. Never set in QUIC mode, where every
     /// newly acknowledged packet counts (RFC 9002 §7.3.3).
     pub sack_only: bool,
+    /// QUIC mode: the part of `newly_acked_bytes` in packets sent before the current
+    /// recovery period began. RFC 9002 Appendix B.5 (`OnPacketAcked`: "Do not increase
+    /// congestion window in recovery period", judged per packet by its send time) and
+    /// quinn-proto (`sent <= recovery_start_time`) grow the window only by the rest, so
+    /// NewReno and CUBIC do too. Always 0 in TCP mode.
+    pub pre_recovery_bytes: u64,
 }
 
 /// A congestion signal from loss detection, a timer or the network.

@@ -125,7 +125,9 @@ impl CongestionController for NewReno {
     fn on_ack(&mut self, ack: &AckSample) {
         // Only fast recovery holds growth back: after a timeout slow start restarts from the
         // loss window (RFC 5681 §3.1), while the connection is still repairing.
-        if self.in_recovery || ack.newly_acked_bytes == 0 || ack.sack_only {
+        // RFC 9002 B.5: no growth for packets sent before the recovery period began.
+        let acked_bytes = ack.newly_acked_bytes.saturating_sub(ack.pre_recovery_bytes);
+        if self.in_recovery || acked_bytes == 0 || ack.sack_only {
             return;
         }
         if ack.app_limited && ack.prior_in_flight_bytes < self.cwnd_bytes / 2 {
@@ -140,19 +142,19 @@ impl CongestionController for NewReno {
             return;
         }
         if self.quic_counting() {
-            self.quic_on_ack(ack.newly_acked_bytes);
+            self.quic_on_ack(acked_bytes);
             return;
         }
         if self.in_slow_start() {
             // RFC 3465 §2.2: cwnd += min(N, L*SMSS) with L = 2.
-            let inc = ack.newly_acked_bytes.min(2 * self.mss_bytes);
+            let inc = acked_bytes.min(2 * self.mss_bytes);
             self.cwnd_bytes = (self.cwnd_bytes + inc).min(self.ssthresh_bytes.max(self.cwnd_bytes));
             if self.cwnd_bytes >= self.ssthresh_bytes {
                 self.cwnd_bytes = self.ssthresh_bytes;
             }
         } else {
             // RFC 5681 eq. (3) in byte counting form: one SMSS per cwnd of acked bytes.
-            self.ca_acked_bytes += ack.newly_acked_bytes;
+            self.ca_acked_bytes += acked_bytes;
             while self.ca_acked_bytes >= self.cwnd_bytes {
                 self.ca_acked_bytes -= self.cwnd_bytes;
                 self.cwnd_bytes += self.mss_bytes;
@@ -258,6 +260,22 @@ mod tests {
         assert_eq!(c.window_bytes(), 10_000);
         c.on_ack(&ack(1000, 10_000));
         assert_eq!(c.window_bytes(), 11_000);
+    }
+
+    /// RFC 9002 Appendix B.5: the bytes of packets sent before the recovery period began
+    /// grow nothing, the rest of the same ACK grows the window.
+    #[test]
+    fn packets_sent_before_recovery_grow_nothing() {
+        let mut c = NewReno::new(1000, 10).for_quic();
+        c.on_congestion(0, CongestionSignal::Loss, 10_000);
+        c.on_recovery_exit(0);
+        assert_eq!(c.window_bytes(), 5_000);
+        // 3,000 bytes acknowledged, all sent before the recovery began: nothing.
+        c.on_ack(&AckSample { pre_recovery_bytes: 3_000, ..ack(3_000, 5_000) });
+        assert_eq!(c.window_bytes(), 5_000);
+        // 6,000 bytes of which 1,000 were sent before: 5,000 count, one window's worth.
+        c.on_ack(&AckSample { pre_recovery_bytes: 1_000, ..ack(6_000, 5_000) });
+        assert_eq!(c.window_bytes(), 6_000);
     }
 
     #[test]

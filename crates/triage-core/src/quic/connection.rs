@@ -1904,6 +1904,7 @@ impl QuicConnection {
         }
         // Delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation §3.3).
         let mut acked_bytes = 0u64;
+        let mut pre_recovery_bytes = 0u64;
         let mut rs: Option<RateSample> = None;
         let mut prior_delivered = 0u64;
         let mut after_recovery = false;
@@ -1916,6 +1917,9 @@ impl QuicConnection {
             if p.in_flight {
                 self.paths[pi].engine.pipe_bytes = self.paths[pi].engine.pipe_bytes.saturating_sub(p.size_bytes as u64);
                 acked_bytes += p.size_bytes as u64;
+                if self.paths[pi].recovery_start_ns.is_some_and(|r| p.time_sent_ns <= r) {
+                    pre_recovery_bytes += p.size_bytes as u64;
+                }
                 self.paths[pi].engine.delivered_bytes += p.size_bytes as u64;
                 self.paths[pi].engine.delivered_ns = now_ns;
                 if rs.is_none() || p.delivered_bytes >= prior_delivered {
@@ -2009,6 +2013,7 @@ impl QuicConnection {
             app_limited,
             ecn_echo: 0,
             sack_only: false,
+            pre_recovery_bytes,
         };
         if acked_bytes > 0 {
             self.paths[pi].engine.cc.on_ack(&sample);
