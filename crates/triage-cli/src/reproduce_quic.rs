@@ -389,10 +389,10 @@ pub fn run(a: QuicArgs) -> Result<(), String> {
     }
     let n = if a.paired { cells.iter().map(|c| c.len()).max().unwrap_or(0) as u32 } else { a.runs };
     let r = Reproduction { runs, settings, modes, n, paired: a.paired, cells };
-    if let Some(dir) = &a.out {
-        write_out(dir, &r).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
     let cmp = refs.as_ref().map(|x| reference_runs::compare(&r.runs, x));
+    if let Some(dir) = &a.out {
+        write_out(dir, &r, cmp.as_deref()).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
     let pairs = refs.as_ref().filter(|_| a.paired).map(|x| reference_runs::paired(&r.runs, x));
     if a.json {
         let mut out = json(&r);
@@ -720,7 +720,9 @@ fn reference_of(runs: &[QuicRun]) -> Option<&'static RefRow> {
 const CSV_HEADER: [&str; 11] =
     ["mode", "cc", "rate_bps", "owd_ms", "loss", "seed", "group", "completed_ms", "chunks", "lost", "datagram"];
 
-fn write_out(dir: &Path, r: &Reproduction) -> Result<(), String> {
+/// `--out`: runs.csv and a chart per setting and mode; with `--reference-runs`, the charts
+/// show those runs' medians (`refs`) instead of the embedded 3-run reference.
+fn write_out(dir: &Path, r: &Reproduction, refs: Option<&[reference_runs::Comparison]>) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let mut csv: Vec<Vec<String>> = Vec::new();
     for x in &r.runs {
@@ -750,7 +752,7 @@ fn write_out(dir: &Path, r: &Reproduction) -> Result<(), String> {
     for (si, &(rate, owd)) in r.settings.iter().enumerate() {
         for (mi, mode) in r.modes.iter().enumerate() {
             let name = if r.settings.len() == 1 { format!("{mode}.svg") } else { format!("{mode}_{rate}_{owd}.svg") };
-            mode_chart(&dir.join(&name), r, si, mi).map_err(|e| format!("{name}: {e}"))?;
+            mode_chart(&dir.join(&name), r, si, mi, refs).map_err(|e| format!("{name}: {e}"))?;
         }
     }
     Ok(())
@@ -758,14 +760,45 @@ fn write_out(dir: &Path, r: &Reproduction) -> Result<(), String> {
 
 /// Grouped bars per group, ours (median) beside the reference's median, and each run as a dot
 /// on our bar when there are several.
-fn mode_chart(path: &Path, r: &Reproduction, si: usize, mi: usize) -> ChartResult {
+fn mode_chart(
+    path: &Path,
+    r: &Reproduction,
+    si: usize,
+    mi: usize,
+    refs: Option<&[reference_runs::Comparison]>,
+) -> ChartResult {
     let runs = r.cell(si, mi);
     let s = &runs[0].setting;
     let rf = reference(s);
     let sums: Vec<GroupSummary> = (0..GROUPS.len()).map(|g| summarize(runs, g)).collect();
     let ours: Vec<f64> = sums.iter().map(|g| g.median_ms.unwrap_or(0.0)).collect();
-    let theirs: Option<Vec<f64>> = rf.map(|x| x.completed_ms.iter().map(|&v| f64::from(v)).collect());
-    let dots: Vec<(usize, f64)> = if r.n > 1 {
+    // The reference runs given, when they have this cell and every group: their medians.
+    let same = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    let given = refs
+        .and_then(|cells| {
+            cells.iter().find(|c| {
+                c.rate_bps == s.rate_bps
+                    && same(c.owd_ms, s.owd_ms)
+                    && same(c.loss, s.loss)
+                    && c.cc == s.cc
+                    && c.mode == s.mode
+            })
+        })
+        .and_then(|c| {
+            let per: Option<Vec<(f64, usize)>> = GROUPS
+                .iter()
+                .map(|g| {
+                    c.groups.iter().find(|x| x.group == *g).and_then(|x| x.reference).map(|x| (x.median_ms, x.runs))
+                })
+                .collect();
+            per
+        });
+    let theirs: Option<Vec<f64>> = match &given {
+        Some(per) => Some(per.iter().map(|p| p.0).collect()),
+        None => rf.map(|x| x.completed_ms.iter().map(|&v| f64::from(v)).collect()),
+    };
+    let their_runs = given.as_ref().map_or(REFERENCE_RUNS as usize, |per| per[0].1);
+    let dots: Vec<(usize, f64)> = if runs.len() > 1 {
         runs.iter()
             .flat_map(|x| x.groups.iter().enumerate().filter_map(|(i, g)| g.1.completed_ms.map(|v| (i, v))))
             .collect()
@@ -811,7 +844,8 @@ fn mode_chart(path: &Path, r: &Reproduction, si: usize, mi: usize) -> ChartResul
         .draw()?;
     let k = if theirs.is_some() { 2.0 } else { 1.0 };
     let bar = |i: usize, j: f64| (i as f64 - 0.4 + 0.8 * j / k, i as f64 - 0.4 + 0.8 * (j + 1.0) / k);
-    let ours_label = if r.n > 1 { format!("triage (median of {} runs)", r.n) } else { "triage".to_string() };
+    let ours_label =
+        if runs.len() > 1 { format!("triage (median of {} runs)", runs.len()) } else { "triage".to_string() };
     c.draw_series(
         ours.iter()
             .enumerate()
@@ -826,7 +860,7 @@ fn mode_chart(path: &Path, r: &Reproduction, si: usize, mi: usize) -> ChartResul
                 .enumerate()
                 .map(|(i, v)| Rectangle::new([(bar(i, 1.0).0, 0.0), (bar(i, 1.0).1, *v)], PALETTE[1].filled())),
         )?
-        .label(format!("{who} (median of {REFERENCE_RUNS} runs)"))
+        .label(format!("{who} (median of {their_runs} runs)"))
         .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], PALETTE[1].filled()));
     }
     if !dots.is_empty() {

@@ -540,6 +540,25 @@ fn paired_runs_meet_the_references_losses_and_agree_with_linux() {
     want.sort_by(f64::total_cmp);
     got.sort_by(f64::total_cmp);
     assert_eq!(got, want);
+    // --out draws the reference runs' medians when they are given (not the embedded 3 runs).
+    let dir = std::env::temp_dir().join(format!("triage-paired-out-{}", std::process::id()));
+    let out = triage(&[
+        "reproduce",
+        "quic",
+        "--loss",
+        "5%",
+        "--modes",
+        "tcp",
+        "--reference-runs",
+        "docs/data/linuxtcp-loss5.jsonl",
+        "--paired",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let svg = std::fs::read_to_string(dir.join("tcp.svg")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(svg.contains("Linux TCP (median of 30 runs)") && svg.contains("triage (median of 30 runs)"));
     // Without the option no key; the option needs reference runs and takes no --runs.
     assert!(json(&["reproduce", "quic", "--modes", "fifo", "--json"]).get("paired").is_none());
     assert!(!triage(&["reproduce", "quic", "--paired"]).status.success());
