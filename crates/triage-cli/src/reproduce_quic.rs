@@ -315,26 +315,17 @@ pub fn run(a: QuicArgs) -> Result<(), String> {
         let refs = refs.as_ref().expect("clap: --paired requires --reference-runs");
         for &(rate, owd) in &settings {
             for mode in &modes {
-                for (r_bps, r_owd, loss, cc, m, seed) in refs.seeded() {
-                    let owd_ms = owd.0 as f64 / 1e6;
-                    let same = |x: f64, y: f64| (x - y).abs() < 1e-9;
-                    if r_bps != rate.0 || !same(r_owd, owd_ms) || !same(loss, a.loss) || cc != a.cc.name() || m != mode
-                    {
-                        continue;
-                    }
-                    let s = QuicSetting {
-                        mode: mode.clone(),
-                        cc: cc.to_string(),
-                        rate_bps: rate.0,
-                        owd_ms,
-                        loss,
-                        seed,
-                        replay_seed: Some(seed),
-                    };
-                    quic::build(&s).map_err(|e| format!("{}: {e}", flag(&e)))?;
-                    plan.push(s);
-                }
-                if plan.len() == counts.iter().sum::<usize>() {
+                let cell = QuicSetting {
+                    mode: mode.clone(),
+                    cc: a.cc.name().to_string(),
+                    rate_bps: rate.0,
+                    owd_ms: owd.0 as f64 / 1e6,
+                    loss: a.loss,
+                    seed: 0,
+                    replay_seed: None,
+                };
+                let seeds = refs.seeds_of(&cell);
+                if seeds.is_empty() {
                     return Err(format!(
                         "--paired: no run of {} has a seed and {} / {}, loss {}, {}, mode {mode}",
                         refs.files.join(", "),
@@ -344,7 +335,12 @@ pub fn run(a: QuicArgs) -> Result<(), String> {
                         a.cc.name()
                     ));
                 }
-                counts.push(plan.len() - counts.iter().sum::<usize>());
+                counts.push(seeds.len());
+                for seed in seeds {
+                    let s = QuicSetting { seed, replay_seed: Some(seed), ..cell.clone() };
+                    quic::build(&s).map_err(|e| format!("{}: {e}", flag(&e)))?;
+                    plan.push(s);
+                }
             }
         }
     }
@@ -773,26 +769,12 @@ fn mode_chart(
     let sums: Vec<GroupSummary> = (0..GROUPS.len()).map(|g| summarize(runs, g)).collect();
     let ours: Vec<f64> = sums.iter().map(|g| g.median_ms.unwrap_or(0.0)).collect();
     // The reference runs given, when they have this cell and every group: their medians.
-    let same = |a: f64, b: f64| (a - b).abs() < 1e-9;
-    let given = refs
-        .and_then(|cells| {
-            cells.iter().find(|c| {
-                c.rate_bps == s.rate_bps
-                    && same(c.owd_ms, s.owd_ms)
-                    && same(c.loss, s.loss)
-                    && c.cc == s.cc
-                    && c.mode == s.mode
-            })
-        })
-        .and_then(|c| {
-            let per: Option<Vec<(f64, usize)>> = GROUPS
-                .iter()
-                .map(|g| {
-                    c.groups.iter().find(|x| x.group == *g).and_then(|x| x.reference).map(|x| (x.median_ms, x.runs))
-                })
-                .collect();
-            per
-        });
+    let given: Option<Vec<(f64, usize)>> = refs.and_then(|cells| cells.iter().find(|c| c.is_for(s))).and_then(|c| {
+        GROUPS
+            .iter()
+            .map(|g| c.groups.iter().find(|x| x.group == *g).and_then(|x| x.reference).map(|x| (x.median_ms, x.runs)))
+            .collect()
+    });
     let theirs: Option<Vec<f64>> = match &given {
         Some(per) => Some(per.iter().map(|p| p.0).collect()),
         None => rf.map(|x| x.completed_ms.iter().map(|&v| f64::from(v)).collect()),

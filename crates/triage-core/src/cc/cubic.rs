@@ -275,9 +275,8 @@ impl CongestionController for Cubic {
     /// congestion avoidance. No growth in fast recovery, nor while the window is not used
     /// (RFC 7661, as NewReno).
     fn on_ack(&mut self, ack: &AckSample) {
-        // RFC 9002 B.5 (QUIC): no growth for packets sent before the recovery period began.
-        let acked = ack.newly_acked_bytes.saturating_sub(ack.pre_recovery_bytes);
-        if self.in_recovery || acked == 0 || ack.sack_only {
+        let acked = ack.growth_bytes();
+        if self.in_recovery || acked == 0 {
             return;
         }
         if ack.app_limited && ack.prior_in_flight_bytes < self.cwnd_bytes / 2 {

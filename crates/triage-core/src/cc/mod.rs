@@ -106,6 +106,19 @@ pub struct AckSample {
     pub pre_recovery_bytes: u64,
 }
 
+impl AckSample {
+    /// The bytes this ACK may grow a loss-based window by (NewReno's, CUBIC's): none for a
+    /// duplicate ACK ([`sack_only`](Self::sack_only)), and none for packets sent before the
+    /// recovery period began ([`pre_recovery_bytes`](Self::pre_recovery_bytes)).
+    pub fn growth_bytes(&self) -> u64 {
+        if self.sack_only {
+            0
+        } else {
+            self.newly_acked_bytes.saturating_sub(self.pre_recovery_bytes)
+        }
+    }
+}
+
 /// A congestion signal from loss detection, a timer or the network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CongestionSignal {

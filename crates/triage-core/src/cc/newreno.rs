@@ -125,9 +125,8 @@ impl CongestionController for NewReno {
     fn on_ack(&mut self, ack: &AckSample) {
         // Only fast recovery holds growth back: after a timeout slow start restarts from the
         // loss window (RFC 5681 §3.1), while the connection is still repairing.
-        // RFC 9002 B.5: no growth for packets sent before the recovery period began.
-        let acked_bytes = ack.newly_acked_bytes.saturating_sub(ack.pre_recovery_bytes);
-        if self.in_recovery || acked_bytes == 0 || ack.sack_only {
+        let acked_bytes = ack.growth_bytes();
+        if self.in_recovery || acked_bytes == 0 {
             return;
         }
         if ack.app_limited && ack.prior_in_flight_bytes < self.cwnd_bytes / 2 {

@@ -48,6 +48,18 @@ pub struct QuicSetting {
     pub replay_seed: Option<u64>,
 }
 
+impl QuicSetting {
+    /// Whether a run of this rate, one-way delay, loss, controller and mode belongs to this
+    /// setting's cell (delay and loss equal within 1e-9).
+    pub fn is_cell(&self, rate_bps: u64, owd_ms: f64, loss: f64, cc: &str, mode: &str) -> bool {
+        self.rate_bps == rate_bps
+            && (self.owd_ms - owd_ms).abs() < 1e-9
+            && (self.loss - loss).abs() < 1e-9
+            && self.cc == cc
+            && self.mode == mode
+    }
+}
+
 /// Packets per direction whose emulator draws a replayed run takes (a page run sends a few
 /// hundred; past these no packet is lost).
 const REPLAY_PACKETS: u64 = 100_000;

@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::quic::QuicRun;
+use super::quic::{QuicRun, QuicSetting};
 use crate::sweep::quantile;
 use serde::Serialize;
 use serde_json::Value;
@@ -88,17 +88,22 @@ impl RefRuns {
         self.runs.is_empty()
     }
 
-    /// The runs with a loss seed whose setting, loss, controller and mode pass `keep`:
-    /// (rate in bit/s, one-way delay in ms, loss, controller, mode, seed), in file order.
-    pub fn seeded(&self) -> impl Iterator<Item = (u64, f64, f64, &str, &str, u64)> {
-        self.runs
-            .iter()
-            .filter_map(|r| r.seed.map(|seed| (r.rate_bps, r.owd_ms, r.loss, r.cc.as_str(), r.mode.as_str(), seed)))
+    /// The loss seeds of the runs of `s`'s cell (setting, loss, controller, mode) that
+    /// record one, in file order.
+    pub fn seeds_of(&self, s: &QuicSetting) -> Vec<u64> {
+        self.runs.iter().filter(|r| r.is_of(s)).filter_map(|r| r.seed).collect()
     }
 
     /// Every run's rate (bit/s), one-way delay (ms), loss and group completions (ms).
     pub fn runs(&self) -> impl Iterator<Item = (u64, f64, f64, &[(String, f64)])> {
         self.runs.iter().map(|r| (r.rate_bps, r.owd_ms, r.loss, r.groups.as_slice()))
+    }
+}
+
+impl RefRun {
+    /// Whether this run is of `s`'s cell.
+    fn is_of(&self, s: &QuicSetting) -> bool {
+        s.is_cell(self.rate_bps, self.owd_ms, self.loss, &self.cc, &self.mode)
     }
 }
 
@@ -206,6 +211,13 @@ pub struct Comparison {
     pub groups: Vec<GroupComparison>,
 }
 
+impl Comparison {
+    /// Whether this comparison is of `s`'s cell (setting, loss, controller, mode).
+    pub fn is_for(&self, s: &QuicSetting) -> bool {
+        s.is_cell(self.rate_bps, self.owd_ms, self.loss, &self.cc, &self.mode)
+    }
+}
+
 /// Completions by group name, and the page (every group's latest) where all completed.
 fn by_group(runs: &[Vec<(String, Option<f64>)>], names: &[String]) -> Vec<Vec<f64>> {
     let mut out = vec![Vec::new(); names.len() + 1];
@@ -228,21 +240,18 @@ fn by_group(runs: &[Vec<(String, Option<f64>)>], names: &[String]) -> Vec<Vec<f6
 /// For each setting, controller and mode of `ours` (in their order) that the reference runs
 /// also have: each group's spread on both sides, then the page's.
 pub fn compare(ours: &[QuicRun], refs: &RefRuns) -> Vec<Comparison> {
-    let same = |a: f64, b: f64| (a - b).abs() < 1e-9;
     let mut out: Vec<Comparison> = Vec::new();
-    let mut seen: Vec<(u64, f64, f64, &str, &str)> = Vec::new();
+    let mut seen: Vec<&QuicSetting> = Vec::new();
     for r in ours {
         let s = &r.setting;
-        let key = (s.rate_bps, s.owd_ms, s.loss, s.cc.as_str(), s.mode.as_str());
-        if seen.iter().any(|k| k.0 == key.0 && same(k.1, key.1) && same(k.2, key.2) && k.3 == key.3 && k.4 == key.4) {
+        if seen.iter().any(|k| s.is_cell(k.rate_bps, k.owd_ms, k.loss, &k.cc, &k.mode)) {
             continue;
         }
-        seen.push(key);
+        seen.push(s);
         let theirs: Vec<Vec<(String, Option<f64>)>> = refs
             .runs
             .iter()
-            .filter(|x| x.rate_bps == s.rate_bps && same(x.owd_ms, s.owd_ms) && same(x.loss, s.loss))
-            .filter(|x| x.cc == s.cc && x.mode == s.mode)
+            .filter(|x| x.is_of(s))
             .map(|x| x.groups.iter().map(|(n, ms)| (n.clone(), Some(*ms))).collect())
             .collect();
         if theirs.is_empty() {
@@ -252,11 +261,7 @@ pub fn compare(ours: &[QuicRun], refs: &RefRuns) -> Vec<Comparison> {
             .iter()
             .filter(|x| {
                 let t = &x.setting;
-                t.rate_bps == s.rate_bps
-                    && same(t.owd_ms, s.owd_ms)
-                    && same(t.loss, s.loss)
-                    && t.cc == s.cc
-                    && t.mode == s.mode
+                s.is_cell(t.rate_bps, t.owd_ms, t.loss, &t.cc, &t.mode)
             })
             .map(|x| x.groups.iter().map(|(n, g)| (n.clone(), g.completed_ms)).collect())
             .collect();
@@ -397,7 +402,6 @@ pub struct PairedComparison {
 /// setting, loss, controller, mode and seed (the first reference run not yet paired);
 /// grouped by setting, controller and mode in the order of `ours`.
 pub fn paired(ours: &[QuicRun], refs: &RefRuns) -> Vec<PairedComparison> {
-    let same = |a: f64, b: f64| (a - b).abs() < 1e-9;
     let mut out: Vec<PairedComparison> = Vec::new();
     // Each reference run pairs once: two files may hold runs of the same seed (a repeat of a
     // set meets the same losses), and each of ours, in the same order, takes the next.
@@ -405,15 +409,9 @@ pub fn paired(ours: &[QuicRun], refs: &RefRuns) -> Vec<PairedComparison> {
     for r in ours {
         let s = &r.setting;
         let Some(seed) = s.replay_seed else { continue };
-        let Some((k, theirs)) = refs.runs.iter().enumerate().find(|&(k, x)| {
-            !used[k]
-                && x.seed == Some(seed)
-                && x.rate_bps == s.rate_bps
-                && same(x.owd_ms, s.owd_ms)
-                && same(x.loss, s.loss)
-                && x.cc == s.cc
-                && x.mode == s.mode
-        }) else {
+        let Some((k, theirs)) =
+            refs.runs.iter().enumerate().find(|&(k, x)| !used[k] && x.seed == Some(seed) && x.is_of(s))
+        else {
             continue;
         };
         used[k] = true;
@@ -422,13 +420,7 @@ pub fn paired(ours: &[QuicRun], refs: &RefRuns) -> Vec<PairedComparison> {
             triage_ms: r.groups.iter().try_fold(0f64, |p, (_, g)| g.completed_ms.map(|m| p.max(m))),
             reference_ms: theirs.groups.iter().fold(0f64, |p, (_, ms)| p.max(*ms)),
         };
-        let cell = out.iter_mut().find(|c| {
-            c.rate_bps == s.rate_bps
-                && same(c.owd_ms, s.owd_ms)
-                && same(c.loss, s.loss)
-                && c.cc == s.cc
-                && c.mode == s.mode
-        });
+        let cell = out.iter_mut().find(|c| s.is_cell(c.rate_bps, c.owd_ms, c.loss, &c.cc, &c.mode));
         match cell {
             Some(c) => c.pairs.push(pair),
             None => out.push(PairedComparison {
