@@ -371,46 +371,6 @@ fn our_pages(v: &serde_json::Value) -> Vec<f64> {
         .collect()
 }
 
-/// Under 5% loss each way, NewReno, fifo: the whole page's median completion over 30 seeds of
-/// ours is within 10% of quinn's over the 60 runs of set a and its repeat
-/// (docs/quic-reference-runs.md; two 30-run sets of the same seeds differ by up to 11% in a
-/// group's median, so 10% of a 60-run median is about what the reference itself resolves).
-/// Packets sent, packets lost and ACKs sent per run agree with quinn's (medians 224, 12, 124
-/// against 222, 12, 122 at 2 Mbps / 25 ms); what decides the page is how the window grows in
-/// windows of a few packets: QUIC's NewReno keeps its congestion-avoidance byte count through a
-/// reduction (`NewReno::for_quic`). With TCP's count, started again at every reduction, the
-/// page took 3,092 ms at 2 Mbps / 25 ms against quinn's 2,510 (+23%).
-#[test]
-fn newreno_page_under_5pct_loss_is_within_10pct_of_quinns() {
-    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/data");
-    for (setting, rate) in [("2Mbps/25ms", 2e6), ("10Mbps/10ms", 1e7)] {
-        let owd_ms = if rate == 2e6 { 25.0 } else { 10.0 };
-        let reference: Vec<f64> = ["quicref-loss5-streams.jsonl", "quicref-loss5-streams-repeat.jsonl"]
-            .iter()
-            .flat_map(|f| reference_page_ms(&data.join(f), "newreno", "fifo", rate, owd_ms))
-            .collect();
-        assert_eq!(reference.len(), 60, "{setting}: reference runs");
-        let v = json(&[
-            "reproduce",
-            "quic",
-            "--loss",
-            "5%",
-            "--runs",
-            "30",
-            "--modes",
-            "fifo",
-            "--cc",
-            "newreno",
-            "--setting",
-            setting,
-            "--json",
-        ]);
-        let ours = our_pages(&v);
-        let (mo, mr) = (common::median(ours), common::median(reference));
-        assert!((mo / mr - 1.0).abs() <= 0.10, "{setting}: whole page {mo:.0} ms, quinn {mr:.0} ms");
-    }
-}
-
 /// `--reference-runs`: the reference's own runs pooled from two files, and ours, side by
 /// side as spreads; the page's medians are the ones computed here from the same runs, and a
 /// file that cannot be read or holds a bad record is an error naming it.
@@ -586,39 +546,54 @@ fn paired_runs_meet_the_references_losses_and_agree_with_linux() {
     );
 }
 
-/// QUIC mode paired with quinn's 60 runs per cell (set a and its repeat, which share their
-/// seeds): CUBIC within 3% (measured −0.4%, +0.0%, −0.3%, +0.8%; before the window stopped
-/// growing on packets sent before a recovery period: −3.6%, −0.6%, −5.0%, −2.8%), NewReno
-/// within 10% (measured −2.9%, −3.1%, −9.0%, −7.3%; before: −6.5% to −16.0%).
+/// QUIC mode paired with quinn's runs (set a and its repeat, which share their seeds): the
+/// median of the per-pair ratios within 5% over the 60 pairs of each cell, and within 2.5%
+/// over the repeat's 30 alone. Set a ran while its machine's load rose and is about 6%
+/// slower than its repeat pair by pair (quinn run again here on the same seeds agrees with
+/// the repeat: NewReno 10 Mbps fifo, ours +1.0% against those reruns; CUBIC prio −0.1%).
+/// Measured, 60 pairs (fifo, prio at 2 Mbps / 25 ms, then 10 Mbps / 10 ms): NewReno +0.3%,
+/// −0.5%, −2.8%, −4.5%; CUBIC −0.2%, −0.5%, −2.8%, −2.2%; the repeat alone: NewReno +1.5%,
+/// −1.7%, +1.1%, −2.1%; CUBIC −0.2%, −0.3%, −0.4%, −0.3%. Before an ACK that declares a
+/// loss stopped growing the halved window (and ending the new recovery period at once),
+/// NewReno read −2.9% to −9.0% over the 60; before QUIC mode's CUBIC followed quinn's
+/// congestion avoidance, CUBIC prio at 10 Mbps read +3.1% (+7.3% against the repeat).
 #[test]
 fn quic_pages_paired_with_quinns_runs() {
-    for (cc, bound) in [("cubic", 0.03), ("newreno", 0.10)] {
-        let v = json(&[
-            "reproduce",
-            "quic",
-            "--loss",
-            "5%",
-            "--modes",
-            "fifo,prio",
-            "--cc",
-            cc,
-            "--setting",
-            "2Mbps/25ms",
-            "--setting",
-            "10Mbps/10ms",
-            "--reference-runs",
-            "docs/data/quicref-loss5-streams.jsonl",
-            "--reference-runs",
-            "docs/data/quicref-loss5-streams-repeat.jsonl",
-            "--paired",
-            "--json",
-        ]);
-        let cells = v["paired"].as_array().unwrap();
-        assert_eq!(cells.len(), 4, "{cc}");
-        for c in cells {
-            assert_eq!(c["pairs"].as_array().unwrap().len(), 60);
-            let ratio = c["median_ratio_minus_1"].as_f64().unwrap();
-            assert!(ratio.abs() < bound, "{cc} {} {}: median ratio {ratio:+.3}", c["mode"], c["rate_bps"]);
+    let both = ["docs/data/quicref-loss5-streams.jsonl", "docs/data/quicref-loss5-streams-repeat.jsonl"];
+    for (files, pairs, bound) in [(&both[..], 60, 0.05), (&both[1..], 30, 0.025)] {
+        for cc in ["cubic", "newreno"] {
+            let mut args = vec![
+                "reproduce",
+                "quic",
+                "--loss",
+                "5%",
+                "--modes",
+                "fifo,prio",
+                "--cc",
+                cc,
+                "--setting",
+                "2Mbps/25ms",
+                "--setting",
+                "10Mbps/10ms",
+                "--paired",
+                "--json",
+            ];
+            for f in files {
+                args.extend(["--reference-runs", f]);
+            }
+            let v = json(&args);
+            let cells = v["paired"].as_array().unwrap();
+            assert_eq!(cells.len(), 4, "{cc}");
+            for c in cells {
+                assert_eq!(c["pairs"].as_array().unwrap().len(), pairs);
+                let ratio = c["median_ratio_minus_1"].as_f64().unwrap();
+                assert!(
+                    ratio.abs() < bound,
+                    "{cc} {} {} over {pairs} pairs: median ratio {ratio:+.3}",
+                    c["mode"],
+                    c["rate_bps"]
+                );
+            }
         }
     }
 }

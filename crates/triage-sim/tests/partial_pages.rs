@@ -38,33 +38,35 @@ fn every_object_ends_and_lost_bytes_are_bounded_by_what_was_sent_unreliably() {
 fn the_pr3_idle_rule_waits_up_to_10ms_after_the_last_chunk_per_incomplete_object() {
     // PR-3 gives an incomplete object up max(2·SRTT, 10 ms) after its last chunk; at a 1 ms RTT
     // that is 10 ms, so each incomplete object's fetch time grows by up to 10 ms over giving
-    // up at the FIN (less when the FIN itself came late, after a retransmission). The other
-    // objects may move a little: a later give-up changes what the client sends meanwhile
-    // (here a reliable image finishes 4.7 ms later), so the sum is not the measure.
+    // up at the FIN (less when the FIN itself came late, after a retransmission). A later
+    // give-up changes what the client sends meanwhile, and so which packets the link's loss
+    // draws fall on later in the load: other objects move a little (a reliable image may
+    // finish a few ms later), and an object may even meet other losses in the two runs. So
+    // the rule is judged on the objects that lost the same bytes in both, each by its own wait.
     let page = triage_web::builtin::builtin("news-v1").unwrap();
     let fonts = POLICIES[1];
-    let at_fin = run_one(PartialNetwork::Mbps12, fonts, "news", 0, &page, 3, &PartialOptions::THESIS);
-    let pr3 = run_one(
-        PartialNetwork::Mbps12,
-        fonts,
-        "news",
-        0,
-        &page,
-        3,
-        &PartialOptions { end_idle_ns: None, ..PartialOptions::THESIS },
-    );
-    assert!(at_fin.partial_objects > 0, "{at_fin:?}");
-    assert_eq!(at_fin.partial_objects, pr3.partial_objects);
-    let mut incomplete = 0;
-    for (a, b) in at_fin.object_fetches.iter().zip(&pr3.object_fetches) {
-        assert_eq!((a.id, a.complete), (b.id, b.complete));
-        if !a.complete {
-            incomplete += 1;
-            let extra = b.fetch_ms - a.fetch_ms;
-            assert!(extra > 0.0 && extra <= 10.0 + 1e-6, "object {}: {extra} ms later", a.id);
+    let mut judged = 0;
+    for seed in 1..=6 {
+        let at_fin = run_one(PartialNetwork::Mbps12, fonts, "news", 0, &page, seed, &PartialOptions::THESIS);
+        let pr3 = run_one(
+            PartialNetwork::Mbps12,
+            fonts,
+            "news",
+            0,
+            &page,
+            seed,
+            &PartialOptions { end_idle_ns: None, ..PartialOptions::THESIS },
+        );
+        for (a, b) in at_fin.object_fetches.iter().zip(&pr3.object_fetches) {
+            assert_eq!(a.id, b.id);
+            if !a.complete && !b.complete && a.lost_bytes == b.lost_bytes {
+                judged += 1;
+                let extra = b.fetch_ms - a.fetch_ms;
+                assert!(extra > 0.0 && extra <= 10.0 + 1e-6, "seed {seed}, object {}: {extra} ms later", a.id);
+            }
         }
     }
-    assert_eq!(incomplete, pr3.partial_objects);
+    assert!(judged >= 4, "{judged} objects incomplete alike in both runs");
 }
 
 /// A scenario with `partial_deadlines`: fonts given up 1 ms after their request (long before

@@ -111,6 +111,17 @@ pub struct Cubic {
     hystart: Option<HyStart>,
     /// QUIC's reduction in bytes ([`Cubic::for_quic`]) instead of TCP's in whole segments.
     quic: bool,
+    /// quinn-proto's slow start and congestion avoidance ([`Cubic::as_quinn`]).
+    quinn: bool,
+    /// quinn ([`Cubic::as_quinn`]): the congestion-avoidance time origin, quinn-proto's
+    /// `recovery_start_time` (the last reduction, or the first ACK in congestion avoidance
+    /// when none came since the start or persistent congestion).
+    quic_origin_ns: Option<u64>,
+    /// quinn: `K` in seconds, as quinn-proto computes it at a reduction (∛(W_max·(1−β)/C)).
+    quic_k_s: f64,
+    /// quinn: quinn-proto's `cwnd_inc`, the growth owed in bytes; a datagram is added once it
+    /// reaches one.
+    quic_cwnd_inc_bytes: u64,
 }
 
 impl Cubic {
@@ -130,6 +141,10 @@ impl Cubic {
             in_timeout_recovery: false,
             hystart: config.hystart.then(|| HyStart::new(mss_bytes)),
             quic: false,
+            quinn: false,
+            quic_origin_ns: None,
+            quic_k_s: 0.0,
+            quic_cwnd_inc_bytes: 0,
         }
     }
 
@@ -138,6 +153,18 @@ impl Cubic {
     /// keeps whole segments.
     pub fn for_quic(mut self) -> Self {
         self.quic = true;
+        self
+    }
+
+    /// QUIC mode's controller as `triage reproduce quic`'s reference, quinn-proto 0.11's
+    /// `Cubic`, runs it ([`QuicConfig::cubic_as_quinn`](crate::quic::QuicConfig)): the
+    /// reduction in bytes ([`for_quic`](Self::for_quic)), slow start adding every byte
+    /// acknowledged (past ssthresh too), and RFC 8312's congestion avoidance as quinn has it
+    /// ([`quic_congestion_avoidance`](Self::quic_congestion_avoidance)), where the default
+    /// is RFC 9438's (as Linux, and as quiche's ACK-counted Reno estimate).
+    pub fn as_quinn(mut self) -> Self {
+        self.quic = true;
+        self.quinn = true;
         self
     }
 
@@ -188,7 +215,62 @@ impl Cubic {
         };
         self.epoch = None;
         self.ca_remainder = 0;
+        if self.quinn {
+            // quinn-proto: K = ∛(W_max/mss · (1 − β) / C); cwnd_inc scaled by β.
+            let w_max_segments = self.w_max_bytes.unwrap_or(cwnd) as f64 / self.mss_bytes as f64;
+            self.quic_k_s =
+                (w_max_segments * (BETA_DEN - BETA_NUM) as f64 / BETA_DEN as f64 * C_DEN as f64 / C_NUM as f64).cbrt();
+            self.quic_cwnd_inc_bytes = mul_ratio(self.quic_cwnd_inc_bytes, BETA_NUM, BETA_DEN);
+        }
         self.stop_hystart();
+    }
+
+    /// Congestion avoidance as quinn-proto 0.11's `Cubic::on_ack` (RFC 8312
+    /// §4.1-4.3): with `t` from the last reduction ([`quic_origin_ns`](Self::quic_origin_ns)),
+    /// `W_cubic(t + srtt)` against the Reno estimate `W_est(t) = W_max·β + 3(1−β)/(1+β) ·
+    /// t/srtt` (in datagrams, a function of time, where RFC 9438 §4.3 counts acknowledged
+    /// bytes); for each datagram acknowledged the window it asks for (`W_est` in the
+    /// Reno-friendly region, cwnd + (W_cubic − cwnd)/cwnd datagrams otherwise) adds its
+    /// excess over cwnd to `cwnd_inc`, and once that reaches a datagram the window grows by
+    /// one and the count starts again. In the Reno-friendly region the excess is counted at
+    /// every ACK, so the window climbs to `W_est` and past it by up to a datagram within a
+    /// few ACKs.
+    fn quic_congestion_avoidance(&mut self, ack: &AckSample, mut acked_bytes: u64) {
+        let mss = self.mss_bytes;
+        let origin_ns = match self.quic_origin_ns {
+            Some(t) => t,
+            None => {
+                self.quic_origin_ns = Some(ack.now_ns);
+                self.w_max_bytes = Some(self.cwnd_bytes);
+                self.quic_k_s = 0.0;
+                ack.now_ns
+            }
+        };
+        let w_max_segments = self.w_max_bytes.unwrap_or(self.cwnd_bytes) as f64 / mss as f64;
+        let t_s = ack.now_ns.saturating_sub(origin_ns) as f64 / NS_PER_SEC;
+        let rtt_s = ack.srtt_ns.or(ack.rtt_ns).unwrap_or(0) as f64 / NS_PER_SEC;
+        let (c, beta) = (C_NUM as f64 / C_DEN as f64, BETA_NUM as f64 / BETA_DEN as f64);
+        let w_cubic = (c * (t_s + rtt_s - self.quic_k_s).powi(3) + w_max_segments) * mss as f64;
+        let w_est = if rtt_s > 0.0 {
+            (w_max_segments * beta + 3.0 * (1.0 - beta) / (1.0 + beta) * t_s / rtt_s) * mss as f64
+        } else {
+            0.0
+        };
+        while acked_bytes > 0 {
+            acked_bytes = acked_bytes.saturating_sub(mss);
+            let cwnd = self.cwnd_bytes;
+            let mut asked = cwnd;
+            if w_cubic < w_est {
+                asked = asked.max(w_est as u64);
+            } else if asked < w_cubic as u64 {
+                asked = asked.saturating_add(((w_cubic - cwnd as f64) / cwnd as f64 * mss as f64) as u64);
+            }
+            self.quic_cwnd_inc_bytes = self.quic_cwnd_inc_bytes.saturating_add(asked - cwnd);
+            if self.quic_cwnd_inc_bytes >= mss {
+                self.cwnd_bytes = cwnd.saturating_add(mss);
+                self.quic_cwnd_inc_bytes = 0;
+            }
+        }
     }
 
     /// RFC 9438 §4.2-4.5: one ACK in congestion avoidance.
@@ -294,10 +376,19 @@ impl CongestionController for Cubic {
                     return;
                 }
             }
-            self.cwnd_bytes = self.cwnd_bytes.saturating_add(grow).min(self.ssthresh_bytes);
+            if self.quinn {
+                // quinn-proto: every byte, past ssthresh too.
+                self.cwnd_bytes = self.cwnd_bytes.saturating_add(grow);
+            } else {
+                self.cwnd_bytes = self.cwnd_bytes.saturating_add(grow).min(self.ssthresh_bytes);
+            }
             return;
         }
-        self.congestion_avoidance(ack, acked);
+        if self.quinn {
+            self.quic_congestion_avoidance(ack, acked);
+        } else {
+            self.congestion_avoidance(ack, acked);
+        }
     }
 
     /// RFC 9438 §4.6-4.8. Loss: reduce once per recovery episode; cwnd stays while PRR runs
@@ -307,13 +398,14 @@ impl CongestionController for Cubic {
     /// the timer expires again before the last timeout's recovery ended (RFC 5681 §3.1);
     /// cwnd drops to one segment, and the next congestion-avoidance stage starts with K = 0
     /// from its own cwnd.
-    fn on_congestion(&mut self, _now_ns: u64, signal: CongestionSignal, _bytes_in_flight: u64) {
+    fn on_congestion(&mut self, now_ns: u64, signal: CongestionSignal, _bytes_in_flight: u64) {
         match signal {
             CongestionSignal::Loss => {
                 if self.in_recovery {
                     return;
                 }
                 self.reduce();
+                self.quic_origin_ns = Some(now_ns);
                 self.in_recovery = true;
             }
             CongestionSignal::Ecn { .. } => {
@@ -321,6 +413,7 @@ impl CongestionController for Cubic {
                     return;
                 }
                 self.reduce();
+                self.quic_origin_ns = Some(now_ns);
                 self.cwnd_bytes = self.ssthresh_bytes;
             }
             CongestionSignal::Timeout => {
@@ -329,6 +422,7 @@ impl CongestionController for Cubic {
                 }
                 self.in_timeout_recovery = true;
                 self.w_max_bytes = None;
+                self.quic_origin_ns = None;
                 self.epoch = None;
                 self.ca_remainder = 0;
                 self.cwnd_bytes = self.mss_bytes;
@@ -339,6 +433,7 @@ impl CongestionController for Cubic {
                 // RFC 9002 §7.6.2: the window collapses to kMinimumWindow (2 packets) and the
                 // cubic epoch starts over; ssthresh stays where the loss response put it.
                 self.w_max_bytes = None;
+                self.quic_origin_ns = None;
                 self.epoch = None;
                 self.ca_remainder = 0;
                 self.cwnd_bytes = 2 * self.mss_bytes;
@@ -392,6 +487,45 @@ mod tests {
         c.on_congestion(0, CongestionSignal::Loss, cwnd_segments * MSS);
         c.on_recovery_exit(0);
         c
+    }
+
+    /// quinn-proto's congestion avoidance ([`Cubic::as_quinn`]) against hand-computed values. A loss
+    /// at 10 datagrams (t = 0): W_max = 10, cwnd 7, K = ∛(10·0.3/0.4) = ∛7.5 = 1.957434 s.
+    /// At t = 100 ms with srtt 100 ms: W_cubic(0.2 s) = 0.4·(0.2 − 1.957434)³ + 10 = 7.8288
+    /// datagrams above W_est(0.1 s) = 7 + (0.9/1.7)·1 = 7.5294: the cubic region, each
+    /// datagram acknowledged owes (7828.8 − 7000)/7000 · 1000 = 118 bytes; nine of them
+    /// owe 1062 ≥ 1000 at the ninth: one datagram more, the count back to 0. At t = 1 s:
+    /// W_cubic(1.1 s) = 9.7478 below W_est(1 s) = 7 + 0.5294·10 = 12.2941, the Reno-friendly
+    /// region: each datagram owes W_est − cwnd, a whole datagram at once, so three datagrams
+    /// acknowledged take 8000 to 11000.
+    #[test]
+    fn quinns_congestion_avoidance() {
+        let mut c = Cubic::new(MSS, 10, CubicConfig::default()).as_quinn();
+        c.on_congestion(0, CongestionSignal::Loss, 10 * MSS);
+        c.on_recovery_exit(0);
+        assert_eq!(c.window_bytes(), 7_000);
+        assert!((c.quic_k_s - 7.5f64.cbrt()).abs() < 1e-12);
+        c.on_ack(&ack(100 * MS, 8 * MSS, 100 * MS));
+        assert_eq!((c.window_bytes(), c.quic_cwnd_inc_bytes), (7_000, 8 * 118));
+        c.on_ack(&ack(100 * MS, MSS, 100 * MS));
+        assert_eq!((c.window_bytes(), c.quic_cwnd_inc_bytes), (8_000, 0));
+        c.on_ack(&ack(SEC, 3 * MSS, 100 * MS));
+        assert_eq!((c.window_bytes(), c.quic_cwnd_inc_bytes), (11_000, 0));
+        // W_est is 12294: 1294 owed by the next datagram (12000), then 294 by each, until
+        // the window passes W_est; above it nothing is owed.
+        c.on_ack(&ack(SEC, 3 * MSS, 100 * MS));
+        assert_eq!((c.window_bytes(), c.quic_cwnd_inc_bytes), (12_000, 588));
+        c.on_ack(&ack(SEC, 2 * MSS, 100 * MS));
+        assert_eq!((c.window_bytes(), c.quic_cwnd_inc_bytes), (13_000, 0));
+        c.on_ack(&ack(SEC, 10 * MSS, 100 * MS));
+        assert_eq!((c.window_bytes(), c.quic_cwnd_inc_bytes), (13_000, 0));
+        // The next reduction keeps β of the count and times the stage from itself; the
+        // window is above the last W_max, so W_max = 13000 (no fast convergence).
+        c.quic_cwnd_inc_bytes = 500;
+        c.on_congestion(2 * SEC, CongestionSignal::Loss, 13 * MSS);
+        c.on_recovery_exit(2 * SEC);
+        assert_eq!((c.window_bytes(), c.quic_cwnd_inc_bytes, c.w_max_bytes()), (9_100, 350, Some(13_000)));
+        assert_eq!(c.quic_origin_ns, Some(2 * SEC));
     }
 
     /// TCP keeps whole segments when it reduces (Linux: max(cwnd·717/1024, 2), ns-3:

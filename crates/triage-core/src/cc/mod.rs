@@ -265,13 +265,15 @@ pub fn build_for(cfg: &crate::ConnectionConfig) -> Box<dyn CongestionController>
 
 /// The controller of a QUIC-mode path: as [`build_for`], with NewReno (and NewReno with
 /// ECN) counting acknowledged bytes as RFC 9002 §7.3 does ([`NewReno::for_quic`]) rather
-/// than as TCP does, and CUBIC reducing in bytes ([`Cubic::for_quic`]).
+/// than as TCP does, and CUBIC reducing in bytes ([`Cubic::for_quic`]), or run as quinn-proto
+/// runs it when the settings ask ([`Cubic::as_quinn`], `QuicConfig::cubic_as_quinn`).
 pub fn build_for_quic(cfg: &crate::ConnectionConfig) -> Box<dyn CongestionController> {
     let (mss, iw) = (cfg.mss_bytes as u64, cfg.initial_window_segments as u64);
     let reno = || NewReno::new(mss, iw).with_growth(cfg.newreno_growth).for_quic();
     match &cfg.controller {
         ControllerKind::NewReno => Box::new(reno()),
         ControllerKind::NewRenoEcn => Box::new(NewRenoEcn::with_inner(reno())),
+        ControllerKind::Cubic if cfg.quic.cubic_as_quinn => Box::new(Cubic::new(mss, iw, cfg.cubic).as_quinn()),
         ControllerKind::Cubic => Box::new(Cubic::new(mss, iw, cfg.cubic).for_quic()),
         _ => build_for(cfg),
     }

@@ -124,6 +124,11 @@ pub struct QuicConfig {
     /// data: behind a DATAGRAM frame (`triage reproduce quic` sets quinn's 25), or after a
     /// stream that ran dry.
     pub stream_frame_min_room_bytes: u32,
+    /// CUBIC as quinn-proto 0.11 runs it ([`Cubic::as_quinn`](crate::cc::Cubic::as_quinn):
+    /// RFC 8312's time-based Reno estimate, growth owed counted at every ACK, slow start past
+    /// ssthresh) instead of RFC 9438's congestion avoidance. Off by default; `triage
+    /// reproduce quic`, whose reference is quinn, turns it on.
+    pub cubic_as_quinn: bool,
     /// Largest DATAGRAM frame payload (the reference: 1414 bytes).
     pub max_datagram_frame_bytes: u32,
     /// Bytes of the chunk header in front of each datagram chunk's data (the reference:
@@ -277,6 +282,7 @@ impl Default for QuicConfig {
             session_ticket_bytes: 178,
             tls_cpu_ns: 0,
             stream_frame_min_room_bytes: 5,
+            cubic_as_quinn: false,
             max_datagram_frame_bytes: 1414,
             datagram_chunk_header_bytes: 9,
             datagram_framing: DatagramFraming::Reference,

@@ -1909,6 +1909,10 @@ impl QuicConnection {
         let mut prior_delivered = 0u64;
         let mut after_recovery = false;
         let mut bw_limited = false;
+        // A recovery period this ACK begins (ECN below, a loss in `on_packets_lost`) starts
+        // now, after every packet it acknowledges was sent: then none of them may grow the
+        // window or end the period. Counted, since persistent congestion clears the start.
+        let recoveries_before = self.qstats.congestion_events;
         for (_, p) in &newly {
             if p.ack_eliciting {
                 let s = self.sp_mut(space, pi);
@@ -1978,6 +1982,14 @@ impl QuicConnection {
         let lost = self.detect_lost(now_ns, space, pi);
         let lost_bytes: u64 = lost.iter().filter(|(_, p, _)| p.in_flight).map(|(_, p, _)| p.size_bytes as u64).sum();
         self.on_packets_lost(now_ns, space, pi, lost);
+        if self.qstats.congestion_events != recoveries_before {
+            // RFC 9002 Appendix A.7 then B.5: OnPacketsLost sets the recovery start to now,
+            // so OnPacketsAcked finds every packet of this ACK sent in the period
+            // (quinn-proto grows the window with them first and halves the result; both
+            // leave the halved window for the period's first round trip).
+            pre_recovery_bytes = acked_bytes;
+            after_recovery = false;
+        }
         if let Some(r) = rs.filter(|r| !bw_limited && r.interval_ns > 0 && space == SpaceId::Data) {
             self.on_rate_sample(now_ns, pi, &r);
         }

@@ -53,6 +53,9 @@ struct Pair {
     delivered_at: [Vec<u64>; 2],
     /// Called when the server first reports the connection established.
     on_server_connected: Option<OnConnected>,
+    /// The server's (time, window, ssthresh, controller state) after each packet it handled,
+    /// and (time, window, ssthresh, "timeout") after each of its timers.
+    server_cc: Vec<(u64, u64, u64, &'static str)>,
 }
 
 fn config(window: u64, max_streams: u64) -> ConnectionConfig {
@@ -83,6 +86,7 @@ impl Pair {
             delivered: Default::default(),
             delivered_at: Default::default(),
             on_server_connected: None,
+            server_cc: Vec::new(),
         }
     }
 
@@ -170,7 +174,10 @@ impl Pair {
                     }
                     if side == 0 {
                         match self.server.as_mut() {
-                            Some(s) => s.handle_packet(self.now, &p),
+                            Some(s) => {
+                                s.handle_packet(self.now, &p);
+                                self.server_cc.push((self.now, s.cwnd_bytes(), s.ssthresh_bytes(), s.cc_state().1));
+                            }
                             None => self.server = QuicConnection::accept(self.cfg.clone(), self.now, &p),
                         }
                     } else {
@@ -186,6 +193,7 @@ impl Pair {
             if let Some(s) = self.server.as_mut() {
                 if s.poll_timeout().is_some_and(|d| d <= self.now) {
                     s.handle_timeout(self.now);
+                    self.server_cc.push((self.now, s.cwnd_bytes(), s.ssthresh_bytes(), "timeout"));
                 }
             }
         }
@@ -312,6 +320,43 @@ fn a_bulk_stream_sends_one_full_stream_frame_per_packet() {
     assert!(packets[..packets.len() - 1].iter().all(|&(_, b)| b == full), "every packet but the last full");
     let on_stream = stream_frames(&p.frames[1]);
     assert!(on_stream.windows(2).all(|w| w[0].1 + w[0].2 == w[1].1), "contiguous, in order");
+}
+
+/// RFC 9002 Appendix A.7 and B.5: an ACK that declares a loss begins a recovery period
+/// at that instant, so none of the packets it acknowledges was sent in the period: the
+/// window is the reduced one, and the period goes on until a packet sent after it began is
+/// acknowledged. (The start of an earlier period once decided this: an ACK that both
+/// acknowledged packets sent after the first recovery and declared a second loss ended
+/// the new period at once and grew the halved window by what it acknowledged.)
+#[test]
+fn an_ack_that_declares_a_loss_leaves_the_halved_window_for_the_new_period() {
+    // A long path, so that the ACK reporting three later packets comes before the loss timer
+    // (9/8 of an RTT) and declares the loss itself.
+    let mut p = Pair::new(config(10_000_000, 100), 10_000_000, 50 * MS);
+    p.on_server_connected = Some(Box::new(|s, now| {
+        s.write_message(now, meta(0, 1_500_000), PrioritySignals::default(), Reliability::Reliable);
+        s.close();
+    }));
+    // Two server packets lost, far enough apart that the first period is over.
+    p.drop = Box::new(|side, n, _| side == 1 && (n == 40 || n == 500));
+    p.client.close();
+    p.run(10_000 * MS);
+    assert_eq!(p.seen[0].completed.len(), 1);
+    let cc = &p.server_cc;
+    let reductions: Vec<usize> = (1..cc.len()).filter(|&i| cc[i].2 != cc[i - 1].2).collect();
+    assert_eq!(reductions.len(), 2, "two losses, two reductions: {reductions:?}");
+    for &i in &reductions {
+        let (t, cwnd, ssthresh, state) = cc[i];
+        // (A reduction by the loss timer would read "timeout" here.)
+        assert_eq!(state, "recovery", "at {t} ns an ACK began the new period");
+        assert_eq!(cwnd, ssthresh, "at {t} ns the window is the reduced one, grown by nothing");
+        // Through the period's first round trip (the packets in flight were all sent
+        // before it began) the window does not move.
+        let srtt = p.server().srtt_ns().expect("sampled");
+        for &(u, w, _, _) in cc[i..].iter().take_while(|c| c.0 < t + srtt / 2) {
+            assert_eq!(w, cwnd, "window moved at {u} ns, within half an RTT of the reduction at {t} ns");
+        }
+    }
 }
 
 /// Behind a full DATAGRAM frame a packet has a few bytes left: filled to the byte with a

@@ -162,6 +162,8 @@ pub fn transport(s: &QuicSetting) -> Result<ConnectionConfig, QuicSettingError> 
     cfg.quic.tls_cpu_ns = 700_000;
     // quinn starts a STREAM frame only with more than 25 bytes left in the packet.
     cfg.quic.stream_frame_min_room_bytes = 25;
+    // quinn's CUBIC (`Cubic::as_quinn`).
+    cfg.quic.cubic_as_quinn = true;
     // 10 packets of 1452 bytes: 14520 bytes for every controller.
     cfg.initial_window_segments = 10;
     Ok(cfg)
