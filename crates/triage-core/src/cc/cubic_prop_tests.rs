@@ -118,4 +118,11 @@ proptest! {
     fn cubic_with_hystart_window_stays_within_its_floor_and_bound(ops in vec(op(), 0..400)) {
         run(&mut Cubic::new(MSS, IW, CubicConfig { hystart: true }), &ops);
     }
+
+    /// quinn-proto's congestion avoidance (`Cubic::as_quinn`): at most a datagram per
+    /// datagram acknowledged, and the same floors.
+    #[test]
+    fn quinn_cubic_window_stays_within_its_floor_and_bound(ops in vec(op(), 0..400)) {
+        run(&mut Cubic::new(MSS, IW, CubicConfig::default()).as_quinn(), &ops);
+    }
 }
