@@ -311,19 +311,21 @@ pub fn run(a: QuicArgs) -> Result<(), String> {
     let mut plan = Vec::new();
     // Runs per setting and mode, in the plan's order (settings, then modes).
     let mut counts: Vec<usize> = Vec::new();
+    // One run of a cell (setting, mode) with its seed.
+    let cell = |rate: Rate, owd: Duration, mode: &str, seed: u64| QuicSetting {
+        mode: mode.to_string(),
+        cc: a.cc.name().to_string(),
+        rate_bps: rate.0,
+        owd_ms: owd.0 as f64 / 1e6,
+        loss: a.loss,
+        seed,
+        replay_seed: None,
+    };
     if a.paired {
         let refs = refs.as_ref().expect("clap: --paired requires --reference-runs");
         for &(rate, owd) in &settings {
             for mode in &modes {
-                let cell = QuicSetting {
-                    mode: mode.clone(),
-                    cc: a.cc.name().to_string(),
-                    rate_bps: rate.0,
-                    owd_ms: owd.0 as f64 / 1e6,
-                    loss: a.loss,
-                    seed: 0,
-                    replay_seed: None,
-                };
+                let cell = cell(rate, owd, mode, 0);
                 let seeds = refs.seeds_of(&cell);
                 if seeds.is_empty() {
                     return Err(format!(
@@ -347,15 +349,7 @@ pub fn run(a: QuicArgs) -> Result<(), String> {
     for &(rate, owd) in settings.iter().filter(|_| !a.paired) {
         for mode in &modes {
             for i in 0..u64::from(a.runs) {
-                let s = QuicSetting {
-                    mode: mode.clone(),
-                    cc: a.cc.name().to_string(),
-                    rate_bps: rate.0,
-                    owd_ms: owd.0 as f64 / 1e6,
-                    loss: a.loss,
-                    seed: a.seed + i,
-                    replay_seed: None,
-                };
+                let s = cell(rate, owd, mode, a.seed + i);
                 quic::build(&s).map_err(|e| {
                     let f = flag(&e);
                     let f = if !a.setting.is_empty() && (f == "--rate" || f == "--owd") { "--setting" } else { f };

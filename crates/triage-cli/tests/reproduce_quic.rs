@@ -22,6 +22,19 @@ fn json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// `reproduce quic --loss 5% --paired --json` for controller `cc`, the comma-separated
+/// `modes` and each of `settings`, against the reference runs of `files`.
+fn paired(cc: &str, modes: &str, settings: &[&str], files: &[&str]) -> serde_json::Value {
+    let mut args = vec!["reproduce", "quic", "--loss", "5%", "--modes", modes, "--cc", cc, "--paired", "--json"];
+    for s in settings {
+        args.extend(["--setting", s]);
+    }
+    for f in files {
+        args.extend(["--reference-runs", f]);
+    }
+    json(&args)
+}
+
 const GROUPS: [&str; 5] = ["P4", "P3", "P2", "P1", "P0"];
 
 #[test]
@@ -437,24 +450,7 @@ fn reference_runs_put_their_spread_beside_ours() {
 #[test]
 fn paired_runs_meet_the_references_losses_and_agree_with_linux() {
     for cc in ["newreno", "cubic"] {
-        let v = json(&[
-            "reproduce",
-            "quic",
-            "--loss",
-            "5%",
-            "--modes",
-            "tcp",
-            "--cc",
-            cc,
-            "--setting",
-            "2Mbps/25ms",
-            "--setting",
-            "10Mbps/10ms",
-            "--reference-runs",
-            "docs/data/linuxtcp-loss5.jsonl",
-            "--paired",
-            "--json",
-        ]);
+        let v = paired(cc, "tcp", &["2Mbps/25ms", "10Mbps/10ms"], &["docs/data/linuxtcp-loss5.jsonl"]);
         let cells = v["paired"].as_array().unwrap();
         assert_eq!(cells.len(), 2, "{cc}");
         for c in cells {
@@ -474,20 +470,12 @@ fn paired_runs_meet_the_references_losses_and_agree_with_linux() {
         assert_eq!(v["runs"].as_array().unwrap().len(), 60);
     }
     // Two files of the same seeds (a repeat meets the same losses): each reference run pairs once.
-    let v = json(&[
-        "reproduce",
-        "quic",
-        "--loss",
-        "5%",
-        "--modes",
+    let v = paired(
+        "newreno",
         "fifo",
-        "--reference-runs",
-        "docs/data/quicref-loss5-streams.jsonl",
-        "--reference-runs",
-        "docs/data/quicref-loss5-streams-repeat.jsonl",
-        "--paired",
-        "--json",
-    ]);
+        &["2Mbps/25ms"],
+        &["docs/data/quicref-loss5-streams.jsonl", "docs/data/quicref-loss5-streams-repeat.jsonl"],
+    );
     let pairs = v["paired"][0]["pairs"].as_array().unwrap();
     assert_eq!(pairs.len(), 60);
     let refs: Vec<f64> = pairs.iter().map(|p| p["reference_ms"].as_f64().unwrap()).collect();
@@ -549,9 +537,9 @@ fn paired_runs_meet_the_references_losses_and_agree_with_linux() {
 /// QUIC mode paired with quinn's runs (set a and its repeat, which share their seeds): the
 /// median of the per-pair ratios within 5% over the 60 pairs of each cell, within 2.5%
 /// over the repeat's 30 alone, and within 3% against a third run of two cells made on this
-/// project's machine (`docs/data/quicref-loss5-streams-here.jsonl`). Set a ran while its machine's load rose and is about 6%
-/// slower than its repeat pair by pair (quinn run again here on the same seeds agrees with
-/// the repeat: NewReno 10 Mbps fifo, ours +1.0% against those reruns; CUBIC prio −0.1%).
+/// project's machine (`docs/data/quicref-loss5-streams-here.jsonl`). Set a ran while its
+/// machine's load rose and is about 6% slower than its repeat pair by pair; the third run
+/// agrees with the repeat (ours against it: NewReno 10 Mbps fifo +2.5%, CUBIC prio +0.2%).
 /// Measured, 60 pairs (fifo, prio at 2 Mbps / 25 ms, then 10 Mbps / 10 ms): NewReno +0.3%,
 /// −0.5%, −2.8%, −4.5%; CUBIC −0.2%, −0.5%, −2.8%, −2.2%; the repeat alone: NewReno +1.5%,
 /// −1.7%, +1.1%, −2.1%; CUBIC −0.2%, −0.3%, −0.4%, −0.3%. Before an ACK that declares a
@@ -563,26 +551,7 @@ fn quic_pages_paired_with_quinns_runs() {
     let both = ["docs/data/quicref-loss5-streams.jsonl", "docs/data/quicref-loss5-streams-repeat.jsonl"];
     for (files, pairs, bound) in [(&both[..], 60, 0.05), (&both[1..], 30, 0.025)] {
         for cc in ["cubic", "newreno"] {
-            let mut args = vec![
-                "reproduce",
-                "quic",
-                "--loss",
-                "5%",
-                "--modes",
-                "fifo,prio",
-                "--cc",
-                cc,
-                "--setting",
-                "2Mbps/25ms",
-                "--setting",
-                "10Mbps/10ms",
-                "--paired",
-                "--json",
-            ];
-            for f in files {
-                args.extend(["--reference-runs", f]);
-            }
-            let v = json(&args);
+            let v = paired(cc, "fifo,prio", &["2Mbps/25ms", "10Mbps/10ms"], files);
             let cells = v["paired"].as_array().unwrap();
             assert_eq!(cells.len(), 4, "{cc}");
             for c in cells {
@@ -599,22 +568,7 @@ fn quic_pages_paired_with_quinns_runs() {
     }
     // quinn run here through the reference's own runner, two cells (measured +2.5%, +0.2%).
     for (cc, mode) in [("newreno", "fifo"), ("cubic", "prio")] {
-        let v = json(&[
-            "reproduce",
-            "quic",
-            "--loss",
-            "5%",
-            "--modes",
-            mode,
-            "--cc",
-            cc,
-            "--setting",
-            "10Mbps/10ms",
-            "--reference-runs",
-            "docs/data/quicref-loss5-streams-here.jsonl",
-            "--paired",
-            "--json",
-        ]);
+        let v = paired(cc, mode, &["10Mbps/10ms"], &["docs/data/quicref-loss5-streams-here.jsonl"]);
         let c = &v["paired"][0];
         assert_eq!(c["pairs"].as_array().unwrap().len(), 30);
         let ratio = c["median_ratio_minus_1"].as_f64().unwrap();

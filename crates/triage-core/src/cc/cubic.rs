@@ -116,12 +116,12 @@ pub struct Cubic {
     /// quinn ([`Cubic::as_quinn`]): the congestion-avoidance time origin, quinn-proto's
     /// `recovery_start_time` (the last reduction, or the first ACK in congestion avoidance
     /// when none came since the start or persistent congestion).
-    quic_origin_ns: Option<u64>,
+    quinn_origin_ns: Option<u64>,
     /// quinn: `K` in seconds, as quinn-proto computes it at a reduction (∛(W_max·(1−β)/C)).
-    quic_k_s: f64,
+    quinn_k_s: f64,
     /// quinn: quinn-proto's `cwnd_inc`, the growth owed in bytes; a datagram is added once it
     /// reaches one.
-    quic_cwnd_inc_bytes: u64,
+    quinn_cwnd_inc_bytes: u64,
 }
 
 impl Cubic {
@@ -142,9 +142,9 @@ impl Cubic {
             hystart: config.hystart.then(|| HyStart::new(mss_bytes)),
             quic: false,
             quinn: false,
-            quic_origin_ns: None,
-            quic_k_s: 0.0,
-            quic_cwnd_inc_bytes: 0,
+            quinn_origin_ns: None,
+            quinn_k_s: 0.0,
+            quinn_cwnd_inc_bytes: 0,
         }
     }
 
@@ -160,7 +160,7 @@ impl Cubic {
     /// `Cubic`, runs it ([`QuicConfig::cubic_as_quinn`](crate::quic::QuicConfig)): the
     /// reduction in bytes ([`for_quic`](Self::for_quic)), slow start adding every byte
     /// acknowledged (past ssthresh too), and RFC 8312's congestion avoidance as quinn has it
-    /// ([`quic_congestion_avoidance`](Self::quic_congestion_avoidance)), where the default
+    /// ([`quinn_congestion_avoidance`](Self::quinn_congestion_avoidance)), where the default
     /// is RFC 9438's (as Linux, and as quiche's ACK-counted Reno estimate).
     pub fn as_quinn(mut self) -> Self {
         self.quic = true;
@@ -218,15 +218,15 @@ impl Cubic {
         if self.quinn {
             // quinn-proto: K = ∛(W_max/mss · (1 − β) / C); cwnd_inc scaled by β.
             let w_max_segments = self.w_max_bytes.unwrap_or(cwnd) as f64 / self.mss_bytes as f64;
-            self.quic_k_s =
+            self.quinn_k_s =
                 (w_max_segments * (BETA_DEN - BETA_NUM) as f64 / BETA_DEN as f64 * C_DEN as f64 / C_NUM as f64).cbrt();
-            self.quic_cwnd_inc_bytes = mul_ratio(self.quic_cwnd_inc_bytes, BETA_NUM, BETA_DEN);
+            self.quinn_cwnd_inc_bytes = mul_ratio(self.quinn_cwnd_inc_bytes, BETA_NUM, BETA_DEN);
         }
         self.stop_hystart();
     }
 
     /// Congestion avoidance as quinn-proto 0.11's `Cubic::on_ack` (RFC 8312
-    /// §4.1-4.3): with `t` from the last reduction ([`quic_origin_ns`](Self::quic_origin_ns)),
+    /// §4.1-4.3): with `t` from the last reduction ([`quinn_origin_ns`](Self::quinn_origin_ns)),
     /// `W_cubic(t + srtt)` against the Reno estimate `W_est(t) = W_max·β + 3(1−β)/(1+β) ·
     /// t/srtt` (in datagrams, a function of time, where RFC 9438 §4.3 counts acknowledged
     /// bytes); for each datagram acknowledged the window it asks for (`W_est` in the
@@ -235,14 +235,14 @@ impl Cubic {
     /// one and the count starts again. In the Reno-friendly region the excess is counted at
     /// every ACK, so the window climbs to `W_est` and past it by up to a datagram within a
     /// few ACKs.
-    fn quic_congestion_avoidance(&mut self, ack: &AckSample, mut acked_bytes: u64) {
+    fn quinn_congestion_avoidance(&mut self, ack: &AckSample, mut acked_bytes: u64) {
         let mss = self.mss_bytes;
-        let origin_ns = match self.quic_origin_ns {
+        let origin_ns = match self.quinn_origin_ns {
             Some(t) => t,
             None => {
-                self.quic_origin_ns = Some(ack.now_ns);
+                self.quinn_origin_ns = Some(ack.now_ns);
                 self.w_max_bytes = Some(self.cwnd_bytes);
-                self.quic_k_s = 0.0;
+                self.quinn_k_s = 0.0;
                 ack.now_ns
             }
         };
@@ -250,7 +250,7 @@ impl Cubic {
         let t_s = ack.now_ns.saturating_sub(origin_ns) as f64 / NS_PER_SEC;
         let rtt_s = ack.srtt_ns.or(ack.rtt_ns).unwrap_or(0) as f64 / NS_PER_SEC;
         let (c, beta) = (C_NUM as f64 / C_DEN as f64, BETA_NUM as f64 / BETA_DEN as f64);
-        let w_cubic = (c * (t_s + rtt_s - self.quic_k_s).powi(3) + w_max_segments) * mss as f64;
+        let w_cubic = (c * (t_s + rtt_s - self.quinn_k_s).powi(3) + w_max_segments) * mss as f64;
         let w_est = if rtt_s > 0.0 {
             (w_max_segments * beta + 3.0 * (1.0 - beta) / (1.0 + beta) * t_s / rtt_s) * mss as f64
         } else {
@@ -265,10 +265,10 @@ impl Cubic {
             } else if asked < w_cubic as u64 {
                 asked = asked.saturating_add(((w_cubic - cwnd as f64) / cwnd as f64 * mss as f64) as u64);
             }
-            self.quic_cwnd_inc_bytes = self.quic_cwnd_inc_bytes.saturating_add(asked - cwnd);
-            if self.quic_cwnd_inc_bytes >= mss {
+            self.quinn_cwnd_inc_bytes = self.quinn_cwnd_inc_bytes.saturating_add(asked - cwnd);
+            if self.quinn_cwnd_inc_bytes >= mss {
                 self.cwnd_bytes = cwnd.saturating_add(mss);
-                self.quic_cwnd_inc_bytes = 0;
+                self.quinn_cwnd_inc_bytes = 0;
             }
         }
     }
@@ -385,7 +385,7 @@ impl CongestionController for Cubic {
             return;
         }
         if self.quinn {
-            self.quic_congestion_avoidance(ack, acked);
+            self.quinn_congestion_avoidance(ack, acked);
         } else {
             self.congestion_avoidance(ack, acked);
         }
@@ -405,7 +405,7 @@ impl CongestionController for Cubic {
                     return;
                 }
                 self.reduce();
-                self.quic_origin_ns = Some(now_ns);
+                self.quinn_origin_ns = Some(now_ns);
                 self.in_recovery = true;
             }
             CongestionSignal::Ecn { .. } => {
@@ -413,7 +413,7 @@ impl CongestionController for Cubic {
                     return;
                 }
                 self.reduce();
-                self.quic_origin_ns = Some(now_ns);
+                self.quinn_origin_ns = Some(now_ns);
                 self.cwnd_bytes = self.ssthresh_bytes;
             }
             CongestionSignal::Timeout => {
@@ -422,7 +422,7 @@ impl CongestionController for Cubic {
                 }
                 self.in_timeout_recovery = true;
                 self.w_max_bytes = None;
-                self.quic_origin_ns = None;
+                self.quinn_origin_ns = None;
                 self.epoch = None;
                 self.ca_remainder = 0;
                 self.cwnd_bytes = self.mss_bytes;
@@ -433,7 +433,7 @@ impl CongestionController for Cubic {
                 // RFC 9002 §7.6.2: the window collapses to kMinimumWindow (2 packets) and the
                 // cubic epoch starts over; ssthresh stays where the loss response put it.
                 self.w_max_bytes = None;
-                self.quic_origin_ns = None;
+                self.quinn_origin_ns = None;
                 self.epoch = None;
                 self.ca_remainder = 0;
                 self.cwnd_bytes = 2 * self.mss_bytes;
@@ -504,28 +504,28 @@ mod tests {
         c.on_congestion(0, CongestionSignal::Loss, 10 * MSS);
         c.on_recovery_exit(0);
         assert_eq!(c.window_bytes(), 7_000);
-        assert!((c.quic_k_s - 7.5f64.cbrt()).abs() < 1e-12);
+        assert!((c.quinn_k_s - 7.5f64.cbrt()).abs() < 1e-12);
         c.on_ack(&ack(100 * MS, 8 * MSS, 100 * MS));
-        assert_eq!((c.window_bytes(), c.quic_cwnd_inc_bytes), (7_000, 8 * 118));
+        assert_eq!((c.window_bytes(), c.quinn_cwnd_inc_bytes), (7_000, 8 * 118));
         c.on_ack(&ack(100 * MS, MSS, 100 * MS));
-        assert_eq!((c.window_bytes(), c.quic_cwnd_inc_bytes), (8_000, 0));
+        assert_eq!((c.window_bytes(), c.quinn_cwnd_inc_bytes), (8_000, 0));
         c.on_ack(&ack(SEC, 3 * MSS, 100 * MS));
-        assert_eq!((c.window_bytes(), c.quic_cwnd_inc_bytes), (11_000, 0));
+        assert_eq!((c.window_bytes(), c.quinn_cwnd_inc_bytes), (11_000, 0));
         // W_est is 12294: 1294 owed by the next datagram (12000), then 294 by each, until
         // the window passes W_est; above it nothing is owed.
         c.on_ack(&ack(SEC, 3 * MSS, 100 * MS));
-        assert_eq!((c.window_bytes(), c.quic_cwnd_inc_bytes), (12_000, 588));
+        assert_eq!((c.window_bytes(), c.quinn_cwnd_inc_bytes), (12_000, 588));
         c.on_ack(&ack(SEC, 2 * MSS, 100 * MS));
-        assert_eq!((c.window_bytes(), c.quic_cwnd_inc_bytes), (13_000, 0));
+        assert_eq!((c.window_bytes(), c.quinn_cwnd_inc_bytes), (13_000, 0));
         c.on_ack(&ack(SEC, 10 * MSS, 100 * MS));
-        assert_eq!((c.window_bytes(), c.quic_cwnd_inc_bytes), (13_000, 0));
+        assert_eq!((c.window_bytes(), c.quinn_cwnd_inc_bytes), (13_000, 0));
         // The next reduction keeps β of the count and times the stage from itself; the
         // window is above the last W_max, so W_max = 13000 (no fast convergence).
-        c.quic_cwnd_inc_bytes = 500;
+        c.quinn_cwnd_inc_bytes = 500;
         c.on_congestion(2 * SEC, CongestionSignal::Loss, 13 * MSS);
         c.on_recovery_exit(2 * SEC);
-        assert_eq!((c.window_bytes(), c.quic_cwnd_inc_bytes, c.w_max_bytes()), (9_100, 350, Some(13_000)));
-        assert_eq!(c.quic_origin_ns, Some(2 * SEC));
+        assert_eq!((c.window_bytes(), c.quinn_cwnd_inc_bytes, c.w_max_bytes()), (9_100, 350, Some(13_000)));
+        assert_eq!(c.quinn_origin_ns, Some(2 * SEC));
     }
 
     /// TCP keeps whole segments when it reduces (Linux: max(cwnd·717/1024, 2), ns-3:
