@@ -189,6 +189,8 @@ struct Loaded {
     adjusted: BTreeMap<triage_web::Adjustment, usize>,
     /// Requests whose network timing and size came from a fetching proxy's headers.
     proxy_timed: usize,
+    /// Cache hits loaded over the network ([`ImportOptions::keep_cache_hits`]).
+    cache_hits_fetched: usize,
     recorded_qoe: Option<Qoe>,
 }
 
@@ -209,6 +211,7 @@ fn load(src: &SourceArgs) -> Result<Loaded, String> {
             skipped: BTreeMap::new(),
             adjusted: BTreeMap::new(),
             proxy_timed: 0,
+            cache_hits_fetched: 0,
             recorded_qoe: None,
         }
     } else {
@@ -234,6 +237,7 @@ fn load(src: &SourceArgs) -> Result<Loaded, String> {
             skipped: imp.skipped,
             adjusted: imp.adjusted,
             proxy_timed: imp.proxy_timed,
+            cache_hits_fetched: imp.cache_hits_fetched,
             page: imp.page,
             recorded_qoe: None,
         }
@@ -265,7 +269,10 @@ pub fn run(a: PageArgs) -> Result<(), String> {
 fn export(a: ExportArgs) -> Result<(), String> {
     let l = load(&a.source)?;
     let seq = write_replica(&l.page, &a.out).map_err(|e| format!("{}: {e}", l.file))?;
-    if let Some(line) = triage_web::import::adjusted_summary(&l.adjusted) {
+    for line in triage_web::import::adjusted_summary(&l.adjusted)
+        .into_iter()
+        .chain(triage_web::import::cache_summary(&l.page, l.cache_hits_fetched))
+    {
         eprintln!("warning: {}: {line}", l.file);
     }
     let bytes = seq.iter().fold(0u64, |a, t| a.saturating_add(t.size));
@@ -292,6 +299,8 @@ struct JsonObject<'a> {
     priority: Option<&'static str>,
     render_blocking: bool,
     third_party: bool,
+    /// Served from the browser's cache in the recording: no bytes on the network.
+    from_cache: bool,
     parent: Option<u32>,
 }
 
@@ -314,6 +323,10 @@ struct JsonReport<'a> {
     adjusted: BTreeMap<String, usize>,
     /// Requests timed by a fetching proxy's headers (Lightrider's `X-TCPMs` ...).
     proxy_timed: usize,
+    /// Objects the recording's browser served from its cache, kept at no network cost.
+    cache_hits: usize,
+    /// Cache hits loaded over the network instead (`--keep-cache-hits`).
+    cache_hits_fetched: usize,
     recorded_qoe_ms: Option<BTreeMap<&'static str, Option<f64>>>,
 }
 
@@ -371,6 +384,7 @@ fn analyze(a: AnalyzeArgs) -> Result<(), String> {
                     priority: o.browser_priority.map(|p| p.name()),
                     render_blocking: o.blocks_first_paint(),
                     third_party: o.third_party,
+                    from_cache: o.from_cache,
                     parent: o.parent.map(|p| p.0),
                 })
                 .collect(),
@@ -378,6 +392,8 @@ fn analyze(a: AnalyzeArgs) -> Result<(), String> {
             skipped: l.skipped.iter().map(|(r, n)| (r.name().to_string(), *n)).collect(),
             adjusted: l.adjusted.iter().map(|(r, n)| (r.name().to_string(), *n)).collect(),
             proxy_timed: l.proxy_timed,
+            cache_hits: l.page.objects().iter().filter(|o| o.from_cache).count(),
+            cache_hits_fetched: l.cache_hits_fetched,
             recorded_qoe_ms: l.recorded_qoe.as_ref().map(qoe_ms),
         };
         outln!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
@@ -415,7 +431,7 @@ fn print_table(l: &Loaded) {
     );
     for o in p.objects() {
         outln!(
-            "{:>4}  {:<6} {:>9}  {:<8} {:>4}  {:<13} {:>6}  {}{}",
+            "{:>4}  {:<6} {:>9}  {:<8} {:>4}  {:<13} {:>6}  {}{}{}",
             o.id.0,
             o.kind.name(),
             o.wire_bytes,
@@ -423,6 +439,7 @@ fn print_table(l: &Loaded) {
             o.cats_level,
             o.essential.name(),
             o.parent.map(|x| x.0.to_string()).unwrap_or_else(|| "-".into()),
+            if o.from_cache { "[cache] " } else { "" },
             if o.blocks_first_paint() { "[blocking] " } else { "" },
             crate::table::middle(&o.url, 90)
         );
@@ -441,6 +458,9 @@ fn print_table(l: &Loaded) {
         outln!("skipped: {total} ({})", cells.join(", "));
     }
     if let Some(line) = triage_web::import::adjusted_summary(&l.adjusted) {
+        outln!("{line}");
+    }
+    if let Some(line) = triage_web::import::cache_summary(p, l.cache_hits_fetched) {
         outln!("{line}");
     }
     if l.proxy_timed > 0 {

@@ -301,3 +301,53 @@ fn recorded_profile_takes_the_recorded_gaps_without_a_trace() {
     let both = triage(&["page", "simulate", &f, "--recorded-gaps", "--no-recorded-gaps"]);
     assert!(!both.status.success());
 }
+
+/// bbc.com's DevTools HAR is a warm load (85 of its 118 objects, the document among them,
+/// came from the browser's cache): `page analyze` tags them and says so, `page simulate` warns
+/// that its paints are not a first visit's, and `--keep-cache-hits` loads them (sized by their
+/// Content-Length) instead.
+#[test]
+fn a_warm_recording_says_so() {
+    let bbc = data("bbc.com.devtools.har");
+    let out = triage(&["page", "analyze", &bbc]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("[cache] ").count(), 85, "{text}");
+    assert!(text.contains("  [cache] [blocking] http://www.bbc.com/\n"), "{text}");
+    assert!(
+        text.contains(
+            "\n85 of 118 objects were served from the browser's cache in the recording, the document among them (a \
+             warm load): no bytes on the network here"
+        ),
+        "{text}"
+    );
+    let out = triage(&["page", "analyze", "--json", &bbc]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["cache_hits"].as_u64(), v["cache_hits_fetched"].as_u64()), (Some(85), Some(0)));
+    assert_eq!(v["objects"][0]["from_cache"], true);
+    assert_eq!(v["objects"].as_array().unwrap().iter().filter(|o| o["from_cache"] == true).count(), 85);
+
+    let out = triage(&["page", "analyze", "--json", "--keep-cache-hits", &bbc]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["cache_hits"].as_u64(), v["cache_hits_fetched"].as_u64()), (Some(0), Some(85)));
+    assert_eq!(
+        (v["objects"][0]["bytes"].as_u64(), v["objects"][0]["from_cache"].as_bool()),
+        (Some(30_536), Some(false))
+    );
+    assert_eq!(v["adjusted"]["cold_size_decoded"], 7);
+
+    let out = triage(&["page", "simulate", &bbc]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("warning: ") && stderr.contains("the document among them (a warm load)"), "{stderr}");
+    let out = triage(&["page", "simulate", "--keep-cache-hits", &bbc]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("85 of 118 objects were served from the browser's cache in the recording; loaded over"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("warm load"), "{stderr}");
+    // A recording without cache hits prints no such line.
+    let out = triage(&["page", "analyze", &data("etat.lu.har")]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("browser's cache"));
+}

@@ -1423,7 +1423,7 @@ impl Scenario {
                     let (mut page, adjusted) =
                         load_page_reporting(src, f.page_id.as_deref(), f.keep_cache_hits.unwrap_or(false), base_dir)
                             .map_err(|m| invalid(format!("{field}.page"), m))?;
-                    if let Some(line) = adjusted {
+                    for line in adjusted {
                         warnings.push(format!("{field}.page: {src}: {line}"));
                     }
                     if let Some(r) = &f.rules {
@@ -1670,16 +1670,18 @@ pub fn load_page(src: &str, page_id: Option<&str>, base_dir: Option<&Path>) -> R
     load_page_reporting(src, page_id, false, base_dir).map(|(p, _)| p)
 }
 
-/// [`load_page`], with the import's line on values it clamped or ignored, if any.
+/// [`load_page`], with the import's lines for the report: values it clamped or ignored, and
+/// the recording's cache hits (a warm load simulates at no network cost what a first visit
+/// fetches), when there are any.
 pub fn load_page_reporting(
     src: &str,
     page_id: Option<&str>,
     keep_cache_hits: bool,
     base_dir: Option<&Path>,
-) -> Result<(triage_web::Page, Option<String>), String> {
+) -> Result<(triage_web::Page, Vec<String>), String> {
     if let Some(name) = src.strip_prefix("builtin:") {
         return triage_web::builtin::builtin(name)
-            .map(|p| (p, None))
+            .map(|p| (p, Vec::new()))
             .ok_or_else(|| format!("no built-in page \"{name}\" (cats, bing, youtube, news)"));
     }
     let path = resolve(Path::new(src), base_dir);
@@ -1692,26 +1694,27 @@ pub fn load_page_reporting(
     let key = (path, page_id.map(String::from), keep_cache_hits);
     if let Some(hit) = imported_pages().lock().map_or(None, |c| c.get(&key).cloned()) {
         if hit.bytes == bytes {
-            return Ok((hit.page.clone(), hit.adjusted.clone()));
+            return Ok((hit.page.clone(), hit.notes.clone()));
         }
     }
     let opts = triage_web::ImportOptions { page: key.1.clone(), keep_cache_hits };
     let imp = triage_web::import_str(&String::from_utf8_lossy(&bytes), &opts).map_err(file_error)?;
-    let adjusted = imp.adjusted_summary();
+    let notes: Vec<String> = imp.adjusted_summary().into_iter().chain(imp.cache_summary()).collect();
     if let Ok(mut cache) = imported_pages().lock() {
         if cache.len() >= MAX_IMPORTED_PAGES {
             cache.clear();
         }
-        cache.insert(key, Arc::new(ImportedPage { bytes, page: imp.page.clone(), adjusted: adjusted.clone() }));
+        cache.insert(key, Arc::new(ImportedPage { bytes, page: imp.page.clone(), notes: notes.clone() }));
     }
-    Ok((imp.page, adjusted))
+    Ok((imp.page, notes))
 }
 
 /// A page imported from a file, kept for the rest of the process with the file's bytes.
 struct ImportedPage {
     bytes: Vec<u8>,
     page: triage_web::Page,
-    adjusted: Option<String>,
+    /// [`load_page_reporting`]'s lines.
+    notes: Vec<String>,
 }
 
 /// Files kept imported at most (the cache starts over when full).

@@ -295,6 +295,12 @@ pub fn parse(value: &Value) -> Result<(SourceFormat, Vec<RawPage>, usize), WebEr
                 r.entry.mime = opt_str(resp, "mimeType", &rp)?.unwrap_or("").to_string();
                 r.header_bytes = opt_bytes(resp, "encodedDataLength", &rp, &mut r.entry.adjusted)?;
                 r.early_hints = opt_bool(resp, "fromEarlyHints", &rp)?.unwrap_or(false);
+                r.entry.content_length = opt_obj(resp, "headers", &rp)?.and_then(|h| {
+                    h.iter()
+                        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+                        .and_then(|(_, v)| v.as_str())
+                        .and_then(|v| v.trim().parse::<u64>().ok())
+                });
                 if opt_bool(resp, "fromDiskCache", &rp)?.unwrap_or(false)
                     || opt_bool(resp, "fromPrefetchCache", &rp)?.unwrap_or(false)
                     || opt_bool(resp, "fromMemoryCache", &rp)?.unwrap_or(false)

@@ -96,6 +96,9 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
         })
         .or(content_size);
 
+    // Sizes a cache hit fetched for a cold load (`RawEntry::content_length`); a value that is
+    // not a byte count leaves the decoded size to stand in, counted by the import.
+    let content_length = header(response, "content-length", &resp_path)?.and_then(|v| v.trim().parse::<u64>().ok());
     let from_cache = opt_bool(response, "fromDiskCache", &resp_path)?.unwrap_or(false)
         || opt_bool(response, "fromMemoryCache", &resp_path)?.unwrap_or(false)
         || opt_bool(e, "_fromCache", path)?.unwrap_or(false)
@@ -201,6 +204,7 @@ fn entry(e: &Map<String, Value>, path: &str) -> Result<(Option<String>, RawEntry
         resource_type,
         wire_bytes,
         body_bytes: content_size,
+        content_length,
         priority,
         render_blocking,
         initiator_url,

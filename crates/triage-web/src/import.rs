@@ -94,6 +94,10 @@ pub enum Adjustment {
     TimeClamped,
     /// A negative or non-finite request duration, read as 0.
     TimeInvalid,
+    /// A cache hit fetched for a cold load ([`ImportOptions::keep_cache_hits`]) with no
+    /// `Content-Length` to size it: sized by its decoded content, which overstates a
+    /// compressed response.
+    ColdSizeDecoded,
 }
 
 impl Adjustment {
@@ -104,6 +108,7 @@ impl Adjustment {
             Adjustment::SizeNegative => "size_negative",
             Adjustment::TimeClamped => "time_clamped",
             Adjustment::TimeInvalid => "time_invalid",
+            Adjustment::ColdSizeDecoded => "cold_size_decoded",
         }
     }
 
@@ -114,6 +119,10 @@ impl Adjustment {
             Adjustment::SizeNegative => "negative sizes read as unknown",
             Adjustment::TimeClamped => "durations over a day clamped to a day",
             Adjustment::TimeInvalid => "negative or non-finite durations read as 0",
+            Adjustment::ColdSizeDecoded => {
+                "cache hits fetched for a cold load with no Content-Length, sized by their decoded \
+                 content (more than a compressed response sends)"
+            }
         }
     }
 }
@@ -210,6 +219,11 @@ pub struct RawEntry {
     pub wire_bytes: Option<u64>,
     /// Decoded body size, if known.
     pub body_bytes: Option<u64>,
+    /// The response's `Content-Length` header: the body as the server sent it (compressed,
+    /// when it was). A cache hit moved no bytes, so this is what sizes it when a cold load
+    /// fetches it ([`ImportOptions::keep_cache_hits`]); its decoded size overstates a
+    /// compressed response (a 30 KB gzip document that decodes to 186 KB).
+    pub content_length: Option<u64>,
     /// Browser priority.
     pub priority: Option<BrowserPriority>,
     /// Render-blocking status.
@@ -292,6 +306,10 @@ pub struct Import {
     /// Objects the recording served from the browser's cache, kept as zero-network objects
     /// (0 with [`ImportOptions::keep_cache_hits`], which fetches them).
     pub cache_hits: usize,
+    /// Cache hits fetched over the network instead, with [`ImportOptions::keep_cache_hits`]
+    /// (a cold load), each sized by its `Content-Length` or else by its decoded content
+    /// ([`Adjustment::ColdSizeDecoded`]).
+    pub cache_hits_fetched: usize,
     /// Redirect hops of subresources kept as objects ([`WebObject::redirect`]); the
     /// navigation's own hops are not objects, are counted as `redirect`, and are kept as
     /// [`Page::navigation_redirects`] (round trips the load pays before its root).
@@ -334,6 +352,11 @@ impl Import {
     /// `2 values adjusted: 1 size_clamped (sizes above 1 TiB clamped to 1 TiB), ...`.
     pub fn adjusted_summary(&self) -> Option<String> {
         adjusted_summary(&self.adjusted)
+    }
+
+    /// One line on the recording's cache hits, if it has any (see [`cache_summary`]).
+    pub fn cache_summary(&self) -> Option<String> {
+        cache_summary(&self.page, self.cache_hits_fetched)
     }
 }
 
@@ -384,6 +407,7 @@ fn import_sequence(value: &Value, opts: &ImportOptions) -> Result<Import, WebErr
         skipped: BTreeMap::new(),
         adjusted: BTreeMap::new(),
         cache_hits: 0,
+        cache_hits_fetched: 0,
         client_redirects: 0,
         redirect_hops: 0,
         proxy_timed: 0,
@@ -458,13 +482,19 @@ fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &Import
         skipped.insert(SkipReason::OtherPage, others);
     }
     let mut adjusted = BTreeMap::new();
-    let page =
-        build_page(&chosen.title, &chosen.entries, opts.keep_cache_hits, &mut skipped, &mut adjusted).map_err(|e| {
-            match e {
-                WebError::NoEntries(m) => WebError::NoEntries(format!("page {}: {m}", chosen.id)),
-                e => e,
-            }
-        })?;
+    let mut cache_hits_fetched = 0;
+    let page = build_page(
+        &chosen.title,
+        &chosen.entries,
+        opts.keep_cache_hits,
+        &mut skipped,
+        &mut adjusted,
+        &mut cache_hits_fetched,
+    )
+    .map_err(|e| match e {
+        WebError::NoEntries(m) => WebError::NoEntries(format!("page {}: {m}", chosen.id)),
+        e => e,
+    })?;
     let mut page = page;
     let client_redirects = interstitials.len();
     if client_redirects > 0 {
@@ -504,6 +534,7 @@ fn choose(format: SourceFormat, pages: Vec<RawPage>, loose: usize, opts: &Import
         skipped,
         adjusted,
         cache_hits,
+        cache_hits_fetched,
         redirect_hops,
         client_redirects,
         proxy_timed: chosen.entries.iter().filter(|e| e.proxy_timing && e.skip.is_none()).count(),
@@ -518,6 +549,31 @@ pub fn adjusted_summary(adjusted: &BTreeMap<Adjustment, usize>) -> Option<String
     let total: usize = adjusted.values().sum();
     let cells: Vec<String> = adjusted.iter().map(|(a, n)| format!("{n} {a} ({})", a.what())).collect();
     Some(format!("{total} value{} adjusted: {}", if total == 1 { "" } else { "s" }, cells.join(", ")))
+}
+
+/// One line on a page's cache hits, if the recording has any: how many objects the browser
+/// served from its cache (kept with no bytes on the network, the document among them when it was: a
+/// warm load, whose simulated paints are not a first visit's), or, when `fetched` (cache
+/// hits loaded over the network with [`ImportOptions::keep_cache_hits`]), how many.
+pub fn cache_summary(page: &Page, fetched: usize) -> Option<String> {
+    let cached = page.objects().iter().filter(|o| o.from_cache).count();
+    if fetched > 0 {
+        return Some(format!(
+            "{fetched} of {} objects were served from the browser's cache in the recording; loaded over the \
+             network here (a cold load), sized by their Content-Length where the recording has it",
+            page.len()
+        ));
+    }
+    if cached == 0 {
+        return None;
+    }
+    let root = page.objects().first().is_some_and(|o| o.from_cache);
+    Some(format!(
+        "{cached} of {} objects were served from the browser's cache in the recording{}: no bytes on \
+         the network here; keep_cache_hits (--keep-cache-hits) loads them over the network, as a first visit would",
+        page.len(),
+        if root { ", the document among them (a warm load)" } else { "" }
+    ))
 }
 
 /// The reason an entry is skipped, if any.
@@ -720,6 +776,7 @@ pub fn build_page(
     keep_cache_hits: bool,
     skipped: &mut BTreeMap<SkipReason, usize>,
     adjusted: &mut BTreeMap<Adjustment, usize>,
+    cache_hits_fetched: &mut usize,
 ) -> Result<Page, WebError> {
     let mut count = |a: Adjustment, n: usize| {
         if n > 0 {
@@ -834,8 +891,22 @@ pub fn build_page(
         count(Adjustment::SizeClamped, usize::from(over(e.wire_bytes) || over(e.body_bytes)));
         let clamp = |b: Option<u64>| b.map(|b| b.min(MAX_OBJECT_BYTES));
         let (wire_bytes, body_bytes) = (clamp(e.wire_bytes), clamp(e.body_bytes));
-        let from_cache = e.skip == Some(SkipReason::CacheHit) && !keep_cache_hits;
-        let wire = if from_cache { 0 } else { wire_bytes.or(body_bytes).unwrap_or(0) };
+        let cache_hit = e.skip == Some(SkipReason::CacheHit);
+        let from_cache = cache_hit && !keep_cache_hits;
+        let wire = if from_cache {
+            0
+        } else if cache_hit {
+            *cache_hits_fetched += 1;
+            // A cold load of what the recording had cached: the body as the server sent it
+            // (its Content-Length), else the decoded size, counted (it overstates a
+            // compressed response).
+            clamp(e.content_length).unwrap_or_else(|| {
+                count(Adjustment::ColdSizeDecoded, 1);
+                wire_bytes.or(body_bytes).unwrap_or(0)
+            })
+        } else {
+            wire_bytes.or(body_bytes).unwrap_or(0)
+        };
         let duration_ms = if !e.duration_ms.is_finite() || e.duration_ms < 0.0 {
             count(Adjustment::TimeInvalid, 1);
             0.0

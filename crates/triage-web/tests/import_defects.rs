@@ -381,3 +381,69 @@ fn client_side_redirects_are_hops_before_the_page() {
     let imp = import_str(&build(script, vec![]), &opts).unwrap();
     assert_eq!((imp.page.objects()[0].url.as_str(), imp.client_redirects), ("https://a.example/", 0));
 }
+
+/// Hand-written: a cache hit fetched for a cold load (`keep_cache_hits`) is sized by the body
+/// its server sent (`Content-Length`), not by its decoded size; without a usable
+/// Content-Length (none, or not a number) the decoded size stands in and is counted. Both
+/// formats: a HAR's `response.headers` array, a DevTools log's `response.headers` object.
+#[test]
+fn cold_loaded_cache_hits_are_sized_by_content_length() {
+    let cold = ImportOptions { keep_cache_hits: true, ..Default::default() };
+    let entry = |url: &str, mime: &str, size: u64, headers: &str| {
+        format!(
+            r#"{{"startedDateTime": "2024-01-01T00:00:00.000Z", "time": 2, "request": {{"method": "GET", "url": "{url}"}},
+               "response": {{"status": 200, "bodySize": 0, "headersSize": -1, "headers": [{headers}],
+                            "content": {{"size": {size}, "mimeType": "{mime}"}}}}}}"#
+        )
+    };
+    let har = format!(
+        r#"{{"log": {{"entries": [{}, {}, {}, {}]}}}}"#,
+        entry("https://a.com/", "text/html", 40_000, r#"{"name": "Content-Length", "value": "9000"}"#),
+        entry("https://a.com/app.js", "text/javascript", 120_000, r#"{"name": "content-length", "value": " 31000 "}"#),
+        entry("https://a.com/a.css", "text/css", 5_000, r#"{"name": "Content-Length", "value": "gzip"}"#),
+        entry("https://a.com/b.png", "image/png", 7_000, ""),
+    );
+    let warm = import_str(&har, &ImportOptions::default()).unwrap();
+    assert_eq!((warm.cache_hits, warm.cache_hits_fetched), (4, 0));
+    assert!(warm.page.objects().iter().all(|o| o.from_cache && o.wire_bytes == 0));
+    assert_eq!(
+        warm.cache_summary().unwrap(),
+        "4 of 4 objects were served from the browser's cache in the recording, the document among them (a warm \
+         load): no bytes on the network here; keep_cache_hits (--keep-cache-hits) loads them over the network, as \
+         a first visit would"
+    );
+    let imp = import_str(&har, &cold).unwrap();
+    let wire: Vec<u64> = imp.page.objects().iter().map(|o| o.wire_bytes).collect();
+    assert_eq!(wire, [9_000, 31_000, 5_000, 7_000]);
+    assert_eq!((imp.cache_hits, imp.cache_hits_fetched), (0, 4));
+    assert_eq!(imp.adjusted.get(&triage_web::Adjustment::ColdSizeDecoded), Some(&2));
+    assert_eq!(
+        imp.adjusted_summary().unwrap(),
+        "2 values adjusted: 2 cold_size_decoded (cache hits fetched for a cold load with no Content-Length, sized \
+         by their decoded content (more than a compressed response sends))"
+    );
+
+    // DevTools: a disk-cache hit whose response headers say Content-Length 2100.
+    let root = r#"{"type": "other"}"#;
+    let parser = r#"{"type": "parser", "url": "https://a.com/"}"#;
+    let css = request(
+        "2",
+        "Stylesheet",
+        "https://a.com/site.css",
+        10.01,
+        "text/css",
+        r#", "fromDiskCache": true, "headers": {"content-type": "text/css", "Content-Length": "2100"}"#,
+        0,
+        parser,
+    );
+    let text = log(vec![request("1", "Document", "https://a.com/", 10.0, "text/html", "", 5000, root), css]);
+    let warm = import_str(&text, &ImportOptions::default()).unwrap();
+    assert_eq!((warm.page.objects()[1].from_cache, warm.page.objects()[1].wire_bytes), (true, 0));
+    assert!(warm
+        .cache_summary()
+        .unwrap()
+        .starts_with("1 of 2 objects were served from the browser's cache in the recording: "));
+    let imp = import_str(&text, &cold).unwrap();
+    assert_eq!((imp.page.objects()[1].from_cache, imp.page.objects()[1].wire_bytes), (false, 2100));
+    assert!(!imp.adjusted.contains_key(&triage_web::Adjustment::ColdSizeDecoded));
+}

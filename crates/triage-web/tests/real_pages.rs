@@ -190,12 +190,32 @@ fn cache_hits_are_zero_network_objects_or_fetched() {
     let cached: Vec<_> = imp.page.objects().iter().filter(|o| o.from_cache).collect();
     assert_eq!(cached.len(), 85);
     assert!(cached.iter().all(|o| o.wire_bytes == 0));
-    // Simulated as misses, the same objects are fetched with their content size.
+    // The document is among them: the report says the recording is a warm load.
+    assert!(imp.page.get(imp.page.root()).from_cache);
+    let line = imp.cache_summary().expect("a line on the cache hits");
+    assert!(line.starts_with("85 of 118 objects were served from the browser's cache"), "{line}");
+    assert!(line.contains("the document among them (a warm load)") && line.contains("--keep-cache-hits"), "{line}");
+    assert_eq!(imp.cache_hits_fetched, 0);
+    // Simulated as misses, the same objects are fetched, each with the body its server sent
+    // (Content-Length), or, for the 7 whose response has none, with its decoded size.
     let cold = load_with("bbc.com.devtools.har", &ImportOptions { keep_cache_hits: true, ..Default::default() });
-    assert_eq!((cold.page.len(), cold.cache_hits), (118, 0));
+    assert_eq!((cold.page.len(), cold.cache_hits, cold.cache_hits_fetched), (118, 0, 85));
     assert!(cold.page.objects().iter().all(|o| !o.from_cache));
-    assert_eq!(cold.page.get(cold.page.root()).wire_bytes, 186_054);
+    // The document: Content-Length 30,536 (gzip), where its decoded size is 186,054.
+    let root = cold.page.get(cold.page.root());
+    assert_eq!((root.wire_bytes, root.body_bytes), (30_536, 186_054));
+    assert_eq!(cold.adjusted.get(&triage_web::Adjustment::ColdSizeDecoded), Some(&7));
+    assert!(!imp.adjusted.contains_key(&triage_web::Adjustment::ColdSizeDecoded));
+    let line = cold.cache_summary().expect("a line on the fetched cache hits");
+    assert!(line.starts_with("85 of 118 objects") && line.contains("(a cold load)"), "{line}");
     assert!(!imp.skipped.contains_key(&triage_web::SkipReason::CacheHit));
+}
+
+#[test]
+fn a_page_without_cache_hits_has_no_cache_line() {
+    let imp = load("ferguson.com.har");
+    assert_eq!((imp.cache_hits, imp.cache_hits_fetched), (0, 0));
+    assert_eq!(imp.cache_summary(), None);
 }
 
 #[test]
