@@ -155,7 +155,11 @@ fn config(u: &mut Unstructured, quic: bool) -> Result<ConnectionConfig> {
     if quic {
         cfg.quic.stream_receive_window_bytes = u.int_in_range(1000..=2_000_000)?;
         cfg.quic.max_streams = u.int_in_range(1..=100)?;
-        cfg.quic.ecn = u.arbitrary()?;
+        cfg.ecn = Some(*u.choose(&[
+            triage_core::ecn::EcnMode::Off,
+            triage_core::ecn::EcnMode::Classic,
+            triage_core::ecn::EcnMode::Eecn,
+        ])?);
         if u.arbitrary()? {
             cfg.quic.datagram_framing = triage_core::quic::DatagramFraming::Http3;
         }

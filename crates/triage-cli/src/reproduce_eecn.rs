@@ -30,6 +30,11 @@ pub struct EecnArgs {
     /// Write CSV tables and SVG figures (Figs. 7-12) into this directory.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Transport: tcp (the paper's), or quic, where the ends read EECN's two levels and
+    /// classic ECN's CE from the ECN counts of QUIC's ACK frames (VCP, which needs TCP's
+    /// ECE/CWR flags, does not run).
+    #[arg(long, value_parser = ["tcp", "quic"], default_value = "tcp")]
+    mode: String,
 }
 
 /// Runs the reproduction.
@@ -41,18 +46,20 @@ pub fn run(a: EecnArgs) -> Result<(), String> {
         elephant_bytes: a.elephant_size.0,
         seed: a.seed,
         sample_ns: if a.out.is_some() { a.interval.0 } else { 0 },
+        quic: a.mode == "quic",
         ..Default::default()
     };
     // Eight runs of a few hundred ms each by default, longer with a larger --elephant-size.
-    let bar = crate::counting_bar(triage_sim::experiments::eecn::RUNS as u64, 0, "run", "eta {eta}");
+    let bar = crate::counting_bar(s.runs() as u64, 0, "run", "eta {eta}");
     let r = reproduce_with_progress(&s, |done, _| bar.set_position(done as u64));
     bar.finish_and_clear();
     emit(&r, a.out.as_deref(), a.json, write_out, json, tables)
 }
 
-/// `{"runs":[{"topology","scheme","drops","drop_bytes","marks","mark_bytes","drop_pct","jain","flows":[...]}]}`.
+/// `{"mode","runs":[{"topology","scheme","drops","drop_bytes","marks","mark_bytes","drop_pct","jain","flows":[...]}]}`.
 fn json(r: &EecnReproduction) -> serde_json::Value {
     serde_json::json!({
+        "mode": if r.settings.quic { "quic" } else { "tcp" },
         "runs": r.runs.iter().map(|run| serde_json::json!({
             "topology": run.topology, "scheme": run.scheme.name(),
             "drops": run.drops, "drop_bytes": run.drop_bytes, "marks": run.marks, "mark_bytes": run.mark_bytes,
@@ -77,9 +84,14 @@ fn tables(r: &EecnReproduction) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "EECN reproduction (§6): 3 senders, 100 Mbps / 1 ms router links, 100-packet queues, 2 x {:.0} MB elephants + 6 short flows, seed {}",
+        "EECN reproduction (§6): 3 senders, 100 Mbps / 1 ms router links, 100-packet queues, 2 x {:.0} MB elephants + 6 short flows, seed {}{}",
         r.settings.elephant_bytes as f64 / 1e6,
-        r.settings.seed
+        r.settings.seed,
+        if r.settings.quic {
+            "\nQUIC mode: levels read from the ECN counts of QUIC's ACK frames (RFC 9000 §13.4); VCP needs TCP's ECE/CWR flags and does not run"
+        } else {
+            ""
+        }
     );
     for t in TOPOLOGIES {
         let _ = writeln!(s);
@@ -104,7 +116,8 @@ fn tables(r: &EecnReproduction) -> String {
             "[paper]",
             "jain"
         );
-        for (sc, p) in Scheme::ALL.iter().zip(PAPER_TABLE_4) {
+        for sc in r.settings.schemes() {
+            let p = paper_row(*sc);
             let run = r.get(t, *sc);
             let _ = writeln!(
                 s,
@@ -140,14 +153,14 @@ fn tables(r: &EecnReproduction) -> String {
         let _ = writeln!(s);
         let _ = writeln!(s, "Per flow ({}): completion ms / throughput Mbps / mean one-way delay ms", name(t));
         let _ = write!(s, "{:<5}", "flow");
-        for sc in Scheme::ALL {
+        for sc in r.settings.schemes() {
             let _ = write!(s, " | {:^26}", sc.label());
         }
         let _ = writeln!(s);
         let n = r.get(t, Scheme::Eecn).flows.len();
         for i in 0..n {
             let _ = write!(s, "{:<5}", r.get(t, Scheme::Eecn).flows[i].name);
-            for sc in Scheme::ALL {
+            for &sc in r.settings.schemes() {
                 let f = &r.get(t, sc).flows[i];
                 let _ = write!(
                     s,
@@ -164,7 +177,7 @@ fn tables(r: &EecnReproduction) -> String {
             [("SFavg", EecnRun::short_fct_mean_ms, "short"), ("EFavg", EecnRun::elephant_fct_mean_ms, "elephant")];
         for (row, fct, kind) in averages {
             let _ = write!(s, "{row:<5}");
-            for sc in Scheme::ALL {
+            for &sc in r.settings.schemes() {
                 let run = r.get(t, sc);
                 let _ = write!(s, " | {:>9} {:>8} {:>7}", fixed(fct(run), 1), "", fixed(run.mean_delay_ms(kind), 2));
             }
@@ -177,6 +190,11 @@ fn tables(r: &EecnReproduction) -> String {
          router changed (EECN: CL(1) and CL(2); VCP: overload); drop% = drops / arrivals at r1->r2."
     );
     s
+}
+
+/// Table 4's row of a scheme.
+fn paper_row(sc: Scheme) -> triage_sim::experiments::eecn::PaperRow {
+    PAPER_TABLE_4[Scheme::ALL.iter().position(|s| *s == sc).unwrap_or(0)]
 }
 
 fn name(t: Topology) -> &'static str {
@@ -214,7 +232,7 @@ fn write_out(dir: &Path, r: &EecnReproduction) -> Result<(), String> {
     let mut fl: Vec<Vec<String>> = Vec::new();
     let fl_header = ["topology", "scheme", "flow", "kind", "fct_ms", "throughput_mbps", "mean_delay_ms"];
     for run in &r.runs {
-        let p = PAPER_TABLE_4[Scheme::ALL.iter().position(|s| *s == run.scheme).unwrap_or(0)];
+        let p = paper_row(run.scheme);
         t4.push(vec![
             (tag(run.topology)).to_string(),
             run.scheme.name().to_string(),
@@ -261,15 +279,15 @@ fn write_out(dir: &Path, r: &EecnReproduction) -> Result<(), String> {
     let pick = |f: fn(&EecnRun) -> &Vec<(f64, f64)>, schemes: &[Scheme]| -> Vec<(String, Vec<(f64, f64)>)> {
         schemes.iter().map(|s| (s.label().to_string(), f(r.get(d, *s)).clone())).collect()
     };
-    let all = Scheme::ALL;
+    let all = r.settings.schemes();
     let three = [Scheme::NewReno, Scheme::Ecn, Scheme::Eecn];
     type Series = fn(&EecnRun) -> &Vec<(f64, f64)>;
     let line_figs: [(&str, &str, &str, Series, &[Scheme]); 5] = [
-        ("fig7a_queue.svg", "Fig. 7a: bottleneck queue size (dumbbell)", "packets", |r| &r.series.queue_packets, &all),
-        ("fig7b_cwnd.svg", "Fig. 7b: cwnd of EF1 (dumbbell)", "segments", |r| &r.series.cwnd_segments, &all),
+        ("fig7a_queue.svg", "Fig. 7a: bottleneck queue size (dumbbell)", "packets", |r| &r.series.queue_packets, all),
+        ("fig7b_cwnd.svg", "Fig. 7b: cwnd of EF1 (dumbbell)", "segments", |r| &r.series.cwnd_segments, all),
         ("fig8a_rtt.svg", "Fig. 8: RTT of EF1 (dumbbell)", "ms", |r| &r.series.rtt_ms, &three),
         ("fig8b_jitter.svg", "Fig. 8: jitter of EF1 (dumbbell)", "ms", |r| &r.series.jitter_ms, &three),
-        ("fig12a_sojourn.svg", "Fig. 12a: sojourn time in the bottleneck queue", "ms", |r| &r.series.sojourn_ms, &all),
+        ("fig12a_sojourn.svg", "Fig. 12a: sojourn time in the bottleneck queue", "ms", |r| &r.series.sojourn_ms, all),
     ];
     for (file, title, y_desc, series, schemes) in line_figs {
         lines(&dir.join(file), title, y_desc, &pick(series, schemes)).map_err(fig)?;

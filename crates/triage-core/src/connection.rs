@@ -1682,6 +1682,7 @@ impl Connection {
                 ecn_echo: echo,
                 sack_only: !advanced,
                 pre_recovery_bytes: 0,
+                handshake_only: false,
             };
             self.path.cc.on_ack(&sample);
         }

@@ -25,3 +25,35 @@ fn eecn_beats_ecn_and_newreno_on_both_topologies() {
         }
     }
 }
+
+/// The same experiment in QUIC mode (`EecnSettings::quic`): the ends read EECN's two levels
+/// from the ECN counts of QUIC's ACK frames (a grown ECT(0) count is CL(1), a grown CE count
+/// CL(2)) and classic ECN's CE from them too; VCP does not run. On the dumbbell EECN keeps
+/// the paper's ordering: no drops where NewReno and NewReno+ECN drop, short flows sooner,
+/// lower delay. (Its marks are many more than NewReno+ECN's: between CL(2) cuts the window
+/// grows through the CL(1) zone, where the level-1 decay e^−β, β in seconds, is slight.)
+#[test]
+fn eecn_in_quic_mode_keeps_the_dumbbell_ordering() {
+    let s = EecnSettings { sample_ns: 0, quic: true, ..Default::default() };
+    assert_eq!(s.schemes(), [Scheme::NewReno, Scheme::Ecn, Scheme::Eecn]);
+    let r = reproduce(&s);
+    assert_eq!(r.runs.len(), s.runs());
+    assert!(r.try_get(Topology::Dumbbell, Scheme::Vcp).is_none());
+    let t = Topology::Dumbbell;
+    let (nr, ecn, eecn) = (r.get(t, Scheme::NewReno), r.get(t, Scheme::Ecn), r.get(t, Scheme::Eecn));
+    let ctx = format!(
+        "newreno {} drops, ecn {} drops {} marks, eecn {} drops {} marks",
+        nr.drops, ecn.drops, ecn.marks, eecn.drops, eecn.marks
+    );
+    assert_eq!(nr.marks, 0, "{ctx}");
+    assert!(ecn.marks > 0 && eecn.marks > 0, "both ECN schemes are marked in QUIC mode; {ctx}");
+    assert!(eecn.drops < ecn.drops && ecn.drops < nr.drops, "{ctx}");
+    let (se, sc) = (eecn.short_fct_mean_ms().unwrap(), ecn.short_fct_mean_ms().unwrap());
+    assert!(se < sc, "short flows finish sooner on average ({se:.1} vs {sc:.1} ms)");
+    let (de, dc) = (eecn.mean_delay_ms("short").unwrap(), ecn.mean_delay_ms("short").unwrap());
+    assert!(de < dc, "short flows' packets wait less ({de:.2} vs {dc:.2} ms)");
+    assert!(eecn.flows.iter().all(|f| f.fct_ms.is_some()) && nr.flows.iter().all(|f| f.fct_ms.is_some()));
+    // The reductions against VCP have no run to compare with.
+    let claims = r.claims(t);
+    assert!(claims.iter().filter(|c| c.0.contains("VCP")).all(|c| c.2.is_none()), "{claims:?}");
+}

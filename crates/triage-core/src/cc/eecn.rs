@@ -201,7 +201,7 @@ impl CongestionController for Eecn {
         if ack.srtt_ns.is_some() {
             self.srtt_ns = ack.srtt_ns;
         }
-        if ack.newly_acked_bytes > 0 {
+        if ack.newly_acked_bytes > 0 && !ack.handshake_only {
             self.acked_any = true;
         }
         if self.in_recovery || ack.newly_acked_bytes == 0 {

@@ -104,6 +104,11 @@ pub struct AckSample {
     /// quinn-proto (`sent <= recovery_start_time`) grow the window only by the rest, so
     /// NewReno and CUBIC do too. Always 0 in TCP mode.
     pub pre_recovery_bytes: u64,
+    /// QUIC mode: the ACK acknowledges handshake packets only (the Initial and Handshake
+    /// packet number spaces), no application data. A controller that sets its initial
+    /// window from the handshake (EECN §4.4.1) may still do so after it. Always false in
+    /// TCP mode, whose handshake ACK acknowledges no payload.
+    pub handshake_only: bool,
 }
 
 impl AckSample {

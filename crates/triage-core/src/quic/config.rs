@@ -170,8 +170,6 @@ pub struct QuicConfig {
     pub scheduler: StreamSchedulerKind,
     /// Pace with the reference's token bucket when the controller has no pacing rate.
     pub pacing: bool,
-    /// Mark packets ECT(0) and report ECN counts (RFC 9000 §13.4).
-    pub ecn: bool,
     /// Keep a qlog trace of the connection.
     pub qlog: bool,
     /// Several paths per connection (RFC 10069, multipath QUIC) and the path scheduler.
@@ -293,7 +291,6 @@ impl Default for QuicConfig {
             datagram_send_queue_len: None,
             scheduler: StreamSchedulerKind::Fifo,
             pacing: true,
-            ecn: false,
             qlog: false,
             multipath: MultipathConfig::default(),
         }

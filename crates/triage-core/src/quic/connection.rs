@@ -56,9 +56,10 @@ use super::rtt::{QuicRtt, GRANULARITY_NS};
 use super::sent::{SentPacket, SentPackets};
 use super::streams::{self as qs, insert_range, RecvStreams, SendStreams, StreamChoice};
 use super::trace;
-use crate::cc::{self, AckSample, CongestionSignal, RateSample};
+use crate::cc::{self, AckSample, CongestionSignal, HandshakeFeedback, RateSample};
 use crate::config::ConnectionConfig;
 use crate::connection::{ConnectionStats, Event, State};
+use crate::ecn::EcnMode;
 use crate::path::sched::{PathId, PathScheduler, PathView, StreamView};
 use crate::path::Path;
 use crate::qlog;
@@ -160,6 +161,8 @@ struct Space {
     crypto_acked: Vec<(u64, u64)>,
     /// CE count the peer last reported (RFC 9002 §7.1).
     peer_ce: u64,
+    /// ECT(0) count the peer last reported (EECN: CL(1) marks).
+    peer_ect0: u64,
     /// Probes to send after a PTO.
     probes: u32,
     discarded: bool,
@@ -337,6 +340,9 @@ struct QPath {
     pto_count: u32,
     recovery_start_ns: Option<u64>,
     in_recovery: bool,
+    /// The ECN level the current recovery period answered (`u8::MAX` for a loss period):
+    /// EECN answers a higher level within the period at once.
+    ecn_period_level: u8,
     first_rtt_sample_ns: Option<u64>,
     /// A PATH_CHALLENGE to send on this path, and PATH_RESPONSEs owed on it.
     challenge_pending: bool,
@@ -398,6 +404,7 @@ impl QPath {
             pto_count: 0,
             recovery_start_ns: None,
             in_recovery: false,
+            ecn_period_level: 0,
             first_rtt_sample_ns: None,
             challenge_pending: false,
             responses_owed: 0,
@@ -518,6 +525,17 @@ pub struct QuicConnection {
     draining: bool,
     /// qlog trace, when the settings ask for one.
     qlog: Option<Box<QlogState>>,
+    /// ECN as this end runs it ([`ConnectionConfig::ecn_mode`]): classic (RFC 9000 §13.4:
+    /// ECT(0) on every datagram, a grown CE count is congestion), EECN (ECT(1) on every
+    /// datagram, handshake included; the peer's ECT(0) and CE counts are CL(1) and CL(2)),
+    /// or off. VCP's load codes are echoed in TCP flags and have no QUIC form: off here.
+    ecn: EcnMode,
+    /// EECN §4.4.1: the highest level the peer reported for this end's Initial and
+    /// Handshake packets.
+    ecn_handshake_level: u8,
+    /// EECN: the handshake completed; the controller hears its level once the datagram
+    /// that completed it is processed (its ACK frames may follow the CRYPTO frame).
+    eecn_feedback_pending: bool,
 }
 
 impl QuicConnection {
@@ -542,6 +560,12 @@ impl QuicConnection {
             handshake_complete: false,
             handshake_confirmed: false,
             handshake_done_pending: false,
+            ecn: match cfg.ecn_mode() {
+                EcnMode::Vcp => EcnMode::Off,
+                m => m,
+            },
+            ecn_handshake_level: 0,
+            eecn_feedback_pending: false,
             cids_to_issue: false,
             next_cid_seq: 1,
             retired_handshake_cid: false,
@@ -686,6 +710,12 @@ impl QuicConnection {
     }
 
     // ------------------------------------------------------------------ getters
+
+    /// EECN §4.4.1: the highest congestion level the peer reported for this end's
+    /// handshake packets (0: none, or ECN not EECN).
+    pub fn handshake_congestion_level(&self) -> u8 {
+        self.ecn_handshake_level
+    }
 
     /// Connection state (`SynSent`/`SynReceived` while the handshake runs).
     pub fn state(&self) -> State {
@@ -1307,11 +1337,46 @@ impl QuicConnection {
         }
     }
 
+    /// The ECN counts of an ACK frame (RFC 9000 §19.3.2: ECT(0), ECT(1), CE, cumulative per
+    /// packet number space), `sent` the send time of the newest packet it acknowledged.
+    /// Classic (RFC 9002 §7.1, Appendix B.7): a grown CE count starts a recovery period
+    /// unless the packet was sent in the current one. EECN (§4.1, Table 1, read from the
+    /// counts): a grown CE count is CL(2) (a classic router's CE too, §5), else a grown
+    /// ECT(0) count is CL(1); marks on handshake packets set the initial window (§4.4.1,
+    /// at the handshake's end), marks on 1-RTT packets start Algorithm 1's response once per
+    /// period, or again within it for a higher level than the period's.
+    fn on_ecn_counts(&mut self, now_ns: u64, space: SpaceId, pi: usize, counts: [u64; 3], sent: u64) {
+        let s = self.sp_mut(space, pi);
+        let (ect0_grew, ce_grew) = (counts[0] > s.peer_ect0, counts[2] > s.peer_ce);
+        s.peer_ect0 = s.peer_ect0.max(counts[0]);
+        s.peer_ce = s.peer_ce.max(counts[2]);
+        let level = match self.ecn {
+            EcnMode::Classic if ce_grew => 1,
+            EcnMode::Eecn if ce_grew => 2,
+            EcnMode::Eecn if ect0_grew => 1,
+            _ => return,
+        };
+        if self.ecn == EcnMode::Eecn && space != SpaceId::Data {
+            self.ecn_handshake_level = self.ecn_handshake_level.max(level);
+            return;
+        }
+        let path = &self.paths[pi];
+        if path.recovery_start_ns.is_none_or(|r| sent > r) || level > path.ecn_period_level {
+            self.enter_recovery(now_ns, pi, CongestionSignal::Ecn { level });
+        }
+    }
+
     fn enter_recovery(&mut self, now_ns: u64, pi: usize, signal: CongestionSignal) {
         self.qstats.congestion_events += 1;
         self.stats.fast_recoveries += 1;
         let path = &mut self.paths[pi];
         path.recovery_start_ns = Some(now_ns);
+        // EECN: a higher level than the period's reaction is answered at once; a loss
+        // period takes no ECN reaction (as in TCP mode, `crate::ecn`).
+        path.ecn_period_level = match signal {
+            CongestionSignal::Ecn { level } => level,
+            _ => u8::MAX,
+        };
         let flight = path.engine.pipe_bytes.max(path.engine.cc.window_bytes());
         path.engine.cc.on_congestion(now_ns, signal, flight);
         path.in_recovery = true;
@@ -1409,6 +1474,16 @@ impl QuicConnection {
             if self.state == State::Closed {
                 return;
             }
+        }
+        if self.eecn_feedback_pending {
+            // EECN §4.4.1: the handshake's level sets the initial window (10, 5 or 1
+            // packets); path 0 carried the handshake.
+            self.eecn_feedback_pending = false;
+            let path = &mut self.paths[0];
+            let rtt_ns = path.rtt.latest_ns();
+            path.engine
+                .cc
+                .on_handshake_feedback(HandshakeFeedback { congestion_level: self.ecn_handshake_level, rtt_ns });
         }
     }
 
@@ -1604,6 +1679,7 @@ impl QuicConnection {
     /// Finished) leaves before the application can write anything.
     fn complete_handshake(&mut self, now_ns: u64) {
         self.handshake_complete = true;
+        self.eecn_feedback_pending = self.ecn == EcnMode::Eecn;
         self.state = State::Established;
         if self.busy_until_ns > now_ns {
             self.connected_pending = true;
@@ -1968,14 +2044,8 @@ impl QuicConnection {
         }
         // §7.1 / Appendix B.7: a CE count that grew is a congestion signal.
         if let Some(counts) = ack.ecn {
-            let s = self.sp_mut(space, pi);
-            if counts[2] > s.peer_ce {
-                s.peer_ce = counts[2];
-                let sent = newly.last().map_or(0, |(_, p)| p.time_sent_ns);
-                if self.paths[pi].recovery_start_ns.is_none_or(|r| sent > r) {
-                    self.enter_recovery(now_ns, pi, CongestionSignal::Ecn { level: 1 });
-                }
-            }
+            let sent = newly.last().map_or(0, |(_, p)| p.time_sent_ns);
+            self.on_ecn_counts(now_ns, space, pi, counts, sent);
         }
         newly.clear();
         self.acked_scratch = newly;
@@ -2026,6 +2096,7 @@ impl QuicConnection {
             ecn_echo: 0,
             sack_only: false,
             pre_recovery_bytes,
+            handshake_only: space != SpaceId::Data,
         };
         if acked_bytes > 0 {
             self.paths[pi].engine.cc.on_ack(&sample);
@@ -2399,7 +2470,11 @@ impl QuicConnection {
             self.finish(now_ns);
         }
         self.stats.packets_sent += 1;
-        let ecn = if self.q.ecn { Ecn::Ect0 } else { Ecn::NotEct };
+        let ecn = match self.ecn {
+            EcnMode::Classic => Ecn::Ect0,
+            EcnMode::Eecn => Ecn::Ect1,
+            _ => Ecn::NotEct,
+        };
         let (src, dst) = (self.paths[pi].local, self.paths[pi].remote);
         self.paths[pi].stats.packets_sent += 1;
         self.paths[pi].stats.bytes_sent += used as u64;
@@ -2609,7 +2684,7 @@ impl QuicConnection {
         let mut budget = room.checked_sub(overhead)?;
         let mut frames = Frames::new();
         if has_unacked || wants_ack {
-            let with_ecn = self.q.ecn;
+            let with_ecn = self.ecn != EcnMode::Off;
             let exponent = self.q.ack_delay_exponent;
             if let Some(mut a) = self.sp_mut(space, pi).ack.build(now_ns, exponent, with_ecn) {
                 // Each path's ACKs travel on the path itself, so that its RTT samples are

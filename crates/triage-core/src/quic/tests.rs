@@ -10,7 +10,7 @@ use crate::config::{ConnectionConfig, TransportMode};
 use crate::connection::Event;
 use crate::sched::MessageMeta;
 use crate::wire::quic::chunk;
-use crate::wire::{Addr, Packet};
+use crate::wire::{Addr, Ecn, Packet};
 
 const CLIENT: Addr = Addr { node: 1, port: 4000 };
 const SERVER: Addr = Addr { node: 2, port: 443 };
@@ -31,6 +31,9 @@ type Disorder = Box<dyn FnMut(usize, u64) -> (u64, bool)>;
 /// What the server's application does once connected.
 type OnConnected = Box<dyn FnMut(&mut QuicConnection, u64)>;
 
+/// Rewrites a datagram's IP ECN field as a router on the path would (side, datagram number).
+type Remark = Box<dyn FnMut(usize, u64, &mut Packet)>;
+
 struct Pair {
     cfg: ConnectionConfig,
     client: QuicConnection,
@@ -42,6 +45,7 @@ struct Pair {
     busy_until: [u64; 2],
     wire: Vec<(u64, usize, Packet)>,
     drop: DropRule,
+    remark: Remark,
     disorder: Disorder,
     sent: [u64; 2],
     seen: [Seen; 2],
@@ -79,6 +83,7 @@ impl Pair {
             busy_until: [0; 2],
             wire: Vec::new(),
             drop: Box::new(|_, _, _| false),
+            remark: Box::new(|_, _, _| {}),
             disorder: Box::new(|_, _| (0, false)),
             sent: [0; 2],
             seen: Default::default(),
@@ -105,6 +110,8 @@ impl Pair {
                 if (self.drop)(side, n, &p) {
                     continue;
                 }
+                let mut p = p;
+                (self.remark)(side, n, &mut p);
                 let bytes = p.quic.as_ref().expect("quic").payload_bytes as u64 + 28;
                 let start = self.busy_until[side].max(self.now);
                 let done = start + bytes * 8 * 1_000_000_000 / self.rate_bps;
@@ -1100,4 +1107,123 @@ fn a_watermark_waits_for_a_loss_on_its_own_stream_only() {
         .position(|f| matches!(f, Frame::Stream { chunk, .. } if chunk.msg_id == 0 && chunk.msg_offset_bytes == 0))
         .unwrap();
     assert!(zero > first_of_0, "offset 0 came after later bytes of message 0");
+}
+
+/// EECN or classic ECN in QUIC mode (`ConnectionConfig::ecn_mode`).
+fn ecn_config(controller: ControllerKind, ecn: crate::ecn::EcnMode) -> ConnectionConfig {
+    let mut cfg = config(10_000_000, 100);
+    cfg.controller = controller;
+    cfg.ecn = Some(ecn);
+    cfg
+}
+
+/// The server sends `bytes` as soon as it is connected; routers rewrite the ECN field of the
+/// server's datagrams numbered in `marks` (0 is its Initial).
+fn ecn_pair(cfg: ConnectionConfig, bytes: u64, marks: Vec<(u64, Ecn)>) -> Pair {
+    let mut p = Pair::new(cfg, 10_000_000, 10 * MS);
+    p.on_server_connected = Some(Box::new(move |s, now| {
+        s.write_message(now, meta(0, bytes), PrioritySignals::default(), Reliability::Reliable);
+        s.close();
+    }));
+    p.remark = Box::new(move |side, n, pkt| {
+        if let Some(&(_, e)) = marks.iter().find(|m| side == 1 && m.0 == n) {
+            pkt.ecn = e;
+        }
+    });
+    p.client.close();
+    p.run(10_000 * MS);
+    assert_eq!(p.seen[0].completed.len(), 1, "the response arrives");
+    p
+}
+
+/// EECN in QUIC mode (EECN §4.2, RFC 9000 §13.4): every datagram of both ends leaves ECT(1),
+/// the handshake's included, and the ACK frames carry the counts (here: all ECT(1)).
+#[test]
+fn eecn_sends_every_datagram_ect1_and_acks_carry_the_counts() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let seen: Rc<RefCell<Vec<(usize, Ecn)>>> = Rc::default();
+    let mut p = Pair::new(ecn_config(ControllerKind::Eecn, crate::ecn::EcnMode::Eecn), 10_000_000, 10 * MS);
+    p.on_server_connected = Some(Box::new(|s, now| {
+        s.write_message(now, meta(0, 50_000), PrioritySignals::default(), Reliability::Reliable);
+        s.close();
+    }));
+    let log = seen.clone();
+    p.remark = Box::new(move |side, _, pkt| log.borrow_mut().push((side, pkt.ecn)));
+    p.client.close();
+    p.run(10_000 * MS);
+    let seen = seen.borrow();
+    assert!(seen.iter().filter(|s| s.0 == 0).count() > 3 && seen.iter().filter(|s| s.0 == 1).count() > 30);
+    assert!(seen.iter().all(|s| s.1 == Ecn::Ect1), "{seen:?}");
+    // The client's ACK frames report ECT(1) only, and at the end every server datagram.
+    let counts: Vec<[u64; 3]> =
+        p.frames[0].iter().filter_map(|(_, f)| if let Frame::Ack(a) = f { a.ecn } else { None }).collect();
+    assert!(!counts.is_empty() && counts.iter().all(|c| c[0] == 0 && c[2] == 0 && c[1] > 0), "{counts:?}");
+    assert_eq!(p.server().quic_stats().congestion_events, 0);
+    assert_eq!(p.server().handshake_congestion_level(), 0);
+}
+
+/// EECN §4.4.1 in QUIC mode: the level a router puts on the server's handshake (its Initial
+/// datagram here), read from the client's ACK of it, sets the server's initial window when
+/// the handshake completes: 10 packets without a mark, 5 after CL(1) (`10`), 1 after CL(2)
+/// (`11`). The handshake's own ACKs do not count as data acknowledged.
+#[test]
+fn the_handshake_level_sets_the_initial_window() {
+    let mss = 1452;
+    for (mark, level, packets) in [(None, 0, 10), (Some(Ecn::Ect0), 1, 5), (Some(Ecn::Ce), 2, 1)] {
+        let marks = mark.map(|e| vec![(0, e)]).unwrap_or_default();
+        let p = ecn_pair(ecn_config(ControllerKind::Eecn, crate::ecn::EcnMode::Eecn), 200_000, marks);
+        let s = p.server();
+        assert_eq!(s.handshake_congestion_level(), level);
+        let done = s.quic_stats().handshake_done_ns.expect("connected");
+        let at_done = p.server_cc.iter().find(|c| c.0 >= done).expect("a record at the handshake's end");
+        assert_eq!(at_done.1, packets * mss, "level {level}: window when the handshake completed");
+        // A mark on the handshake is no congestion event of the data.
+        assert_eq!(s.quic_stats().congestion_events, 0, "level {level}");
+    }
+}
+
+/// EECN Algorithm 1 in QUIC mode, from the ACK frames' counts: a grown CE count is CL(2)
+/// (ssthresh = cwnd = max(2, cwnd / d), d = 8 above the average RTT, 4 below); one response
+/// per recovery period, but a higher level than the period's answered at once (CL(1) then
+/// CL(2) on consecutive datagrams: two events; CL(2) twice: one).
+#[test]
+fn eecn_answers_cl2_once_per_period_and_a_higher_level_at_once() {
+    let cfg = || ecn_config(ControllerKind::Eecn, crate::ecn::EcnMode::Eecn);
+    let p = ecn_pair(cfg(), 1_000_000, vec![(60, Ecn::Ce)]);
+    assert_eq!(p.server().quic_stats().congestion_events, 1);
+    let cc = &p.server_cc;
+    let i = (1..cc.len()).find(|&i| cc[i].1 < cc[i - 1].1).expect("a reduction");
+    let (before, after) = (cc[i - 1].1, cc[i].1);
+    let cut = |d: u64| (before / d).max(2 * 1452);
+    assert!(after.abs_diff(cut(8)) <= 1 || after.abs_diff(cut(4)) <= 1, "{before} -> {after}");
+    assert_eq!(cc[i].2, after, "ssthresh = cwnd");
+
+    let p = ecn_pair(cfg(), 1_000_000, vec![(60, Ecn::Ce), (61, Ecn::Ce)]);
+    assert_eq!(p.server().quic_stats().congestion_events, 1, "CL(2) twice in one period");
+    let p = ecn_pair(cfg(), 1_000_000, vec![(60, Ecn::Ect0), (61, Ecn::Ce)]);
+    assert_eq!(p.server().quic_stats().congestion_events, 2, "CL(1), then CL(2) within its period");
+    let p = ecn_pair(cfg(), 1_000_000, vec![(60, Ecn::Ce), (61, Ecn::Ect0)]);
+    assert_eq!(p.server().quic_stats().congestion_events, 1, "CL(1) after CL(2): nothing more");
+}
+
+/// Classic ECN in QUIC mode (RFC 9000 §13.4, RFC 9002 §7.1): datagrams leave ECT(0), whose
+/// count grows with every ACK and means nothing; a grown CE count halves NewReno's window
+/// once per period.
+#[test]
+fn classic_ecn_reacts_to_ce_only() {
+    let cfg = || ecn_config(ControllerKind::NewReno, crate::ecn::EcnMode::Classic);
+    let p = ecn_pair(cfg(), 1_000_000, vec![]);
+    assert_eq!(p.server().quic_stats().congestion_events, 0);
+    let counts: Vec<[u64; 3]> =
+        p.frames[0].iter().filter_map(|(_, f)| if let Frame::Ack(a) = f { a.ecn } else { None }).collect();
+    assert!(counts.last().is_some_and(|c| c[0] > 100 && c[1] == 0 && c[2] == 0), "{counts:?}");
+    let p = ecn_pair(cfg(), 1_000_000, vec![(60, Ecn::Ce), (61, Ecn::Ce)]);
+    assert_eq!(p.server().quic_stats().congestion_events, 1);
+    let cc = &p.server_cc;
+    let i = (1..cc.len()).find(|&i| cc[i].1 < cc[i - 1].1).expect("a reduction");
+    assert_eq!(cc[i].1, cc[i - 1].1 / 2, "NewReno halves");
+    // Off: no ECN-capable datagram, no counts.
+    let p = ecn_pair(config(10_000_000, 100), 100_000, vec![]);
+    assert!(p.frames[0].iter().all(|(_, f)| !matches!(f, Frame::Ack(a) if a.ecn.is_some())));
 }

@@ -28,7 +28,7 @@
 
 use serde::Serialize;
 use triage_core::cc::ControllerKind;
-use triage_core::ConnectionConfig;
+use triage_core::{config::TransportMode, ConnectionConfig};
 
 use crate::app::AppSpec;
 use crate::queue::{EecnMarkerConfig, QueueKind, RedConfig, VcpRouterConfig};
@@ -145,11 +145,32 @@ pub struct EecnSettings {
     pub sample_ns: u64,
     /// Router queue size in packets (paper: 100).
     pub queue_packets: u64,
+    /// QUIC mode instead of TCP: the ends read the levels from the ECN counts of QUIC's
+    /// ACK frames (RFC 9000 §13.4; `crate`'s QUIC connection) and the handshake's level
+    /// from the counts of its Initial packets. VCP, whose load codes travel in TCP's
+    /// ECE/CWR flags, has no QUIC form and is not run ([`EecnSettings::schemes`]).
+    pub quic: bool,
+}
+
+impl EecnSettings {
+    /// The schemes a reproduction runs: Table 4's four in TCP mode; in QUIC mode, all but VCP.
+    pub fn schemes(&self) -> &'static [Scheme] {
+        if self.quic {
+            &[Scheme::NewReno, Scheme::Ecn, Scheme::Eecn]
+        } else {
+            &Scheme::ALL
+        }
+    }
+
+    /// Runs of a reproduction: two topologies × [`Self::schemes`].
+    pub fn runs(&self) -> usize {
+        2 * self.schemes().len()
+    }
 }
 
 impl Default for EecnSettings {
     fn default() -> Self {
-        Self { elephant_bytes: 125_000_000, seed: 1, sample_ns: 10_000_000, queue_packets: 100 }
+        Self { elephant_bytes: 125_000_000, seed: 1, sample_ns: 10_000_000, queue_packets: 100, quic: false }
     }
 }
 
@@ -176,7 +197,8 @@ pub struct FlowRow {
     pub throughput_mbps: Option<f64>,
     /// Mean one-way delay of its data packets.
     pub mean_delay_ms: Option<f64>,
-    /// Congestion level the sender's SYN met (EECN §4.4.1: initial window 10, 5 or 1).
+    /// Congestion level the sender's SYN met (EECN §4.4.1: initial window 10, 5 or 1); in
+    /// QUIC mode, its Initial and Handshake packets.
     #[serde(skip)]
     pub handshake_level: u8,
     /// Retransmitted segments.
@@ -259,9 +281,10 @@ pub fn jain(x: &[f64]) -> f64 {
 }
 
 /// The transport of every end for a scheme.
-pub fn transport(scheme: Scheme, seed: u64) -> ConnectionConfig {
+pub fn transport(scheme: Scheme, seed: u64, quic: bool) -> ConnectionConfig {
     ConnectionConfig {
         controller: scheme.controller(),
+        mode: if quic { TransportMode::Quic } else { TransportMode::Tcp },
         receive_buffer_bytes: 4 << 20,
         seed,
         // §6.1: the paper's NewReno is ns-3's TcpNewReno, which grows one segment per ACK.
@@ -307,7 +330,7 @@ pub fn network(
 pub fn run(topology: Topology, scheme: Scheme, s: &EecnSettings) -> EecnRun {
     let (net, snd, rcv, b, second) = network(topology, scheme, s);
     let mut sim = Simulator::new(net, s.sample_ns);
-    let cfg = transport(scheme, s.seed);
+    let cfg = transport(scheme, s.seed, s.quic);
     let mut flows: Vec<(String, &'static str, u32, u32, u64, u64)> = vec![
         ("EF1".into(), "elephant", snd[0], rcv[0], s.elephant_bytes, 0),
         ("EF2".into(), "elephant", snd[1], rcv[1], s.elephant_bytes, 0),
@@ -350,7 +373,13 @@ pub fn run(topology: Topology, scheme: Scheme, s: &EecnSettings) -> EecnRun {
                 fct_ms: fct.map(ms),
                 throughput_mbps: fct.filter(|&d| d > 0).map(|d| f.bytes as f64 * 8.0 / (d as f64 / 1e9) / 1e6),
                 mean_delay_ms: (pk > 0).then(|| tot as f64 / pk as f64 / 1e6),
-                handshake_level: sim.connection(i as u32, false).map_or(0, |c| c.handshake_congestion_level()),
+                handshake_level: match sim.endpoint(i as u32, false) {
+                    Some(e) => match e.quic() {
+                        Some(q) => q.handshake_congestion_level(),
+                        None => sim.connection(i as u32, false).map_or(0, |c| c.handshake_congestion_level()),
+                    },
+                    None => 0,
+                },
                 retransmissions: f.retransmitted_segments,
             }
         })
@@ -412,7 +441,12 @@ pub struct EecnReproduction {
 impl EecnReproduction {
     /// The run of a topology and scheme.
     pub fn get(&self, t: Topology, s: Scheme) -> &EecnRun {
-        self.runs.iter().find(|r| r.topology == t && r.scheme == s).expect("every combination runs")
+        self.try_get(t, s).expect("every combination of the settings' schemes runs")
+    }
+
+    /// The run of a topology and scheme, if the settings run that scheme.
+    pub fn try_get(&self, t: Topology, s: Scheme) -> Option<&EecnRun> {
+        self.runs.iter().find(|r| r.topology == t && r.scheme == s)
     }
 
     /// Our reduction of EECN against a baseline, percent, for a metric.
@@ -422,8 +456,8 @@ impl EecnReproduction {
         baseline: Scheme,
         metric: impl Fn(&EecnRun) -> Option<f64>,
     ) -> Option<f64> {
-        let b = metric(self.get(t, baseline))?;
-        let e = metric(self.get(t, Scheme::Eecn))?;
+        let b = metric(self.try_get(t, baseline)?)?;
+        let e = metric(self.try_get(t, Scheme::Eecn)?)?;
         (b > 0.0).then(|| (b - e) / b * 100.0)
     }
 
@@ -449,16 +483,13 @@ pub fn reproduce(s: &EecnSettings) -> EecnReproduction {
     reproduce_with_progress(s, |_, _| {})
 }
 
-/// Number of runs of a reproduction: two topologies × every scheme.
-pub const RUNS: usize = 2 * Scheme::ALL.len();
-
-/// [`reproduce`], calling `progress(done, RUNS)` after each run.
+/// [`reproduce`], calling `progress(done, total)` after each run ([`EecnSettings::runs`]).
 pub fn reproduce_with_progress(s: &EecnSettings, mut progress: impl FnMut(usize, usize)) -> EecnReproduction {
     let mut runs = Vec::new();
     for t in [Topology::Dumbbell, Topology::Multihop] {
-        for sc in Scheme::ALL {
+        for &sc in s.schemes() {
             runs.push(run(t, sc, s));
-            progress(runs.len(), RUNS);
+            progress(runs.len(), s.runs());
         }
     }
     EecnReproduction { settings: s.clone(), runs }

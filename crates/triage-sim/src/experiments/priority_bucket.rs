@@ -279,7 +279,8 @@ pub fn transport(scheduler: Scheduler, o: &Options, links: &[LinkParams]) -> Con
         },
         ..Default::default()
     };
-    cfg.quic.ecn = o.ecn;
+    // Classic ECN (RFC 9000 §13.4) on the RED paths of `--ecn`.
+    cfg.ecn = o.ecn.then_some(triage_core::ecn::EcnMode::Classic);
     if o.stack == Stack::MpQuic {
         cfg.initial_window_segments = 32;
         cfg.quic.max_udp_payload_bytes = 1350;

@@ -142,6 +142,7 @@ fn apply(bbr: &mut Bbr, c: &mut Conn, mss: u64, op: &Op) {
                 ecn_echo: 0,
                 sack_only: false,
                 pre_recovery_bytes: 0,
+                handshake_only: false,
             });
             if acked > 0 {
                 c.after_timeout = false;

@@ -241,6 +241,7 @@ impl Sim {
             ecn_echo: 0,
             sack_only: false,
             pre_recovery_bytes: 0,
+            handshake_only: false,
         });
         self.snapshot();
     }

@@ -83,6 +83,7 @@ impl Feeder {
             ecn_echo: 0,
             sack_only: false,
             pre_recovery_bytes: 0,
+            handshake_only: false,
         });
     }
 
