@@ -35,6 +35,10 @@ pub struct EecnArgs {
     /// ECE/CWR flags, does not run).
     #[arg(long, value_parser = ["tcp", "quic"], default_value = "tcp")]
     mode: String,
+    /// EECN's Algorithm 2 when cRTT equals avgRTT (β = 0): hold (the paper's listing,
+    /// cRTT ≥ avgRTT: no change) or grow (its prose: decay only when β is positive).
+    #[arg(long, value_parser = ["hold", "grow"], default_value = "hold")]
+    zero_beta: String,
 }
 
 /// Runs the reproduction.
@@ -47,6 +51,11 @@ pub fn run(a: EecnArgs) -> Result<(), String> {
         seed: a.seed,
         sample_ns: if a.out.is_some() { a.interval.0 } else { 0 },
         quic: a.mode == "quic",
+        zero_beta: if a.zero_beta == "grow" {
+            triage_core::cc::ZeroBeta::Grow
+        } else {
+            triage_core::cc::ZeroBeta::Hold
+        },
         ..Default::default()
     };
     // Eight runs of a few hundred ms each by default, longer with a larger --elephant-size.

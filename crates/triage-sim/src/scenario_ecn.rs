@@ -11,7 +11,7 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
-use triage_core::cc::{AvgRtt, EecnConfig, VcpConfig};
+use triage_core::cc::{AvgRtt, EecnConfig, VcpConfig, ZeroBeta};
 
 use crate::queue::{EecnMarkerConfig, Limit, QueueKind, RedConfig, VcpRouterConfig};
 use crate::scenario_resolved::ser;
@@ -276,6 +276,10 @@ pub struct EecnToml {
     /// ACKs that repeat a CL(1) echo (default 3).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cl1_echo_acks: Option<u32>,
+    /// Algorithm 2 when cRTT equals avgRTT (β = 0): "hold" (default, the listing's
+    /// cRTT ≥ avgRTT: no change) or "grow" (the prose: decay only when β is positive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zero_beta: Option<ZeroBeta>,
 }
 
 impl EecnToml {
@@ -294,6 +298,7 @@ impl EecnToml {
                 self.initial_window_cl2.unwrap_or(d.initial_window_cl[1]),
             ],
             cl1_echo_acks: self.cl1_echo_acks.unwrap_or(d.cl1_echo_acks),
+            zero_beta: self.zero_beta.unwrap_or(d.zero_beta),
         };
         Ok(c)
     }

@@ -337,6 +337,7 @@ pub fn transport_of(c: &ConnectionConfig, layered: &TransportToml, multipath: bo
                 initial_window_cl1: Some(e.initial_window_cl[0]),
                 initial_window_cl2: Some(e.initial_window_cl[1]),
                 cl1_echo_acks: Some(e.cl1_echo_acks),
+                zero_beta: Some(e.zero_beta),
             }
         }),
         vcp: (c.controller == ControllerKind::Vcp || ecn == EcnMode::Vcp || layered.vcp.is_some()).then_some(VcpToml {

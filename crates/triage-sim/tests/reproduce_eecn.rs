@@ -57,3 +57,24 @@ fn eecn_in_quic_mode_keeps_the_dumbbell_ordering() {
     let claims = r.claims(t);
     assert!(claims.iter().filter(|c| c.0.contains("VCP")).all(|c| c.2.is_none()), "{claims:?}");
 }
+
+/// Algorithm 2 at β = 0 (`EecnSettings::zero_beta`): with the listing's reading (the
+/// default) QUIC mode's multi-hop EF2 ends at its 2-packet floor with a constant RTT and
+/// never finishes; with the prose's (`ZeroBeta::Grow`) every flow finishes on both
+/// topologies, and TCP mode's EECN drops nothing either way.
+#[test]
+fn zero_beta_decides_whether_a_window_at_its_floor_grows_again() {
+    use triage_core::cc::ZeroBeta;
+    let quic = |zero_beta| reproduce(&EecnSettings { sample_ns: 0, quic: true, zero_beta, ..Default::default() });
+    let hold = quic(ZeroBeta::Hold);
+    let ef2 = &hold.get(Topology::Multihop, Scheme::Eecn).flows[1];
+    assert_eq!((ef2.name.as_str(), ef2.fct_ms), ("EF2", None));
+    let grow = quic(ZeroBeta::Grow);
+    for t in [Topology::Dumbbell, Topology::Multihop] {
+        let run = grow.get(t, Scheme::Eecn);
+        assert!(run.flows.iter().all(|f| f.fct_ms.is_some()), "{t:?}: every flow completes");
+        assert_eq!(run.drops, 0);
+    }
+    let tcp = reproduce(&EecnSettings { sample_ns: 0, zero_beta: ZeroBeta::Grow, ..Default::default() });
+    assert!(tcp.runs.iter().filter(|r| r.scheme == Scheme::Eecn).all(|r| r.drops == 0));
+}

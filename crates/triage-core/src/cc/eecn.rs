@@ -35,6 +35,22 @@ pub enum AvgRtt {
     Mean,
 }
 
+/// What Algorithm 2 does when cRTT equals avgRTT (β = 0), where the paper's listing and its
+/// prose part (§4.4.3-§4.4.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ZeroBeta {
+    /// The listing (Algorithm 2 lines 3 and 10, `cRTT ≥ avgRTT`): the slow-start increment
+    /// is σ·SZ and congestion avoidance decays by e^0, no change. Where the RTT is exactly
+    /// constant, which a deterministic simulation reaches, the window then never moves.
+    #[default]
+    Hold,
+    /// The prose ("we apply the decay function when β is positive"): β = 0 counts as below
+    /// the average, so the window grows by the full SZ in slow start and σ·SZ in congestion
+    /// avoidance.
+    Grow,
+}
+
 /// EECN parameters (paper values by default).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EecnConfig {
@@ -53,6 +69,9 @@ pub struct EecnConfig {
     pub initial_window_cl: [u32; 2],
     /// §4.4.2: ACKs on which the receiver repeats a CL(1) echo. Paper: 3.
     pub cl1_echo_acks: u32,
+    /// Algorithm 2 at β = 0 (see [`ZeroBeta`]). Default: the listing's.
+    #[serde(default)]
+    pub zero_beta: ZeroBeta,
 }
 
 impl Default for EecnConfig {
@@ -65,6 +84,7 @@ impl Default for EecnConfig {
             avg_rtt: AvgRtt::Srtt,
             initial_window_cl: [5, 1],
             cl1_echo_acks: 3,
+            zero_beta: ZeroBeta::Hold,
         }
     }
 }
@@ -148,7 +168,9 @@ impl Eecn {
     /// (cRTT ≥ avgRTT, β) for Algorithms 1 and 2; (false, 0) before any sample.
     fn rtt_state(&self) -> (bool, f64) {
         match (self.c_rtt_ns, self.avg_rtt_ns()) {
-            (Some(c), Some(a)) if c >= a => (true, (c - a) as f64 / self.cfg.beta_unit_ns as f64),
+            (Some(c), Some(a)) if c > a || (c == a && self.cfg.zero_beta == ZeroBeta::Hold) => {
+                (true, (c - a) as f64 / self.cfg.beta_unit_ns as f64)
+            }
             _ => (false, 0.0),
         }
     }
@@ -304,6 +326,27 @@ mod tests {
 
     fn eecn() -> Eecn {
         Eecn::new(1000, 10, EecnConfig::default())
+    }
+
+    /// Algorithm 2 at cRTT = avgRTT (β = 0): the listing's `≥` holds the window in congestion
+    /// avoidance and grows it by σ·SZ in slow start; the prose's reading (`ZeroBeta::Grow`)
+    /// grows by σ·SZ and SZ. Either way a positive β decays and a negative one grows.
+    #[test]
+    fn zero_beta_holds_by_the_listing_and_grows_by_the_prose() {
+        for (zero_beta, ca_gain, ss_gain) in [(ZeroBeta::Hold, 0.0, 300.0), (ZeroBeta::Grow, 20.0, 1000.0)] {
+            let cfg = EecnConfig { zero_beta, ..Default::default() };
+            // Congestion avoidance: cwnd 20000, ssthresh 10000.
+            let mut c = Eecn::new(1000, 10, cfg.clone());
+            (c.cwnd, c.ssthresh) = (20_000.0, 10_000.0);
+            c.on_ack(&ack(10, 10));
+            assert!((c.cwnd - (20_000.0 + ca_gain)).abs() < 1e-9, "{zero_beta:?}: {}", c.cwnd);
+            c.on_ack(&ack(12, 10));
+            assert!(c.cwnd < 20_000.0 + ca_gain, "{zero_beta:?}: β > 0 decays");
+            // Slow start.
+            let mut c = Eecn::new(1000, 10, cfg);
+            c.on_ack(&ack(10, 10));
+            assert!((c.cwnd - (10_000.0 + ss_gain)).abs() < 1e-9, "{zero_beta:?}: {}", c.cwnd);
+        }
     }
 
     #[test]

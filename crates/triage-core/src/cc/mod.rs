@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 
 pub use bbr::{Bbr, BbrConfig};
 pub use cubic::{Cubic, CubicConfig};
-pub use eecn::{AvgRtt, Eecn, EecnConfig};
+pub use eecn::{AvgRtt, Eecn, EecnConfig, ZeroBeta};
 pub use newreno::{Growth, NewReno};
 pub use newreno_ecn::NewRenoEcn;
 pub use vcp::{Vcp, VcpConfig};

@@ -150,6 +150,9 @@ pub struct EecnSettings {
     /// from the counts of its Initial packets. VCP, whose load codes travel in TCP's
     /// ECE/CWR flags, has no QUIC form and is not run ([`EecnSettings::schemes`]).
     pub quic: bool,
+    /// EECN's Algorithm 2 at cRTT = avgRTT ([`triage_core::cc::ZeroBeta`]; default: the
+    /// listing's, no change).
+    pub zero_beta: triage_core::cc::ZeroBeta,
 }
 
 impl EecnSettings {
@@ -170,7 +173,14 @@ impl EecnSettings {
 
 impl Default for EecnSettings {
     fn default() -> Self {
-        Self { elephant_bytes: 125_000_000, seed: 1, sample_ns: 10_000_000, queue_packets: 100, quic: false }
+        Self {
+            elephant_bytes: 125_000_000,
+            seed: 1,
+            sample_ns: 10_000_000,
+            queue_packets: 100,
+            quic: false,
+            zero_beta: Default::default(),
+        }
     }
 }
 
@@ -281,8 +291,10 @@ pub fn jain(x: &[f64]) -> f64 {
 }
 
 /// The transport of every end for a scheme.
-pub fn transport(scheme: Scheme, seed: u64, quic: bool) -> ConnectionConfig {
+pub fn transport(scheme: Scheme, s: &EecnSettings) -> ConnectionConfig {
+    let (seed, quic) = (s.seed, s.quic);
     ConnectionConfig {
+        eecn: triage_core::cc::EecnConfig { zero_beta: s.zero_beta, ..Default::default() },
         controller: scheme.controller(),
         mode: if quic { TransportMode::Quic } else { TransportMode::Tcp },
         receive_buffer_bytes: 4 << 20,
@@ -330,7 +342,7 @@ pub fn network(
 pub fn run(topology: Topology, scheme: Scheme, s: &EecnSettings) -> EecnRun {
     let (net, snd, rcv, b, second) = network(topology, scheme, s);
     let mut sim = Simulator::new(net, s.sample_ns);
-    let cfg = transport(scheme, s.seed, s.quic);
+    let cfg = transport(scheme, s);
     let mut flows: Vec<(String, &'static str, u32, u32, u64, u64)> = vec![
         ("EF1".into(), "elephant", snd[0], rcv[0], s.elephant_bytes, 0),
         ("EF2".into(), "elephant", snd[1], rcv[1], s.elephant_bytes, 0),
