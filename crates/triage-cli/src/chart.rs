@@ -63,7 +63,8 @@ pub fn bars(path: &Path, title: &str, y_desc: &str, cats: &[String], series: &[(
 
 /// Grouped bars with error bars: one group per category, one bar per series; each value is
 /// (mean, standard deviation) and the whisker spans mean ± deviation (clipped at 0); a
-/// deviation of 0 draws none.
+/// deviation of 0 draws none. A mean that is not finite (NaN: no value) draws no bar but
+/// "not done" at its place.
 pub fn bars_with_error(
     path: &Path,
     title: &str,
@@ -97,10 +98,16 @@ pub fn bars_with_error(
             .draw_series(
                 vals.iter()
                     .enumerate()
+                    .filter(|(_, (m, _))| m.is_finite())
                     .map(|(i, (m, _))| Rectangle::new([(x0(i), 0.0), (x0(i) + 0.8 / k, *m)], c.filled())),
             )?
             .label(label.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], c.filled()));
+        // A value that does not exist (a flow that never finished) is said, not drawn as 0.
+        let missing = TextStyle::from(("sans-serif", 11)).color(&c).pos(Pos::new(HPos::Center, VPos::Bottom));
+        chart.draw_series(vals.iter().enumerate().filter(|(_, (m, _))| !m.is_finite()).map(|(i, _)| {
+            EmptyElement::at((x0(i) + 0.4 / k, 0.0)) + Text::new("not done", (0, -4), missing.clone())
+        }))?;
         // Whiskers: a vertical line from mean − deviation to mean + deviation, capped.
         let cap = 0.15 / k;
         chart.draw_series(vals.iter().enumerate().filter(|(_, (_, d))| *d > 1e-9).flat_map(|(i, (m, d))| {

@@ -305,7 +305,7 @@ fn write_out(dir: &Path, r: &EecnReproduction) -> Result<(), String> {
         let flows: Vec<String> = r.get(t, Scheme::Eecn).flows.iter().map(|f| f.name.clone()).collect();
         let per = |f: fn(&FlowRow) -> Option<f64>| -> Vec<(String, Vec<f64>)> {
             all.iter()
-                .map(|s| (s.label().to_string(), r.get(t, *s).flows.iter().map(|x| f(x).unwrap_or(0.0)).collect()))
+                .map(|s| (s.label().to_string(), r.get(t, *s).flows.iter().map(|x| f(x).unwrap_or(f64::NAN)).collect()))
                 .collect()
         };
         let sfx = if t == Topology::Dumbbell { "a" } else { "b" };

@@ -564,3 +564,28 @@ fn set_overrides_stdin_and_json_scenarios() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("standard input: name: null has no TOML form"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `reproduce eecn --mode quic`: three schemes (VCP has no QUIC form), the mode in the JSON,
+/// and the multi-hop EF2 that never finishes (EECN's Algorithm 2 at β = 0, README) said on
+/// its charts rather than drawn as a bar of 0.
+#[test]
+fn reproduce_eecn_in_quic_mode() {
+    let v = json(&["reproduce", "eecn", "--mode", "quic", "--json"]);
+    assert_eq!(v["mode"], "quic");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 6);
+    assert!(runs.iter().all(|r| r["scheme"] != "vcp"));
+    let dir = std::env::temp_dir().join(format!("triage-eecn-quic-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = triage().args(["reproduce", "eecn", "--mode", "quic", "--out"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("QUIC mode: levels read from the ECN counts") && !text.contains("\nVCP "), "{text}");
+    let fig = std::fs::read_to_string(dir.join("fig9b_fct_elephants_multihop.svg")).unwrap();
+    assert_eq!(fig.matches("not done").count(), 1);
+    let table = std::fs::read_to_string(dir.join("table4.csv")).unwrap();
+    assert!(!table.contains(",vcp,"));
+    let _ = std::fs::remove_dir_all(&dir);
+    // A TCP run names its mode too.
+    assert_eq!(json(&["reproduce", "eecn", "--json"])["mode"], "tcp");
+}
