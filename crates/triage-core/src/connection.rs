@@ -945,28 +945,6 @@ impl Connection {
         partition_by_start(self.segs.len(), |i| self.segs[i].start, x, self.cfg.mss_bytes as u64)
     }
 
-    /// Asks the cache for what the next received packet will read: the connection's lines,
-    /// the oldest sent segment (where an ACK starts), the slot the next sent segment's record
-    /// goes to (what an ACK sends next is recorded there, a write to lines that left the
-    /// cache since the ring last passed them), the send scheduler and the congestion
-    /// controller ([`crate::prefetch`]; a hint that changes nothing else). The settings are
-    /// shared (`cfg`) and, with many connections alike, already in the cache.
-    #[inline(always)]
-    pub fn prefetch(&self) {
-        use crate::prefetch::{line, range, value};
-        value(self, usize::MAX);
-        if let Some(s) = self.segs.front() {
-            value(s, usize::MAX);
-        }
-        // The slot the next sent segment's record is written to (past the newest; the
-        // buffer's start when it wraps, which this misses: a hint may point anywhere).
-        let (a, b) = self.segs.as_slices();
-        let next = if b.is_empty() { a.as_ptr_range().end } else { b.as_ptr_range().end };
-        range(next.cast::<u8>(), std::mem::size_of::<SentSeg>());
-        line((&*self.scheduler as *const dyn SendScheduler).cast());
-        line((&*self.path.cc as *const dyn cc::CongestionController).cast());
-    }
-
     /// Handle a received packet addressed to this connection.
     pub fn handle_packet(&mut self, now_ns: u64, pkt: &Packet) {
         if self.state == State::Closed {

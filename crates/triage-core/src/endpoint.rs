@@ -106,16 +106,6 @@ impl Endpoint {
     pub fn handle_packet(&mut self, now_ns: u64, pkt: &Packet) {
         both!(self, c => c.handle_packet(now_ns, pkt))
     }
-    /// Asks the cache for what the next received packet will read (a hint: see
-    /// [`crate::prefetch`]). TCP mode its connection's hot state; QUIC mode the connection's
-    /// first lines.
-    #[inline(always)]
-    pub fn prefetch(&self) {
-        match self {
-            Endpoint::Tcp(c) => c.prefetch(),
-            Endpoint::Quic(q) => crate::prefetch::value(&**q, 16 * crate::prefetch::LINE_BYTES),
-        }
-    }
     /// Handles an expired deadline.
     pub fn handle_timeout(&mut self, now_ns: u64) {
         both!(self, c => c.handle_timeout(now_ns))

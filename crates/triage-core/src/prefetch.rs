@@ -1,11 +1,12 @@
 //! Cache prefetch hints for the simulator's packet path.
 //!
-//! With many flows the state one packet-hop touches (its next link, the connection that
-//! receives it, the packet's own box) is out of the core's caches, and the run loop waits
-//! for each line in turn: the work of one event depends on loads the event before could
-//! not start. The simulator knows a hop ahead where a packet goes next, so it asks for
-//! those lines early, while it handles other events (htsim and ns-3 do not; software
-//! prefetching is the usual remedy in packet processing, as in DPDK's receive loops).
+//! With many flows the state one packet-hop touches is out of the core's caches. A queue
+//! asks for the box of the packet it will send next while the current one serializes
+//! (`triage_sim`'s backlog): behind a long queue that box has left the cache. Asking a hop
+//! ahead for the next link and the receiving connection too (`Link::prefetch`,
+//! `Connection::prefetch`, until 2026-11-29) no longer paid once the per-hop state had
+//! shrunk: the 512-flow cells ran 4-6% faster at 1 and 10 Gbps without those hints and
+//! the same at 100 Mbps (docs/performance-history.md, fifteenth round).
 //!
 //! A prefetch is a hint: it reads nothing the program sees, never faults (any address,
 //! even an unmapped one, is allowed), and changes no result, only when lines arrive. On

@@ -197,7 +197,7 @@ pub struct Link {
     // order, `align(64)` starts it on a line): the packet on the wire, the propagating ones,
     // the rate, the counters every packet moves, the queue: 320 bytes, five cache lines.
     // With 1,024 access links, as in a 512-flow dumbbell, links no longer fit a core's
-    // cache and each hop fetches its link's lines (and asks for them ahead, `prefetch`).
+    // cache and each hop fetches its link's lines: five, not the struct's all.
     // What few links have (a loss model, disorder, an outage) is behind one pointer, and
     // the counters only those move, the name, after the queue.
     tx: Option<SimPacket>,
@@ -365,13 +365,6 @@ impl Link {
             reordered_packets: self.rare.reordered_packets,
             outage_packets: self.rare.outage_packets,
         }
-    }
-
-    /// Asks the cache for the fields a packet-hop through this link touches (everything
-    /// up to the queue's end; a hint, see [`triage_core::prefetch`]).
-    #[inline(always)]
-    pub fn prefetch(&self) {
-        triage_core::prefetch::value(self, Self::HOT_BYTES);
     }
 
     /// The bytes a packet-hop touches (the loss model, disorder and outage excepted).

@@ -378,12 +378,6 @@ struct FlowState {
     remaining_messages: usize,
 }
 
-/// The connections' and links' state (bytes) above which the packet path prefetches: a
-/// core's L2 (512 KiB on the EPYC machine this was measured on). At about 1.7 KB per TCP
-/// connection and 1 KB per link, a 512-flow dumbbell holds about 4 MB of it, a 128-flow one
-/// about 1 MB, a 32-flow one 0.25 MB.
-const PREFETCH_ABOVE_BYTES: usize = 512 << 10;
-
 /// A connection and what the simulator keeps beside it. Connection `c` is `conns[c]`, and
 /// its time series in the recorder is `recorder.conn_series[c]` (both are pushed together,
 /// in `add_conn`, and neither is ever removed).
@@ -472,10 +466,6 @@ pub struct Simulator {
     /// list, as htsim recycles its packets): in steady state a packet-hop allocates nothing.
     #[allow(clippy::vec_box)] // the boxes themselves are what is recycled
     free_packets: Vec<Box<crate::queue::Carried>>,
-    /// Whether the packet path prefetches (`triage_core::prefetch`): only once the
-    /// connections' and links' state outgrows a core's cache ([`PREFETCH_ABOVE_BYTES`]);
-    /// below that every line is already there and the hints would only cost instructions.
-    prefetch: bool,
     /// Connection settings shared by the connections opened with them
     /// ([`shared_config`](Self::shared_config)), the latest last.
     shared_configs: Vec<Arc<ConnectionConfig>>,
@@ -534,7 +524,6 @@ impl Simulator {
             sampling: false,
             finished: false,
             free_packets: Vec::new(),
-            prefetch: false,
             shared_configs: Vec::new(),
         }
     }
@@ -758,9 +747,6 @@ impl Simulator {
                         }
                     }
                 }
-                if next.is_some() {
-                    self.prefetch_next_hop(l);
-                }
             }
             Ev::LinkDeliver(l) => {
                 let link = &mut self.net.links[l as usize];
@@ -889,9 +875,6 @@ impl Simulator {
         let state = conn.cc_state().1;
         self.recorder.state_changes.push((id as usize, self.now_ns, state));
         self.conns.push(ConnSlot { conn, flow, is_server, timer_at: u64::MAX, last_state: state, group: 0 });
-        let state_bytes =
-            self.conns.len() * std::mem::size_of::<ConnSlot>() + self.net.links.len() * std::mem::size_of::<Link>();
-        self.prefetch = state_bytes > PREFETCH_ABOVE_BYTES;
         id
     }
 
@@ -911,13 +894,6 @@ impl Simulator {
     fn deliver_to_host(&mut self, sp: SimPacket) {
         let origin_ns = sp.origin_ns();
         let pkt = sp.pkt;
-        // What the host sends in answer leaves through its link toward the sender: asked
-        // for now, while the connection takes the packet (a hint: triage_core::prefetch).
-        if self.prefetch {
-            if let Some(up) = self.net.route(pkt.dst.node, pkt.src.node) {
-                self.net.links[up as usize].prefetch();
-            }
-        }
         if let Some(c) = self.find_conn(pkt.dst, pkt.src) {
             if pkt.payload_bytes > 0 || pkt.quic.is_some() {
                 // One-way delay of data packets, per receiving end.
@@ -985,38 +961,6 @@ impl Simulator {
         self.demux.insert((local, remote), id);
     }
 
-    /// Link `l` has started serializing a packet: asks the cache for what its arrival will
-    /// touch, a serialization time from now: the next link on its way, or the connection
-    /// that receives it (hints only, see [`triage_core::prefetch`]; no result changes).
-    /// Asking for the connection a link earlier too (a bottleneck's delay ahead) was tried:
-    /// it asked twice for every connection, and its test mispredicted about one branch per
-    /// packet-hop; without it the 512-flow cell ran faster in 13 of 14 back-to-back pairs.
-    #[inline(always)]
-    fn prefetch_next_hop(&mut self, l: u32) {
-        if !self.prefetch {
-            return;
-        }
-        let link = &self.net.links[l as usize];
-        let Some(sp) = link.serializing() else { return };
-        let (to, dst) = (link.to, sp.dst_node());
-        if dst != to {
-            if let Some(next) = self.net.route(to, dst) {
-                self.net.links[next as usize].prefetch();
-            }
-            return;
-        }
-        let (d, s) = (sp.pkt.dst, sp.pkt.src);
-        if let Some(c) = self.find_conn(d, s) {
-            let slot = &self.conns[c as usize];
-            triage_core::prefetch::line((&slot.timer_at as *const u64).cast());
-            // The connection's delay counters (a data packet's delivery adds to them).
-            if let Some(series) = self.recorder.conn_series.get(c as usize) {
-                triage_core::prefetch::line((series as *const ConnSeries).cast());
-            }
-            slot.conn.prefetch();
-        }
-    }
-
     #[inline(always)]
     fn forward(&mut self, node: u32, sp: SimPacket) {
         let Some(l) = self.net.route(node, sp.dst_node()) else {
@@ -1036,10 +980,7 @@ impl Simulator {
             return;
         }
         match self.link_enqueue(l, sp) {
-            Arrival::Starts(t) => {
-                self.events.push_link(t, l, false);
-                self.prefetch_next_hop(l);
-            }
+            Arrival::Starts(t) => self.events.push_link(t, l, false),
             Arrival::Queued => {}
             Arrival::Dropped => self.reclaim_dropped(l),
         }
