@@ -198,6 +198,14 @@ impl ConnectionConfig {
         }
         sub("eecn", self.eecn.validate())?;
         sub("vcp", self.vcp.validate())?;
+        if self.mode == TransportMode::Quic && self.ecn_mode() == EcnMode::Vcp {
+            // Named by what chose VCP: the ECN setting, or the controller's own default.
+            let field = if self.ecn.is_some() { "ecn" } else { "cc" };
+            return Err(format!(
+                "{field}: VCP's load codes are echoed in TCP's ECE/CWR flags and have no QUIC form: QUIC mode takes \
+                 ecn = \"off\", \"classic\" or \"eecn\" (its ACK frames' ECN counts carry EECN's two levels)"
+            ));
+        }
         Ok(())
     }
 

@@ -86,6 +86,13 @@ impl Endpoint {
         }
     }
 
+    /// EECN §4.4.1: the highest congestion level this end's handshake met (TCP mode: the
+    /// SYN's or SYN-ACK's, echoed; QUIC mode: its Initial and Handshake packets', from the
+    /// peer's ECN counts); 0 without marks or without EECN.
+    pub fn handshake_congestion_level(&self) -> u8 {
+        both!(self, c => c.handshake_congestion_level())
+    }
+
     /// The QUIC-mode connection, if this is one.
     pub fn quic(&self) -> Option<&QuicConnection> {
         match self {

@@ -655,15 +655,6 @@ impl TransportToml {
                 "RACK-TLP is TCP mode's (QUIC mode judges losses by time and probes tails itself, RFC 9002)".into(),
             ));
         }
-        if quic_mode && self.ecn.unwrap_or_else(|| controller.default_ecn()) == triage_core::ecn::EcnMode::Vcp {
-            let field = if self.ecn.is_some() { "transport.ecn" } else { "transport.cc" };
-            return Err((
-                field.into(),
-                "VCP's load codes are echoed in TCP's ECE/CWR flags and have no QUIC form: QUIC mode takes ecn = \
-                 \"off\", \"classic\" or \"eecn\" (its ACK frames' ECN counts carry EECN's two levels)"
-                    .into(),
-            ));
-        }
         if self.linux_rto == Some(true) && quic_mode {
             return Err((
                 "transport.linux_rto".into(),

@@ -528,7 +528,8 @@ pub struct QuicConnection {
     /// ECN as this end runs it ([`ConnectionConfig::ecn_mode`]): classic (RFC 9000 §13.4:
     /// ECT(0) on every datagram, a grown CE count is congestion), EECN (ECT(1) on every
     /// datagram, handshake included; the peer's ECT(0) and CE counts are CL(1) and CL(2)),
-    /// or off. VCP's load codes are echoed in TCP flags and have no QUIC form: off here.
+    /// or off. VCP's load codes are echoed in TCP flags and have no QUIC form
+    /// (`ConnectionConfig::validate` refuses it); an unchecked configuration runs it off.
     ecn: EcnMode,
     /// EECN §4.4.1: the highest level the peer reported for this end's Initial and
     /// Handshake packets.

@@ -209,6 +209,16 @@ impl Pair {
     fn server(&self) -> &QuicConnection {
         self.server.as_ref().expect("accepted")
     }
+
+    /// The usual exchange: the server writes one reliable message of `bytes` as soon as it
+    /// is connected and closes; the client closes once it has it.
+    fn respond(&mut self, bytes: u64) {
+        self.on_server_connected = Some(Box::new(move |s, now| {
+            s.write_message(now, meta(0, bytes), PrioritySignals::default(), Reliability::Reliable);
+            s.close();
+        }));
+        self.client.close();
+    }
 }
 
 fn meta(id: u32, len_bytes: u64) -> MessageMeta {
@@ -233,11 +243,7 @@ fn a_stream_never_sends_past_its_max_stream_data_and_resumes_on_credit() {
     // what the client consumed; the client raises the limit every 8 kB (half the window).
     let window = 16_000;
     let mut p = Pair::new(config(window, 100), 10_000_000, 10 * MS);
-    p.on_server_connected = Some(Box::new(|s, now| {
-        s.write_message(now, meta(0, 100_000), PrioritySignals::default(), Reliability::Reliable);
-        s.close();
-    }));
-    p.client.close();
+    p.respond(100_000);
     p.run(10_000 * MS);
     assert_eq!(p.seen[0].completed.len(), 1, "the response arrives whole");
     // Every STREAM frame the server sent lies below the highest MAX_STREAM_DATA the client
@@ -302,10 +308,7 @@ fn a_bulk_stream_sends_one_full_stream_frame_per_packet() {
     use std::cell::RefCell;
     use std::rc::Rc;
     let mut p = Pair::new(config(1_250_000, 100), 10_000_000, 10 * MS);
-    p.on_server_connected = Some(Box::new(|s, now| {
-        s.write_message(now, meta(0, 300_000), PrioritySignals::default(), Reliability::Reliable);
-        s.close();
-    }));
+    p.respond(300_000);
     // (STREAM frames, UDP payload bytes) of every server datagram with stream data.
     let packets: Rc<RefCell<Vec<(usize, u32)>>> = Rc::default();
     let seen = packets.clone();
@@ -317,7 +320,6 @@ fn a_bulk_stream_sends_one_full_stream_frame_per_packet() {
         }
         false
     });
-    p.client.close();
     p.run(10_000 * MS);
     assert_eq!(p.seen[0].completed.len(), 1);
     let packets = packets.borrow();
@@ -340,13 +342,9 @@ fn an_ack_that_declares_a_loss_leaves_the_halved_window_for_the_new_period() {
     // A long path, so that the ACK reporting three later packets comes before the loss timer
     // (9/8 of an RTT) and declares the loss itself.
     let mut p = Pair::new(config(10_000_000, 100), 10_000_000, 50 * MS);
-    p.on_server_connected = Some(Box::new(|s, now| {
-        s.write_message(now, meta(0, 1_500_000), PrioritySignals::default(), Reliability::Reliable);
-        s.close();
-    }));
+    p.respond(1_500_000);
     // Two server packets lost, far enough apart that the first period is over.
     p.drop = Box::new(|side, n, _| side == 1 && (n == 40 || n == 500));
-    p.client.close();
     p.run(10_000 * MS);
     assert_eq!(p.seen[0].completed.len(), 1);
     let cc = &p.server_cc;
@@ -791,11 +789,7 @@ fn one_message_pair(tls_cpu_ns: u64) -> Pair {
     let mut cfg = config(1_250_000, 100);
     cfg.quic.tls_cpu_ns = tls_cpu_ns;
     let mut p = Pair::new(cfg, 10_000_000, 10 * MS);
-    p.on_server_connected = Some(Box::new(|s, now| {
-        s.write_message(now, meta(0, 1000), PrioritySignals::default(), Reliability::Reliable);
-        s.close();
-    }));
-    p.client.close();
+    p.respond(1000);
     p
 }
 
@@ -1121,16 +1115,12 @@ fn ecn_config(controller: ControllerKind, ecn: crate::ecn::EcnMode) -> Connectio
 /// server's datagrams numbered in `marks` (0 is its Initial).
 fn ecn_pair(cfg: ConnectionConfig, bytes: u64, marks: Vec<(u64, Ecn)>) -> Pair {
     let mut p = Pair::new(cfg, 10_000_000, 10 * MS);
-    p.on_server_connected = Some(Box::new(move |s, now| {
-        s.write_message(now, meta(0, bytes), PrioritySignals::default(), Reliability::Reliable);
-        s.close();
-    }));
+    p.respond(bytes);
     p.remark = Box::new(move |side, n, pkt| {
         if let Some(&(_, e)) = marks.iter().find(|m| side == 1 && m.0 == n) {
             pkt.ecn = e;
         }
     });
-    p.client.close();
     p.run(10_000 * MS);
     assert_eq!(p.seen[0].completed.len(), 1, "the response arrives");
     p
@@ -1144,13 +1134,9 @@ fn eecn_sends_every_datagram_ect1_and_acks_carry_the_counts() {
     use std::rc::Rc;
     let seen: Rc<RefCell<Vec<(usize, Ecn)>>> = Rc::default();
     let mut p = Pair::new(ecn_config(ControllerKind::Eecn, crate::ecn::EcnMode::Eecn), 10_000_000, 10 * MS);
-    p.on_server_connected = Some(Box::new(|s, now| {
-        s.write_message(now, meta(0, 50_000), PrioritySignals::default(), Reliability::Reliable);
-        s.close();
-    }));
+    p.respond(50_000);
     let log = seen.clone();
     p.remark = Box::new(move |side, _, pkt| log.borrow_mut().push((side, pkt.ecn)));
-    p.client.close();
     p.run(10_000 * MS);
     let seen = seen.borrow();
     assert!(seen.iter().filter(|s| s.0 == 0).count() > 3 && seen.iter().filter(|s| s.0 == 1).count() > 30);
@@ -1226,4 +1212,18 @@ fn classic_ecn_reacts_to_ce_only() {
     // Off: no ECN-capable datagram, no counts.
     let p = ecn_pair(config(10_000_000, 100), 100_000, vec![]);
     assert!(p.frames[0].iter().all(|(_, f)| !matches!(f, Frame::Ack(a) if a.ecn.is_some())));
+}
+
+/// VCP's load codes travel in TCP's ECE/CWR flags: `ConnectionConfig::validate` refuses it in
+/// QUIC mode, named by what chose it (the ECN setting, or the controller's default), and
+/// keeps it in TCP mode.
+#[test]
+fn vcp_is_refused_in_quic_mode_by_validate() {
+    let mut cfg = ecn_config(ControllerKind::NewReno, crate::ecn::EcnMode::Vcp);
+    assert!(cfg.validate().unwrap_err().starts_with("ecn: VCP's load codes"));
+    cfg.ecn = None;
+    cfg.controller = ControllerKind::Vcp;
+    assert!(cfg.validate().unwrap_err().starts_with("cc: VCP's load codes"));
+    cfg.mode = TransportMode::Tcp;
+    assert_eq!(cfg.validate(), Ok(()));
 }

@@ -385,13 +385,7 @@ pub fn run(topology: Topology, scheme: Scheme, s: &EecnSettings) -> EecnRun {
                 fct_ms: fct.map(ms),
                 throughput_mbps: fct.filter(|&d| d > 0).map(|d| f.bytes as f64 * 8.0 / (d as f64 / 1e9) / 1e6),
                 mean_delay_ms: (pk > 0).then(|| tot as f64 / pk as f64 / 1e6),
-                handshake_level: match sim.endpoint(i as u32, false) {
-                    Some(e) => match e.quic() {
-                        Some(q) => q.handshake_congestion_level(),
-                        None => sim.connection(i as u32, false).map_or(0, |c| c.handshake_congestion_level()),
-                    },
-                    None => 0,
-                },
+                handshake_level: sim.endpoint(i as u32, false).map_or(0, |e| e.handshake_congestion_level()),
                 retransmissions: f.retransmitted_segments,
             }
         })
