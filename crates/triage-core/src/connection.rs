@@ -62,6 +62,7 @@ use crate::wire::{Addr, Ecn, Packet, SackBlock, TcpFlags};
 
 mod chunked;
 mod sack_blocks;
+mod sent_chunks;
 use chunked::ChunkedMap;
 use sack_blocks::SackBlocks;
 
@@ -247,13 +248,16 @@ impl ConnectionStats {
 
 /// One sent segment in the scoreboard (RFC 6675 §3) with its rate-sampling state
 /// (draft-cheng-iccrg-delivery-rate-estimation §3.2).
+///
+/// One cache line (every ACK that covers a segment reads it, and with many flows each line
+/// is a miss): the segment's message pieces, needed only to send it again, are kept apart
+/// ([`sent_chunks::SentChunks`]), and its payload length follows from its sequence range.
 #[derive(Clone, Debug)]
+#[repr(align(64))]
 struct SentSeg {
     start: u64,
     end: u64,
     flags: u8,
-    payload_bytes: u32,
-    chunks: Chunks,
     sent_ns: u64,
     first_sent_ns: u64,
     delivered_ns: u64,
@@ -265,6 +269,14 @@ struct SentSeg {
     sacked: bool,
     lost: bool,
     in_flight: bool,
+}
+
+impl SentSeg {
+    /// Payload bytes: the sequence range less SYN and FIN.
+    fn payload_bytes(&self) -> u32 {
+        let flags = (self.flags & TcpFlags::SYN != 0) as u64 + (self.flags & TcpFlags::FIN != 0) as u64;
+        (self.end - self.start - flags) as u32
+    }
 }
 
 /// Loss-recovery state.
@@ -354,6 +366,8 @@ pub struct Connection {
     snd_una: u64,
     snd_nxt: u64,
     segs: VecDeque<SentSeg>,
+    /// The message pieces of the segments in `segs` (to send them again).
+    sent_chunks: sent_chunks::SentChunks,
     sacked_segs: usize,
     /// Start of the highest segment SACKed (while `sacked_segs > 0`, it is in `segs`).
     high_sacked_start: u64,
@@ -605,6 +619,7 @@ impl Connection {
             snd_una: 0,
             snd_nxt: 0,
             segs: VecDeque::new(),
+            sent_chunks: sent_chunks::SentChunks::default(),
             sacked_segs: 0,
             high_sacked_start: 0,
             sack_seen: SackSeen::default(),
@@ -1180,8 +1195,6 @@ impl Connection {
             start: 0,
             end: 1,
             flags,
-            payload_bytes: 0,
-            chunks: Chunks::new(),
             sent_ns: now_ns,
             first_sent_ns: now_ns,
             delivered_ns: now_ns,
@@ -1276,7 +1289,8 @@ impl Connection {
         };
         let start = self.snd_nxt;
         let end = start + payload as u64 + (flags & TcpFlags::FIN != 0) as u64;
-        self.make_data_packet(out, flags, start, payload, Chunks::from_slice(&chunks));
+        self.sent_chunks.record(start, &chunks);
+        self.make_data_packet(out, flags, start, payload, chunks);
         if self.path.pipe_bytes == 0 {
             // draft §3.2: restart the sampling interval after idle.
             self.path.first_sent_ns = now_ns;
@@ -1287,8 +1301,6 @@ impl Connection {
             start,
             end,
             flags,
-            payload_bytes: payload,
-            chunks,
             sent_ns: now_ns,
             first_sent_ns: self.path.first_sent_ns,
             delivered_ns: self.path.delivered_ns,
@@ -1333,8 +1345,8 @@ impl Connection {
         seg.delivered_ns = delivered_ns;
         seg.delivered_bytes = delivered;
         seg.app_limited = app_limited;
-        let (start, len, flags, payload, chunks) =
-            (seg.start, seg.end - seg.start, seg.flags, seg.payload_bytes, Chunks::from_slice(&seg.chunks));
+        let (start, len, flags, payload) = (seg.start, seg.end - seg.start, seg.flags, seg.payload_bytes());
+        let chunks = self.sent_chunks.chunks_of(start, payload);
         if self.rack_on {
             self.rack_sent.push_back((now_ns, start, start + len, tx));
         }
@@ -1470,11 +1482,12 @@ impl Connection {
                 self.rack_rtt_ns = now_ns.saturating_sub(seg.sent_ns);
             }
         }
-        if seg.payload_bytes == 0 {
+        let payload_bytes = seg.payload_bytes();
+        if payload_bytes == 0 {
             return;
         }
         let delivered_intact = !seg.lost;
-        self.path.delivered_bytes += seg.payload_bytes as u64;
+        self.path.delivered_bytes += payload_bytes as u64;
         self.path.delivered_ns = now_ns;
         let take = rs.is_none_or(|r| seg.delivered_bytes >= r.prior_delivered_bytes);
         if take {
@@ -1592,6 +1605,7 @@ impl Connection {
                 }
             }
             self.snd_una = ack;
+            self.sent_chunks.acknowledged(ack);
             self.consecutive_rtos = 0;
         }
 
