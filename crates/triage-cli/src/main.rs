@@ -339,6 +339,7 @@ pub(crate) fn run_loaded(
         let stop = built.stop_ns;
         stop_ns = stop;
         let path_names = built.path_names;
+        let warnings = built.warnings;
         sim.set_qlog(o.qlog.is_some());
         if let Some(dir) = o.pcap {
             let d = if has_variants { dir.join(&name) } else { dir.to_path_buf() };
@@ -350,7 +351,8 @@ pub(crate) fn run_loaded(
         if let Some(capture) = sim.take_capture() {
             capture.finish().map_err(|e| e.to_string())?;
         }
-        let report = RunReport::new(&scenario.name, scenario.seed, &sim).with_path_names(&path_names);
+        let report =
+            RunReport::new(&scenario.name, scenario.seed, &sim).with_path_names(&path_names).with_warnings(&warnings);
         let variant = if has_variants { name.clone() } else { String::new() };
         let rows = output::object_rows(&variant, &report, &sim);
         if let Some(o) = out.as_mut() {

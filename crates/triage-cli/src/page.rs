@@ -135,7 +135,7 @@ struct SimulateArgs {
     /// Request a child only once its whole parent has arrived.
     #[arg(long, overrides_with = "streaming")]
     no_streaming: bool,
-    /// Print {"fcp_ms","lcp_ms","si_ms","tti_ms","tbt_ms","plt_ms","objects","connections"}.
+    /// Print {"page","network","fcp_ms","lcp_ms","si_ms","tti_ms","tbt_ms","trace","plt_ms","objects","connections","complete","warnings"}.
     #[arg(long)]
     json: bool,
 }
@@ -667,6 +667,9 @@ fn simulate(a: SimulateArgs) -> Result<(), String> {
             "objects": p["objects"],
             "connections": connections,
             "complete": complete,
+            // What the import had to say (also printed as warnings): skipped or adjusted
+            // entries, cache hits.
+            "warnings": v["variants"][0]["report"].get("warnings").cloned().unwrap_or_else(|| serde_json::json!([])),
         });
         outln!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
     } else {

@@ -184,6 +184,47 @@ fn real_outputs_match_the_schema() {
     assert_eq!(seen.into_iter().collect::<Vec<_>>(), ["datagrams", "page", "paths", "quic"]);
 }
 
+/// A run whose input gave warnings (a warm recording: its cache hits) carries them in each
+/// variant's report, as `triage run` prints them, and still matches the schema; a run without
+/// any has no `warnings` key.
+#[test]
+fn import_warnings_are_in_the_report() {
+    let dir = std::env::temp_dir().join(format!("triage-schema-warn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let har = root().join("../shared/data/pages/bbc.com.devtools.har");
+    assert!(har.is_file(), "test data {} is missing: these tests need ../shared/data/pages", har.display());
+    let file = dir.join("warm.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"warm\"\nstop = \"60s\"\n[topology]\nkind = \"profile\"\nname = \"lighthouse-mobile-slow-4g\"\n\
+             [[flows]]\nname = \"page\"\nclient = \"c0\"\nserver = \"s0\"\npage = {:?}\n\
+             [[variants]]\nname = \"fifo\"\n[[variants]]\nname = \"cats\"\ntransport = {{ scheduler = \"cats\" }}\n",
+            har.display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_triage")).arg("run").arg(&file).arg("--json").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = errors_of(&v);
+    assert!(e.is_empty(), "{}", e.join("\n"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for variant in v["variants"].as_array().unwrap() {
+        let w = variant["report"]["warnings"].as_array().expect("warnings in every variant's report");
+        assert_eq!(w.len(), 1, "{w:?}");
+        let line = w[0].as_str().unwrap();
+        assert!(
+            line.starts_with("flows[0].page: ")
+                && line.contains("85 of 118 objects were served from the browser's cache")
+        );
+        assert!(stderr.contains(&format!("warning: {}: {line}", file.display())), "{stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let quiet = run_json(&["run", "scenarios/cats-fifo.toml", "--json"]);
+    assert!(quiet["variants"][0]["report"].get("warnings").is_none());
+}
+
 #[test]
 fn the_file_written_by_out_is_the_json_printed() {
     let dir = std::env::temp_dir().join(format!("triage-schema-out-{}", std::process::id()));

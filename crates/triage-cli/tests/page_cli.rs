@@ -340,6 +340,11 @@ fn a_warm_recording_says_so() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("warning: ") && stderr.contains("the document among them (a warm load)"), "{stderr}");
+    // The JSON says it too, for a script that reads only that.
+    let out = triage(&["page", "simulate", "--json", &bbc]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let w = v["warnings"].as_array().unwrap();
+    assert!(w.len() == 1 && w[0].as_str().unwrap().contains("the document among them (a warm load)"), "{w:?}");
     let out = triage(&["page", "simulate", "--keep-cache-hits", &bbc]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -350,4 +355,7 @@ fn a_warm_recording_says_so() {
     // A recording without cache hits prints no such line.
     let out = triage(&["page", "analyze", &data("etat.lu.har")]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains("browser's cache"));
+    let out = triage(&["page", "simulate", "--json", &data("etat.lu.har")]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["warnings"], serde_json::json!([]));
 }

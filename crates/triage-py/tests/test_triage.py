@@ -31,6 +31,22 @@ def test_run_prints_what_the_command_line_prints():
     assert _without_source(triage.run((REPO / "scenarios/cats-fifo.toml").read_text())) == _without_source(want)
 
 
+def test_import_warnings_reach_the_report():
+    # A warm recording (bbc.com: its cache hits) warns on the command line; the document
+    # says it in each variant's report.
+    har = REPO.parent / "shared/data/pages/bbc.com.devtools.har"
+    assert har.is_file(), f"test data {har} is missing: these tests need ../shared/data/pages"
+    doc = triage.run({
+        "name": "warm",
+        "stop": "60s",
+        "topology": {"kind": "profile", "name": "lighthouse-mobile-slow-4g"},
+        "flows": [{"name": "page", "client": "c0", "server": "s0", "page": str(har)}],
+    })
+    (line,) = doc["variants"][0]["report"]["warnings"]
+    assert line.startswith("flows[0].page: ") and "85 of 118 objects were served from the browser's cache" in line
+    assert "warnings" not in triage.run("cats-fifo")["variants"][0]["report"]
+
+
 def test_the_resolved_input_runs_the_same():
     # input.resolved is the scenario as it ran, every field written out; as a dict or a
     # .json file it runs the same simulation and resolves to itself.

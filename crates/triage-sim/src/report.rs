@@ -263,6 +263,11 @@ pub struct RunReport {
     pub messages: Vec<MessageReport>,
     /// Links, only those that carried packets.
     pub links: Vec<LinkReport>,
+    /// What building the run had to say about its inputs, the lines `triage run` prints as
+    /// warnings: a recording's entries skipped or adjusted, its cache hits. Absent when
+    /// there is nothing to say.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl RunReport {
@@ -396,11 +401,18 @@ impl RunReport {
             flows,
             messages,
             links,
+            warnings: Vec::new(),
         }
     }
 }
 
 impl RunReport {
+    /// Carries the warnings building the run gave ([`crate::scenario::Built::warnings`]).
+    pub fn with_warnings(mut self, warnings: &[String]) -> Self {
+        self.warnings = warnings.to_vec();
+        self
+    }
+
     /// Names the paths of every multipath flow (by path ID, as
     /// [`crate::scenario::Built::path_names`] lists them).
     pub fn with_path_names(mut self, names: &[String]) -> Self {

@@ -277,7 +277,9 @@ fn run_scenario(
     for (name, built) in scenario.build_variants(file, dir).map_err(|e| e.to_string())? {
         let mut sim = built.sim;
         sim.run(built.stop_ns, |_| {});
-        let report = RunReport::new(&scenario.name, scenario.seed, &sim).with_path_names(&built.path_names);
+        let report = RunReport::new(&scenario.name, scenario.seed, &sim)
+            .with_path_names(&built.path_names)
+            .with_warnings(&built.warnings);
         each(if named { name } else { String::new() }, &sim, built.stop_ns, report);
     }
     Ok((scenario, text))
