@@ -44,7 +44,11 @@ struct Harness {
     log: Vec<(u64, bool, Packet)>,
     /// (time, seq) of every server packet the client received.
     client_arrivals: Vec<(u64, u64)>,
-    /// Largest smoothed RTT the server held at any step.
+    /// Largest smoothed RTT the server held at any step before it sent its FIN. After it,
+    /// with the ACKs lost, the FIN can be acknowledged first by the peer's own FIN sent again
+    /// a backed-off timeout later: a valid sample of that whole wait (the FIN was sent once;
+    /// RFC 6298 §3 takes it, as a timestamp echo would, RFC 7323 §4), which says nothing of
+    /// the estimate while data flowed.
     server_srtt_max_ns: u64,
 }
 
@@ -152,7 +156,7 @@ impl Harness {
                 }
             }
             self.flush();
-            if let Some(srtt) = self.server.as_ref().and_then(|s| s.srtt_ns()) {
+            if let Some(srtt) = self.server.as_ref().filter(|s| !s.fin_sent).and_then(|s| s.srtt_ns()) {
                 self.server_srtt_max_ns = self.server_srtt_max_ns.max(srtt);
             }
         }
