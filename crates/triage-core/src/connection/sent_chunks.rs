@@ -47,6 +47,7 @@ impl SentChunks {
     /// sequence number `start` (segments are recorded in sequence order, each starting where
     /// the previous one's payload ended, or later).
     pub(crate) fn record(&mut self, start: u64, chunks: &[MsgChunk]) {
+        debug_assert!(self.runs.back().is_none_or(|r| r.end() <= start), "segments recorded out of order");
         let mut seq = start;
         for (k, c) in chunks.iter().enumerate() {
             let len = c.len_bytes() as u64;
