@@ -109,6 +109,12 @@ pub struct ConnectionConfig {
     /// oldest unacknowledged segment is retransmitted (`tcp_xmit_retransmit_queue`), so that
     /// a fast retransmission gets a full timeout to be acknowledged in.
     pub linux_rto: bool,
+    /// TCP mode: acknowledge as Linux's receiver does (default off: RFC 5681, every second
+    /// full segment, as ns-3): at once for the first 16 segments and after a duplicate, and
+    /// each time its receive window grows, which receive-buffer autotuning lets it do once
+    /// per RTT while the rate grows (see `connection/linux_ack.rs`). Only the ACK timing:
+    /// the advertised window stays `receive_buffer_bytes`'s free space.
+    pub linux_ack: bool,
     /// Seed for controllers that randomize (BBR's gain-cycle start).
     pub seed: u64,
     /// Keep a log of every PRR decision (for tests and traces).
@@ -230,6 +236,7 @@ impl Default for ConnectionConfig {
             dup_thresh: 3,
             rack: false,
             linux_rto: false,
+            linux_ack: false,
             seed: 0,
             trace_prr: false,
             scheduler: SchedulerKind::Fifo,

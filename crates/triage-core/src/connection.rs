@@ -61,6 +61,7 @@ use crate::wire::packet::MAX_SACK_BLOCKS;
 use crate::wire::{Addr, Ecn, Packet, SackBlock, TcpFlags};
 
 mod chunked;
+mod linux_ack;
 mod sack_blocks;
 mod sent_chunks;
 use chunked::ChunkedMap;
@@ -448,6 +449,8 @@ pub struct Connection {
     /// The blocks `ooo` forms, for the SACK option (most recent first).
     sack_blocks: SackBlocks,
     segs_since_ack: u32,
+    /// Linux's receiver ACK policy ([`ConnectionConfig::linux_ack`]).
+    linux_ack: Option<Box<linux_ack::LinuxAck>>,
     ack_now: bool,
     delack_deadline_ns: Option<u64>,
     msg_progress: IntMap<u32, (u64, Option<u8>)>,
@@ -662,6 +665,7 @@ impl Connection {
             ooo_arrivals: 0,
             sack_blocks: SackBlocks::default(),
             segs_since_ack: 0,
+            linux_ack: cfg.linux_ack.then(|| Box::new(linux_ack::LinuxAck::new(cfg.mss_bytes))),
             ack_now: false,
             delack_deadline_ns: None,
             msg_progress: IntMap::default(),
@@ -1181,6 +1185,11 @@ impl Connection {
     }
 
     fn on_ack_sent(&mut self) {
+        if let Some(l) = self.linux_ack.as_mut() {
+            if self.ack_now || self.segs_since_ack > 0 {
+                l.on_ack_sent();
+            }
+        }
         self.ack_now = false;
         self.segs_since_ack = 0;
         self.delack_deadline_ns = None;
@@ -2064,6 +2073,9 @@ impl Connection {
         if end <= self.rcv_nxt {
             self.stats.duplicate_bytes_received += pkt.payload_bytes as u64;
             self.ack_now = true;
+            if let Some(l) = self.linux_ack.as_mut() {
+                l.on_duplicate();
+            }
             return;
         }
         if start > self.rcv_nxt {
@@ -2096,6 +2108,10 @@ impl Connection {
                 self.sack_blocks.insert(start, end, arrival);
             }
             self.ack_now = true;
+            if let Some(l) = self.linux_ack.as_mut() {
+                let last_end = self.ooo.iter_rev().next().map_or(end, |(_, seg)| seg.end);
+                l.on_out_of_order(last_end.max(end) - self.rcv_nxt);
+            }
             return;
         }
         let filled_hole = !self.ooo.is_empty();
@@ -2118,6 +2134,13 @@ impl Connection {
             return;
         }
         self.segs_since_ack += 1;
+        if let Some(l) = self.linux_ack.as_mut() {
+            let rtt_ns = self.path.rtt.srtt_ns().unwrap_or(0);
+            if l.on_in_order(now_ns, self.rcv_nxt, pkt.payload_bytes, rtt_ns) {
+                self.ack_now = true;
+                return;
+            }
+        }
         if self.segs_since_ack >= self.cfg.delayed_ack_segments {
             self.ack_now = true;
         } else if self.delack_deadline_ns.is_none() {

@@ -93,6 +93,7 @@ pub fn resolved_json(sim: &Simulator, stop_ns: u64) -> serde_json::Value {
             "dup_thresh_segments": t.dup_thresh,
             "rack": t.rack,
             "linux_rto": t.linux_rto,
+            "linux_ack": t.linux_ack,
             "scheduler": scheduler,
             "cats": cats_config,
             "default_priority": t.default_priority,

@@ -213,6 +213,12 @@ pub struct TransportToml {
     /// RFC 6298, as ns-3 3.37).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub linux_rto: Option<bool>,
+    /// TCP mode only: acknowledge as Linux's receiver does: at once for its first 16
+    /// segments, after a duplicate and each time its receive window grows (which
+    /// receive-buffer autotuning lets it do once per RTT), else every second segment (default
+    /// false: RFC 5681, as ns-3 3.37). ACK timing only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub linux_ack: Option<bool>,
     /// ECN variant: "off", "classic", "eecn" or "vcp" (default: the controller's own —
     /// classic for newreno_ecn, eecn for eecn, vcp for vcp, off otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -518,6 +524,7 @@ impl TransportToml {
             hystart: self.hystart.or(base.hystart),
             rack: self.rack.or(base.rack),
             linux_rto: self.linux_rto.or(base.linux_rto),
+            linux_ack: self.linux_ack.or(base.linux_ack),
             mode: self.mode.or(base.mode),
             ecn: self.ecn.or(base.ecn),
             newreno_growth: self.newreno_growth.or(base.newreno_growth),
@@ -661,6 +668,12 @@ impl TransportToml {
                 "Linux's retransmission timer is TCP mode's (QUIC mode's probe timeout is RFC 9002's)".into(),
             ));
         }
+        if self.linux_ack == Some(true) && quic_mode {
+            return Err((
+                "transport.linux_ack".into(),
+                "Linux's receiver ACK policy is TCP mode's (QUIC mode acknowledges as RFC 9000 §13.2 says)".into(),
+            ));
+        }
         let eecn = self.eecn.clone().unwrap_or_default().to_config().map_err(|m| ("transport.eecn".to_string(), m))?;
         let vcp = self.vcp.clone().unwrap_or_default().to_config().map_err(|m| ("transport.vcp".to_string(), m))?;
         Ok(ConnectionConfig {
@@ -684,6 +697,7 @@ impl TransportToml {
             min_rto_ns: self.min_rto.map_or(d.min_rto_ns, |x| x.0),
             rack: self.rack.unwrap_or(d.rack),
             linux_rto: self.linux_rto.unwrap_or(d.linux_rto),
+            linux_ack: self.linux_ack.unwrap_or(d.linux_ack),
             receive_buffer_bytes: match self.receive_buffer {
                 None => d.receive_buffer_bytes,
                 Some(b) if b.0 > MAX_RECEIVE_BUFFER => {

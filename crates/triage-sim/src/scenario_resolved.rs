@@ -351,6 +351,7 @@ pub fn transport_of(c: &ConnectionConfig, layered: &TransportToml, multipath: bo
         newreno_growth: Some(c.newreno_growth),
         rack: (c.mode == triage_core::config::TransportMode::Tcp).then_some(c.rack),
         linux_rto: (c.mode == triage_core::config::TransportMode::Tcp).then_some(c.linux_rto),
+        linux_ack: (c.mode == triage_core::config::TransportMode::Tcp).then_some(c.linux_ack),
         mss: Some(Size(u64::from(c.mss_bytes))),
         initial_window: Some(c.initial_window_segments),
         delayed_ack_segments: Some(c.delayed_ack_segments),

@@ -153,6 +153,8 @@ pub fn transport(s: &QuicSetting) -> Result<ConnectionConfig, QuicSettingError> 
         // Linux's retransmission timer (SRTT + at least 200 ms, restarted by a fast
         // retransmission).
         cfg.linux_rto = true;
+        // Linux's receiver: quick ACKs while its window grows, autotuning.
+        cfg.linux_ack = true;
         return Ok(cfg);
     }
     let (sched, _) = quic_mode(&s.mode).ok_or_else(|| QuicSettingError::Mode(s.mode.clone()))?;
