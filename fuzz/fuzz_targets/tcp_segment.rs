@@ -199,6 +199,7 @@ fn run(u: &mut Unstructured) -> Result<()> {
         min_rto_ns: u.int_in_range(1..=300u64)? * MS,
         receive_buffer_bytes: u.int_in_range(mss_bytes as u64..=1u64 << 20)?,
         priority_option: u.arbitrary()?,
+        linux_ack: u.arbitrary()?,
         ..Default::default()
     };
     // The handshake as real packets.

@@ -1614,7 +1614,9 @@ impl Connection {
                 }
             }
             self.snd_una = ack;
-            self.sent_chunks.acknowledged(ack);
+            // A segment is sent again whole, from its start: keep the pieces of the first one
+            // still held even when an ACK covers part of it (a peer may acknowledge any byte).
+            self.sent_chunks.acknowledged(self.segs.front().map_or(ack, |s| s.start));
             self.consecutive_rtos = 0;
         }
 

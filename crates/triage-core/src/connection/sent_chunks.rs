@@ -121,8 +121,9 @@ impl SentChunks {
         out
     }
 
-    /// Forgets the runs wholly below `una` (cumulatively acknowledged). A zero-length piece
-    /// at `una` is kept: it may begin the first segment not acknowledged.
+    /// Forgets the runs wholly below `una`, the start of the first segment not wholly
+    /// acknowledged (not the cumulative ACK itself, which may fall inside that segment). A
+    /// zero-length piece at `una` is kept: it may begin that segment.
     pub(crate) fn acknowledged(&mut self, una: u64) {
         while let Some(r) = self.runs.front() {
             if r.end() < una || (r.len > 0 && r.end() <= una) {

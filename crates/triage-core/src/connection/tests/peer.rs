@@ -112,3 +112,36 @@ fn a_clock_that_steps_back_does_not_panic() {
     while s.poll_transmit(10 * MS).is_some() {}
     assert!(s.srtt_ns().is_some());
 }
+
+/// A peer may acknowledge any byte, also one inside a segment: the segment stays in flight
+/// and is sent again whole, from its start, with every message piece it first carried (the
+/// pieces of its acknowledged part too; found by fuzzing `tcp_segment`).
+#[test]
+fn an_ack_inside_a_segment_keeps_its_pieces_for_the_retransmission() {
+    let (mut c, mut s) = handshake(ConnectionConfig { min_rto_ns: 200 * MS, ..Default::default() });
+    // Two messages in one segment: 1,000 bytes of message 7, then 448 of message 8.
+    s.write_message(4 * MS, MessageMeta { id: 7, len_bytes: 1000, priority: 2 });
+    s.write_message(4 * MS, MessageMeta { id: 8, len_bytes: 5000, priority: 2 });
+    let first = s.poll_transmit(4 * MS).unwrap();
+    assert_eq!((first.seq, first.payload_bytes, first.chunks.len()), (1, 1448, 2));
+    while s.poll_transmit(4 * MS).is_some() {}
+    // An ACK 1,200 bytes into the first segment (past message 7's piece).
+    let ack = Packet {
+        src: CLIENT,
+        dst: SERVER,
+        flags: TcpFlags(TcpFlags::ACK),
+        ack: 1 + 1200,
+        window_bytes: 1 << 20,
+        ..Default::default()
+    };
+    s.handle_packet(5 * MS, &ack);
+    // The timeout sends the first segment again, whole.
+    let rto = s.poll_timeout().unwrap();
+    s.handle_timeout(rto);
+    let again = s.poll_transmit(rto).unwrap();
+    assert_eq!((again.seq, again.payload_bytes), (1, 1448));
+    assert_eq!(again.chunks, first.chunks);
+    // The client takes it and the rest as usual.
+    c.handle_packet(rto + MS, &again);
+    assert_eq!(c.stats().bytes_delivered, 1448);
+}
