@@ -152,6 +152,12 @@ fn config(u: &mut Unstructured, quic: bool) -> Result<ConnectionConfig> {
     if !quic && u.arbitrary()? {
         cfg.load_shedding = Some(LoadShedding::default());
     }
+    // TCP mode's Linux options: RACK-TLP, Linux's RTO, Linux's receiver ACKs.
+    if !quic {
+        cfg.rack = u.arbitrary()?;
+        cfg.linux_rto = u.arbitrary()?;
+        cfg.linux_ack = u.arbitrary()?;
+    }
     if quic {
         cfg.quic.stream_receive_window_bytes = u.int_in_range(1000..=2_000_000)?;
         cfg.quic.max_streams = u.int_in_range(1..=100)?;

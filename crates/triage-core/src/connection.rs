@@ -2131,18 +2131,17 @@ impl Connection {
         }
         // CATS §II-D-2 receiver policy: no delayed ACK for priority-0 segments.
         let urgent = self.cfg.ack_priority0_immediately && pkt.priority_option == Some(0);
-        if filled_hole || fin || urgent {
+        // Linux's receiver counts every in-order segment (`tcp_event_data_recv`), also one
+        // acknowledged at once for another reason.
+        let linux_now = match self.linux_ack.as_mut() {
+            Some(l) => l.on_in_order(now_ns, self.rcv_nxt, pkt.payload_bytes, self.path.rtt.srtt_ns().unwrap_or(0)),
+            None => false,
+        };
+        if filled_hole || fin || urgent || linux_now {
             self.ack_now = true;
             return;
         }
         self.segs_since_ack += 1;
-        if let Some(l) = self.linux_ack.as_mut() {
-            let rtt_ns = self.path.rtt.srtt_ns().unwrap_or(0);
-            if l.on_in_order(now_ns, self.rcv_nxt, pkt.payload_bytes, rtt_ns) {
-                self.ack_now = true;
-                return;
-            }
-        }
         if self.segs_since_ack >= self.cfg.delayed_ack_segments {
             self.ack_now = true;
         } else if self.delack_deadline_ns.is_none() {
