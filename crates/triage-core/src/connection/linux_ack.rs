@@ -43,10 +43,8 @@ pub(super) struct LinuxAck {
     started: bool,
     /// The window's growth threshold (`rcv_ssthresh`).
     rcv_ssthresh_bytes: u64,
-    /// `sk_rcvbuf`.
+    /// `sk_rcvbuf` (the window clamp, `window_clamp`, is its window share).
     rcvbuf_bytes: u64,
-    /// `window_clamp`.
-    window_clamp_bytes: u64,
     /// Bytes taken in the last measured RTT (`rcvq_space.space`).
     space_bytes: u64,
     /// `rcv_nxt` and the time at the start of the current measurement.
@@ -62,31 +60,38 @@ fn space_from_win(win: u64) -> u64 {
     win * 256 / SCALING_RATIO
 }
 
+/// `tcp_select_initial_window`: half the initial buffer (the default ratio before any
+/// segment is measured), in whole segments.
+fn initial_window_bytes(mss_bytes: u64) -> u64 {
+    RCVBUF_INITIAL_BYTES / 2 / mss_bytes * mss_bytes
+}
+
 impl LinuxAck {
     pub(super) fn new(mss_bytes: u32) -> Self {
         let mss_bytes = u64::from(mss_bytes).max(1);
-        // tcp_select_initial_window: half the buffer (the default ratio before any segment
-        // is measured), in whole segments; tcp_init_buffer_space: the first measurement
-        // counts ten segments.
-        let initial_window = RCVBUF_INITIAL_BYTES / 2 / mss_bytes * mss_bytes;
-        let clamp = win_from_space(RCVBUF_INITIAL_BYTES);
         LinuxAck {
             mss_bytes,
             quick: 0,
             started: false,
-            rcv_ssthresh_bytes: initial_window.min(clamp),
+            rcv_ssthresh_bytes: initial_window_bytes(mss_bytes).min(win_from_space(RCVBUF_INITIAL_BYTES)),
             rcvbuf_bytes: RCVBUF_INITIAL_BYTES,
-            window_clamp_bytes: clamp,
+            // tcp_init_buffer_space: the first measurement counts ten segments.
             space_bytes: 10 * mss_bytes,
             space_seq: 0,
             space_time_ns: 0,
         }
     }
 
+    /// `window_clamp`: the buffer's window share (autotuning moves the two together).
+    fn window_clamp_bytes(&self) -> u64 {
+        win_from_space(self.rcvbuf_bytes)
+    }
+
     /// `tcp_incr_quickack(sk, TCP_MAX_QUICKACKS)`.
     fn incr_quick(&mut self) {
-        let initial_window = RCVBUF_INITIAL_BYTES / 2 / self.mss_bytes * self.mss_bytes;
-        let q = u32::try_from(initial_window / (2 * self.mss_bytes)).unwrap_or(u32::MAX).clamp(2, MAX_QUICKACKS);
+        let q = u32::try_from(initial_window_bytes(self.mss_bytes) / (2 * self.mss_bytes))
+            .unwrap_or(u32::MAX)
+            .clamp(2, MAX_QUICKACKS);
         self.quick = self.quick.max(q);
     }
 
@@ -94,10 +99,7 @@ impl LinuxAck {
     fn rcvbuf_grow(&mut self, ooo_extent_bytes: u64) {
         let rcvwin = 2 * self.space_bytes + ooo_extent_bytes;
         let rcvbuf = space_from_win(rcvwin).min(RCVBUF_MAX_BYTES);
-        if rcvbuf > self.rcvbuf_bytes {
-            self.rcvbuf_bytes = rcvbuf;
-            self.window_clamp_bytes = win_from_space(rcvbuf);
-        }
+        self.rcvbuf_bytes = self.rcvbuf_bytes.max(rcvbuf);
     }
 
     /// A segment that was received before (`tcp_data_queue`'s retransmission case:
@@ -136,8 +138,9 @@ impl LinuxAck {
         // tcp_grow_window (a 1448-byte segment's buffer costs at most its window share, so
         // the increment is two segments).
         if payload_bytes >= 128 {
-            let room =
-                self.window_clamp_bytes.min(win_from_space(self.rcvbuf_bytes)).saturating_sub(self.rcv_ssthresh_bytes);
+            // (Linux bounds it by the free buffer space too, all of it here: the application
+            // reads as data arrive.)
+            let room = self.window_clamp_bytes().saturating_sub(self.rcv_ssthresh_bytes);
             if room > 0 {
                 let incr = (2 * self.mss_bytes).max(2 * u64::from(payload_bytes));
                 self.rcv_ssthresh_bytes += room.min(incr);
@@ -150,11 +153,6 @@ impl LinuxAck {
     /// An ACK went out while one was due (`tcp_dec_quickack_mode`).
     pub(super) fn on_ack_sent(&mut self) {
         self.quick = self.quick.saturating_sub(1);
-    }
-
-    #[cfg(test)]
-    pub(super) fn window_clamp_bytes(&self) -> u64 {
-        self.window_clamp_bytes
     }
 }
 
