@@ -106,3 +106,39 @@ page = "page.har"
     let _ = std::fs::remove_dir_all(&dir);
     triage_sim::report::RunReport::new(&s.name, s.seed, &b.sim)
 }
+
+/// A scenario of one bulk transfer over a dumbbell (access links 1 Gbps / 0 ms, a
+/// 1000-packet bottleneck queue), the sender `s0` sending `size` to `c0`, with a 200 ms
+/// minimum RTO and a 40 ms delayed-ACK timer as Linux's. `transport`: more lines of
+/// `[transport]`; `bottleneck`: the bottleneck's other fields (rate, delay, loss).
+pub fn bulk_dumbbell_text(seed: u64, transport: &str, bottleneck: &str, size: &str) -> String {
+    format!(
+        r#"
+name = "t"
+seed = {seed}
+stop = "60s"
+[transport]
+min_rto = "200ms"
+delayed_ack_timeout = "40ms"
+{transport}
+[topology]
+kind = "dumbbell"
+bottleneck = {{ {bottleneck}, queue = {{ packets = 1000 }} }}
+access = {{ rate = "1Gbps", delay = "0ms" }}
+[[flows]]
+name = "f"
+client = "s0"
+server = "c0"
+client_app = {{ kind = "bulk", size = "{size}" }}
+"#
+    )
+}
+
+/// Builds a scenario's text (one variant) and runs it to its stop.
+pub fn run_text(text: &str) -> Simulator {
+    let s = triage_sim::scenario::Scenario::parse(text, "t.toml").unwrap();
+    let b = s.build("t.toml", None).unwrap();
+    let mut sim = b.sim;
+    sim.run(b.stop_ns, |_| {});
+    sim
+}

@@ -3,37 +3,17 @@
 //! receiver (here the server end, `c0`, taking a bulk transfer) acknowledges more of the
 //! segments at once, its first ones among them.
 
+mod common;
+
 use triage_sim::scenario::Scenario;
 
 fn text(transport: &str) -> String {
-    format!(
-        r#"
-name = "t"
-seed = 1
-stop = "60s"
-[transport]
-min_rto = "200ms"
-delayed_ack_timeout = "40ms"
-{transport}
-[topology]
-kind = "dumbbell"
-bottleneck = {{ rate = "10Mbps", delay = "10ms", queue = {{ packets = 1000 }} }}
-access = {{ rate = "1Gbps", delay = "0ms" }}
-[[flows]]
-name = "f"
-client = "s0"
-server = "c0"
-client_app = {{ kind = "bulk", size = "2896000B" }}
-"#
-    )
+    common::bulk_dumbbell_text(1, transport, r#"rate = "10Mbps", delay = "10ms""#, "2896000B")
 }
 
 /// (the receiver's ACKs, the data segments it took, whether the policy ran, completion ms).
 fn run(transport: &str) -> (u64, u64, bool, f64) {
-    let s = Scenario::parse(&text(transport), "t.toml").unwrap();
-    let b = s.build("t.toml", None).unwrap();
-    let mut sim = b.sim;
-    sim.run(b.stop_ns, |_| {});
+    let sim = common::run_text(&text(transport));
     let receiver = sim.connection(0, true).unwrap();
     let on = receiver.config().linux_ack;
     let st = receiver.stats().clone();

@@ -3,37 +3,22 @@
 //! retransmission timeouts (a loss short of three duplicate ACKs is found by time, a tail
 //! is probed).
 
+mod common;
+
 use triage_sim::scenario::Scenario;
 
 fn text(transport: &str, seed: u64) -> String {
-    format!(
-        r#"
-name = "t"
-seed = {seed}
-stop = "60s"
-[transport]
-min_rto = "200ms"
-delayed_ack_timeout = "40ms"
-{transport}
-[topology]
-kind = "dumbbell"
-bottleneck = {{ rate = "2Mbps", delay = "25ms", queue = {{ packets = 1000 }}, loss = {{ kind = "bernoulli", loss_prob = "5%" }} }}
-access = {{ rate = "1Gbps", delay = "0ms" }}
-[[flows]]
-name = "f"
-client = "s0"
-server = "c0"
-client_app = {{ kind = "bulk", size = "289792B" }}
-"#
+    common::bulk_dumbbell_text(
+        seed,
+        transport,
+        r#"rate = "2Mbps", delay = "25ms", loss = { kind = "bernoulli", loss_prob = "5%" }"#,
+        "289792B",
     )
 }
 
 /// (the sender's RTOs, completion in ms, whether RACK ran) of one run.
 fn run(transport: &str, seed: u64) -> (u64, f64, bool) {
-    let s = Scenario::parse(&text(transport, seed), "t.toml").unwrap();
-    let b = s.build("t.toml", None).unwrap();
-    let mut sim = b.sim;
-    sim.run(b.stop_ns, |_| {});
+    let sim = common::run_text(&text(transport, seed));
     let rack = sim.connection(0, true).unwrap().config().rack;
     // The client sends the bulk data.
     let st = sim.connection(0, false).unwrap().stats().clone();
