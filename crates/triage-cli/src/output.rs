@@ -62,16 +62,17 @@ pub fn print_table(r: &RunReport) {
     let _ = writeln!(s);
     let _ = writeln!(
         s,
-        "{:<fw$} {:>10} {:>12} {:>12} {:>12} {:>6} {:>8}",
-        "flow", "fct_ms", "bytes", "goodput_mbps", "retrans_segs", "rtos", "recov"
+        "{:<fw$} {:>10} {:>13} {:>15} {:>12} {:>12} {:>6} {:>8}",
+        "flow", "fct_ms", "bytes", "delivered_bytes", "goodput_mbps", "retrans_segs", "rtos", "recov"
     );
     for f in &r.flows {
         let _ = writeln!(
             s,
-            "{:<fw$} {:>10} {:>12} {:>12} {:>12} {:>6} {:>8}",
+            "{:<fw$} {:>10} {:>13} {:>15} {:>12} {:>12} {:>6} {:>8}",
             middle(&f.name, fw),
             opt(f.fct_ms),
             f.bytes,
+            f.delivered_bytes,
             f.goodput_mbps.map_or("-".into(), |g| format!("{g:.3}")),
             f.retransmissions,
             f.rtos,
@@ -376,6 +377,7 @@ impl OutDir {
                     "completed_ms",
                     "fct_ms",
                     "bytes",
+                    "delivered_bytes",
                     "goodput_mbps",
                     "retransmitted_segments",
                     "rtos",
@@ -478,6 +480,7 @@ impl OutDir {
                     e(x.completed_ms),
                     e(x.fct_ms),
                     s(x.bytes),
+                    s(x.delivered_bytes),
                     e(x.goodput_mbps),
                     s(x.retransmissions),
                     s(x.rtos),

@@ -362,9 +362,18 @@ pub fn of_run(doc: &serde_json::Value, objects: &[ObjectRow]) -> Report {
     let vname = |v: &serde_json::Value| str_of(&v["name"]);
     let mut flows = Table {
         caption: "Flows".into(),
-        header: ["variant", "flow", "fct_ms", "bytes", "goodput_mbps", "retransmitted_segments", "rtos"]
-            .map(String::from)
-            .to_vec(),
+        header: [
+            "variant",
+            "flow",
+            "fct_ms",
+            "bytes",
+            "delivered_bytes",
+            "goodput_mbps",
+            "retransmitted_segments",
+            "rtos",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows: Vec::new(),
     };
     let mut pages = Table {
@@ -427,6 +436,7 @@ pub fn of_run(doc: &serde_json::Value, objects: &[ObjectRow]) -> Report {
                 flow.clone(),
                 str_of(&f["fct_ms"]),
                 str_of(&f["bytes"]),
+                str_of(&f["delivered_bytes"]),
                 str_of(&f["goodput_mbps"]),
                 str_of(&f["retransmissions"]),
                 str_of(&f["rtos"]),

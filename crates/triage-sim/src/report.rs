@@ -53,7 +53,15 @@ pub struct FlowReport {
     pub fct_ms: Option<f64>,
     /// Application bytes of both directions.
     pub bytes: u64,
-    /// Goodput over the flow's lifetime.
+    /// Bytes the transport delivered in order to the two ends' applications by the end of
+    /// the run: for a complete flow over reliable streams, `bytes`, plus the TLS handshake's
+    /// records where a page load's browser model runs TLS over TCP (4,512 bytes per
+    /// connection by default); datagrams lost for good are missing.
+    pub delivered_bytes: u64,
+    /// Goodput over the flow's lifetime: `bytes` over `fct_ms` for a complete flow; for one
+    /// still open when the run stopped (a long-lived flow, as in a fairness experiment),
+    /// `delivered_bytes` over the time from its start to the end of the run. `None` for a
+    /// flow that had not started (or no time had passed).
     pub goodput_mbps: Option<f64>,
     /// Segments retransmitted by both ends.
     pub retransmissions: u64,
@@ -274,19 +282,27 @@ impl RunReport {
     /// Collects the report of a finished run.
     pub fn new(scenario: &str, seed: u64, sim: &Simulator) -> Self {
         let flows_res = sim.flow_results();
+        let end_ns = sim.now_ns();
         let flows = flows_res
             .iter()
             .map(|f| {
                 let fct = f.completed_ns.map(|c| c - f.start_ns);
+                let delivered_bytes = f.conn_stats.iter().map(|s| s.bytes_delivered).sum();
+                // (bytes, time) the goodput is taken over: the whole transfer, or what the
+                // run moved of an incomplete one.
+                let (goodput_bytes, goodput_ns) = match fct {
+                    Some(d) => (f.bytes, d),
+                    None => (delivered_bytes, end_ns.saturating_sub(f.start_ns)),
+                };
                 FlowReport {
                     name: f.name.clone(),
                     start_ms: ms(f.start_ns),
                     completed_ms: f.completed_ns.map(ms),
                     fct_ms: fct.map(ms),
                     bytes: f.bytes,
-                    goodput_mbps: fct
-                        .filter(|&d| d > 0)
-                        .map(|d| ((f.bytes as f64 * 8.0 / (d as f64 / 1e9)) / 1e3).round() / 1e3),
+                    delivered_bytes,
+                    goodput_mbps: (goodput_ns > 0)
+                        .then(|| ((goodput_bytes as f64 * 8.0 / (goodput_ns as f64 / 1e9)) / 1e3).round() / 1e3),
                     retransmissions: f.retransmitted_segments,
                     rtos: f.rto_count,
                     fast_recoveries: f.fast_recoveries,
