@@ -4,7 +4,9 @@
 // parameters mean the same network as the triage scenario benchmarks/scaling.sh writes.
 // Built on docs/ns3/highrate_dumbbell.cc; addresses leave room for up to 62,500 flows, and
 // the program counts packet-hops (packets serialized onto any link, PhyTxEnd on every
-// device) the way triage counts them, and prints nothing per packet or per state change.
+// device) the way triage counts them, and prints nothing per packet or per state change;
+// with --perFlow=1 it also prints each flow's received bytes at the end ("flow_rx_bytes I N",
+// what its PacketSink read), for benchmarks/scaling.sh --shares.
 // Build: g++ -O2 -std=c++17 ns3_dumbbell.cc -o ns3_dumbbell -I/usr/include $(ls
 // /usr/lib/x86_64-linux-gnu/libns3-*.so | sed 's|.*/lib\(ns3-[^/]*\)\.so$|-l\1|')
 // (as ../shared/reference/ns3/build.sh does; benchmarks/scaling.sh does it in /tmp).
@@ -16,6 +18,7 @@
 #include "ns3/traffic-control-module.h"
 #include <cstdio>
 #include <string>
+#include <vector>
 using namespace ns3;
 
 static uint64_t gHops = 0;
@@ -24,7 +27,9 @@ static uint64_t gRxBytes = 0;
 
 static void Hop(Ptr<const Packet>) { gHops++; }
 static void BottleneckTx(Ptr<const Packet> p) { gBottleneckBytes += p->GetSize() - 2; } // minus PPP header
+static std::vector<uint64_t> gFlowRxBytes;
 static void Rx(Ptr<const Packet> p, const Address&) { gRxBytes += p->GetSize(); }
+static void FlowRx(uint32_t flow, Ptr<const Packet> p, const Address&) { gFlowRxBytes[flow] += p->GetSize(); }
 
 // 10.<hi>.<lo>.0/24 for flow i on side base (1: senders, 128: receivers).
 static Ipv4Address Subnet(uint32_t base, uint32_t i) {
@@ -35,6 +40,7 @@ int main(int argc, char** argv) {
   std::string rate = "1Gbps", accessRate = "", delay = "1ms", accessDelay = "0ms";
   uint32_t queue = 1000, accessQueue = 1000, flows = 2, rcvBuf = 2 << 20;
   double stop = 5;
+  bool perFlow = false;
   CommandLine cmd;
   cmd.AddValue("rate", "bottleneck rate", rate);
   cmd.AddValue("delay", "bottleneck one-way delay", delay);
@@ -45,6 +51,7 @@ int main(int argc, char** argv) {
   cmd.AddValue("flows", "number of bulk flows (pairs)", flows);
   cmd.AddValue("rcvBuf", "send and receive buffer, bytes", rcvBuf);
   cmd.AddValue("stop", "simulated seconds", stop);
+  cmd.AddValue("perFlow", "print each flow's received bytes at the end", perFlow);
   cmd.Parse(argc, argv);
   if (accessRate.empty()) accessRate = rate;
   Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpNewReno"));
@@ -83,6 +90,10 @@ int main(int argc, char** argv) {
     PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
     ApplicationContainer sa = sink.Install(c.Get(i)); sa.Start(Seconds(0));
     sa.Get(0)->TraceConnectWithoutContext("Rx", MakeCallback(&Rx));
+    if (perFlow) {
+      gFlowRxBytes.resize(flows);
+      sa.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&FlowRx, i));
+    }
     BulkSendHelper bs("ns3::TcpSocketFactory", InetSocketAddress(caddr[i], port));
     bs.SetAttribute("MaxBytes", UintegerValue(0)); bs.SetAttribute("SendSize", UintegerValue(1448));
     ApplicationContainer app = bs.Install(s.Get(i)); app.Start(Seconds(0));
@@ -93,6 +104,8 @@ int main(int argc, char** argv) {
   std::printf("packet_hops %llu\n", (unsigned long long)gHops);
   std::printf("utilisation %.2f %%\n", 100.0 * gBottleneckBytes / cap);
   std::printf("goodput_mbps %.1f\n", gRxBytes * 8 / stop / 1e6);
+  for (uint32_t i = 0; i < gFlowRxBytes.size(); i++)
+    std::printf("flow_rx_bytes %u %llu\n", i, (unsigned long long)gFlowRxBytes[i]);
   Simulator::Destroy();
   return 0;
 }

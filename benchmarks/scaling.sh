@@ -7,7 +7,12 @@
 #
 #   benchmarks/scaling.sh [--flows "2 8 32 128 512"] [--rates "100Mbps 1Gbps 10Gbps"]
 #                         [--stop 5] [--repeat 5] [--no-ns3] [--no-triage]
-#                         [--triage target/release/triage]
+#                         [--triage target/release/triage] [--shares]
+#
+# --shares: instead of timing, what the flows got in each cell, triage beside ns-3: the
+# bytes delivered to the receivers over the run (triage's flows' delivered_bytes, the ns-3
+# program's per-flow PacketSink counts), Jain's fairness index over the flows and the
+# smallest flow's bytes over the largest's.
 #
 # triage's "sim M hops/s" is the median over --repeat runs of the simulation alone in one
 # process (`triage bench --repeat`); its wall time and peak memory are those of one whole
@@ -31,6 +36,7 @@ stop=5
 repeat=5
 ns3=1
 ours=1
+shares=0
 triage=target/release/triage
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -41,6 +47,7 @@ while [ $# -gt 0 ]; do
     --no-ns3) ns3=0; shift ;;
     --no-triage) ours=0; shift ;;
     --triage) triage=$2; shift 2 ;;
+    --shares) shares=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "scaling.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -86,6 +93,40 @@ timed() {
   t1=$(date +%s%N)
   echo "$(( (t1 - t0) / 1000000 )) $(tail -1 "$work/mem")" | awk '{printf "%.3f %d\n", $1 / 1000, $2}'
 }
+
+# shares FILE: "total_bytes jain min_over_max" of the per-flow byte counts in FILE, one a line.
+shares() {
+  awk '{ s += $1; q += $1 * $1; if (NR == 1 || $1 < lo) lo = $1; if ($1 > hi) hi = $1 }
+       END { printf "%d %.3f %.2f\n", s, (q > 0 ? s * s / (NR * q) : 0), (hi > 0 ? lo / hi : 0) }' "$1"
+}
+
+if [ "$shares" = 1 ]; then
+  echo "| flows | rate | triage delivered MB | ns-3 delivered MB | triage - ns-3 | triage Jain | ns-3 Jain | triage min/max | ns-3 min/max |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  for rate in $rates; do
+    for n in $flows; do
+      t=(); m=()
+      if [ "$ours" = 1 ]; then
+        # Exit status 3: flows still open at the stop, as long flows are here.
+        "$triage" run "$(scenario "$n" "$rate")" --json > "$work/s.json" 2> "$work/s.err" ||
+          [ $? = 3 ] || { cat "$work/s.err" >&2; exit 1; }
+        sed -n 's/.*"delivered_bytes": *\([0-9]*\).*/\1/p' "$work/s.json" > "$work/t.bytes"
+        read -r -a t < <(shares "$work/t.bytes")
+      fi
+      if [ "$ns3" = 1 ]; then
+        "$work/ns3_dumbbell" --flows="$n" --rate="$rate" --stop="$stop" --perFlow=1 > "$work/n.txt"
+        awk '/^flow_rx_bytes/ {print $3}' "$work/n.txt" > "$work/n.bytes"
+        read -r -a m < <(shares "$work/n.bytes")
+      fi
+      mb() { [ -n "${1:-}" ] && awk "BEGIN{printf \"%.2f\", $1 / 1e6}"; }
+      diff=
+      [ -n "${t[0]:-}" ] && [ -n "${m[0]:-}" ] && diff=$(awk "BEGIN{printf \"%+.2f%%\", 100 * (${t[0]} - ${m[0]}) / ${m[0]}}")
+      echo "| $n | $rate | $(mb "${t[0]:-}") | $(mb "${m[0]:-}") | $diff | ${t[1]:-} | ${m[1]:-} | ${t[2]:-} | ${m[2]:-} |"
+    done
+  done
+  rm -rf "$work"
+  exit 0
+fi
 
 # Wall times are of the whole process (setup included); "sim M hops/s" is triage's
 # packet-hops over the simulation alone (`triage bench --repeat`'s median wall time).

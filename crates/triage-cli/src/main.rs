@@ -289,7 +289,18 @@ fn run(a: RunArgs) -> Result<(), String> {
     }
     if !incomplete.is_empty() {
         // The results are out; the status says the run did not finish (3).
-        eprintln!("error: flows not complete when the run stopped: {}", incomplete.join(", "));
+        // Named up to ten; a run of hundreds of long flows gets a count, not a wall of names.
+        const NAMED: usize = 10;
+        let more = incomplete.len().saturating_sub(NAMED);
+        let names = incomplete[..incomplete.len().min(NAMED)].join(", ");
+        if more == 0 {
+            eprintln!("error: flows not complete when the run stopped: {names}");
+        } else {
+            eprintln!(
+                "error: flows not complete when the run stopped: {names} and {more} more ({} in all)",
+                incomplete.len()
+            );
+        }
         INCOMPLETE.store(true, std::sync::atomic::Ordering::Relaxed);
     }
     Ok(())

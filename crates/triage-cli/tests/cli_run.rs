@@ -238,6 +238,56 @@ fn a_run_that_stops_before_its_flows_complete_exits_3_with_its_results() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Twelve long flows stopped at 1 s: stderr names ten and counts the rest; the flows table
+/// gives each its delivered bytes and a goodput over the second it ran.
+#[test]
+fn many_open_flows_are_counted_and_each_has_a_goodput() {
+    let dir = std::env::temp_dir().join(format!("triage-long-flows-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut text = String::from(
+        "name = \"long\"\nstop = \"1s\"\n[topology]\nkind = \"dumbbell\"\npairs = 12\n\
+         bottleneck = { rate = \"12Mbps\", delay = \"5ms\" }\naccess = { rate = \"1Gbps\", delay = \"0ms\" }\n",
+    );
+    for i in 0..12 {
+        text += &format!(
+            "[[flows]]\nname = \"f{i}\"\nclient = \"s{i}\"\nserver = \"c{i}\"\nclient_app = {{ kind = \"bulk\", size = \"1GB\" }}\n"
+        );
+    }
+    let path = dir.join("long.toml");
+    std::fs::write(&path, text).unwrap();
+    let out = triage().args(["run", path.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("error: flows not complete when the run stopped: f0, f1, f2, f3, f4, f5, f6, f7, f8, f9 and 2 more (12 in all)\n"),
+        "{err}"
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    let header = table.lines().find(|l| l.starts_with("flow ") && l.contains("delivered_bytes")).expect("flows table");
+    let cols: Vec<&str> = header.split_whitespace().collect();
+    let (d, g) = (
+        cols.iter().position(|&c| c == "delivered_bytes").unwrap(),
+        cols.iter().position(|&c| c == "goodput_mbps").unwrap(),
+    );
+    let mut total = 0.0;
+    for i in 0..12 {
+        let row: Vec<&str> = table
+            .lines()
+            .skip_while(|l| *l != header)
+            .find(|l| l.split_whitespace().next() == Some(&format!("f{i}")))
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        let (bytes, mbps): (f64, f64) = (row[d].parse().unwrap(), row[g].parse().unwrap());
+        // A second's goodput is its bytes in megabits.
+        assert!((mbps - bytes * 8.0 / 1e6).abs() < 0.001, "f{i}: {bytes} bytes, {mbps} Mbps");
+        total += mbps;
+    }
+    // The flows share the 12 Mbps bottleneck's payload (less the handshakes and slow start).
+    assert!(total > 8.0 && total < 12.0 * 1448.0 / 1500.0, "{total} Mbps in all");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The scenario with its `stop` line replaced (or added after `seed` when it has none).
 fn regex_free_replace_stop(text: &str, stop: &str) -> String {
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
