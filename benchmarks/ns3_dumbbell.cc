@@ -41,6 +41,8 @@ int main(int argc, char** argv) {
   uint32_t queue = 1000, accessQueue = 1000, flows = 2, rcvBuf = 2 << 20;
   double stop = 5;
   bool perFlow = false;
+  double startJitter = 0;
+  uint32_t run = 1;
   CommandLine cmd;
   cmd.AddValue("rate", "bottleneck rate", rate);
   cmd.AddValue("delay", "bottleneck one-way delay", delay);
@@ -52,8 +54,12 @@ int main(int argc, char** argv) {
   cmd.AddValue("rcvBuf", "send and receive buffer, bytes", rcvBuf);
   cmd.AddValue("stop", "simulated seconds", stop);
   cmd.AddValue("perFlow", "print each flow's received bytes at the end", perFlow);
+  cmd.AddValue("startJitter", "each sender starts at a uniform random time in [0, this) seconds", startJitter);
+  cmd.AddValue("run", "the random stream's run number (RngRun) for startJitter", run);
   cmd.Parse(argc, argv);
   if (accessRate.empty()) accessRate = rate;
+  RngSeedManager::SetRun(run);
+  Ptr<UniformRandomVariable> startAt = CreateObject<UniformRandomVariable>();
   Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpNewReno"));
   Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
   Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(rcvBuf));
@@ -96,7 +102,8 @@ int main(int argc, char** argv) {
     }
     BulkSendHelper bs("ns3::TcpSocketFactory", InetSocketAddress(caddr[i], port));
     bs.SetAttribute("MaxBytes", UintegerValue(0)); bs.SetAttribute("SendSize", UintegerValue(1448));
-    ApplicationContainer app = bs.Install(s.Get(i)); app.Start(Seconds(0));
+    ApplicationContainer app = bs.Install(s.Get(i));
+    app.Start(Seconds(startJitter > 0 ? startAt->GetValue(0, startJitter) : 0));
   }
   Simulator::Stop(Seconds(stop));
   Simulator::Run();

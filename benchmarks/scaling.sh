@@ -7,12 +7,16 @@
 #
 #   benchmarks/scaling.sh [--flows "2 8 32 128 512"] [--rates "100Mbps 1Gbps 10Gbps"]
 #                         [--stop 5] [--repeat 5] [--no-ns3] [--no-triage]
-#                         [--triage target/release/triage] [--shares]
+#                         [--triage target/release/triage]
+#                         [--shares [--seeds "1 2 3"] [--start-jitter 0.1]]
 #
 # --shares: instead of timing, what the flows got in each cell, triage beside ns-3: the
 # bytes delivered to the receivers over the run (triage's flows' delivered_bytes, the ns-3
 # program's per-flow PacketSink counts), Jain's fairness index over the flows and the
-# smallest flow's bytes over the largest's.
+# smallest flow's bytes over the largest's; means over the seeds given (triage's scenario
+# seed, ns-3's RngRun). --start-jitter S starts each sender at a uniform random time in
+# [0, S) seconds (triage's [[flows]] start_jitter, the ns-3 program's --startJitter);
+# without it nothing in either simulator is random and every seed gives the same run.
 #
 # triage's "sim M hops/s" is the median over --repeat runs of the simulation alone in one
 # process (`triage bench --repeat`); its wall time and peak memory are those of one whole
@@ -37,6 +41,8 @@ repeat=5
 ns3=1
 ours=1
 shares=0
+seeds=1
+jitter=0
 triage=target/release/triage
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -48,6 +54,8 @@ while [ $# -gt 0 ]; do
     --no-triage) ours=0; shift ;;
     --triage) triage=$2; shift 2 ;;
     --shares) shares=1; shift ;;
+    --seeds) seeds=$2; shift 2 ;;
+    --start-jitter) jitter=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "scaling.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -65,7 +73,7 @@ scenario() {
   local n=$1 rate=$2 f=$work/dumbbell-$1-$2.toml
   {
     echo "name = \"dumbbell-$n-$rate\""
-    echo "seed = 1"
+    echo "seed = ${seed:-1}"
     echo "stop = \"${stop}s\""
     echo "[transport]"
     echo "cc = \"newreno\""
@@ -79,6 +87,7 @@ scenario() {
     echo "access = { rate = \"$rate\", delay = \"0ms\", queue = { packets = 1000 } }"
     for ((i = 0; i < n; i++)); do
       printf '[[flows]]\nname = "f%d"\nclient = "s%d"\nserver = "c%d"\nclient_app = { kind = "bulk", size = "1000GB" }\n' "$i" "$i" "$i"
+      [ "$jitter" = 0 ] || echo "start_jitter = \"${jitter}s\""
     done
   } > "$f"
   echo "$f"
@@ -101,29 +110,39 @@ shares() {
 }
 
 if [ "$shares" = 1 ]; then
+  nseeds=$(echo $seeds | wc -w)
   echo "| flows | rate | triage delivered MB | ns-3 delivered MB | triage - ns-3 | triage Jain | ns-3 Jain | triage min/max | ns-3 min/max |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   for rate in $rates; do
     for n in $flows; do
+      : > "$work/t.runs"; : > "$work/n.runs"
+      for seed in $seeds; do
+        if [ "$ours" = 1 ]; then
+          # Exit status 3: flows still open at the stop, as long flows are here.
+          "$triage" run "$(scenario "$n" "$rate")" --json > "$work/s.json" 2> "$work/s.err" ||
+            [ $? = 3 ] || { cat "$work/s.err" >&2; exit 1; }
+          sed -n 's/.*"delivered_bytes": *\([0-9]*\).*/\1/p' "$work/s.json" > "$work/t.bytes"
+          shares "$work/t.bytes" >> "$work/t.runs"
+        fi
+        if [ "$ns3" = 1 ]; then
+          "$work/ns3_dumbbell" --flows="$n" --rate="$rate" --stop="$stop" --perFlow=1 \
+            --startJitter="$jitter" --run="$seed" > "$work/n.txt"
+          awk '/^flow_rx_bytes/ {print $3}' "$work/n.txt" > "$work/n.bytes"
+          shares "$work/n.bytes" >> "$work/n.runs"
+        fi
+      done
+      # The means over the seeds: total bytes, Jain's index, min/max.
+      mean() { [ -s "$1" ] && awk '{ s += $1; j += $2; m += $3 } END { printf "%d %.3f %.2f\n", s / NR, j / NR, m / NR }' "$1"; }
       t=(); m=()
-      if [ "$ours" = 1 ]; then
-        # Exit status 3: flows still open at the stop, as long flows are here.
-        "$triage" run "$(scenario "$n" "$rate")" --json > "$work/s.json" 2> "$work/s.err" ||
-          [ $? = 3 ] || { cat "$work/s.err" >&2; exit 1; }
-        sed -n 's/.*"delivered_bytes": *\([0-9]*\).*/\1/p' "$work/s.json" > "$work/t.bytes"
-        read -r -a t < <(shares "$work/t.bytes")
-      fi
-      if [ "$ns3" = 1 ]; then
-        "$work/ns3_dumbbell" --flows="$n" --rate="$rate" --stop="$stop" --perFlow=1 > "$work/n.txt"
-        awk '/^flow_rx_bytes/ {print $3}' "$work/n.txt" > "$work/n.bytes"
-        read -r -a m < <(shares "$work/n.bytes")
-      fi
+      [ "$ours" = 1 ] && read -r -a t < <(mean "$work/t.runs")
+      [ "$ns3" = 1 ] && read -r -a m < <(mean "$work/n.runs")
       mb() { [ -n "${1:-}" ] && awk "BEGIN{printf \"%.2f\", $1 / 1e6}"; }
       diff=
       [ -n "${t[0]:-}" ] && [ -n "${m[0]:-}" ] && diff=$(awk "BEGIN{printf \"%+.2f%%\", 100 * (${t[0]} - ${m[0]}) / ${m[0]}}")
       echo "| $n | $rate | $(mb "${t[0]:-}") | $(mb "${m[0]:-}") | $diff | ${t[1]:-} | ${m[1]:-} | ${t[2]:-} | ${m[2]:-} |"
     done
   done
+  [ "$nseeds" = 1 ] || echo "(means over seeds: $seeds)"
   rm -rf "$work"
   exit 0
 fi

@@ -325,6 +325,9 @@ fn scenario(u: &mut Unstructured) -> Result<String> {
             writeln!(s, "start = {}", pick(u, DELAYS)?).unwrap();
         }
         if u.ratio(1, 4)? {
+            writeln!(s, "start_jitter = {}", pick(u, DELAYS)?).unwrap();
+        }
+        if u.ratio(1, 4)? {
             writeln!(s, "page = \"{}\"", pick(u, &["builtin:cats", "builtin:bing", "builtin:nope", "missing.har"])?)
                 .unwrap();
         } else {

@@ -184,6 +184,41 @@ fn real_outputs_match_the_schema() {
     assert_eq!(seen.into_iter().collect::<Vec<_>>(), ["datagrams", "page", "paths", "quic"]);
 }
 
+/// Long flows with jittered starts, stopped while open (exit status 3): the input echoes
+/// `start_jitter_ns`, each open flow has its delivered bytes and a goodput, and the document
+/// matches the schema.
+#[test]
+fn open_jittered_flows_match_the_schema() {
+    let dir = std::env::temp_dir().join(format!("triage-schema-open-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut text = String::from(
+        "name = \"open\"\nstop = \"300ms\"\n[topology]\nkind = \"dumbbell\"\npairs = 2\n\
+         bottleneck = { rate = \"10Mbps\", delay = \"5ms\" }\naccess = { rate = \"1Gbps\", delay = \"0ms\" }\n",
+    );
+    for i in 0..2 {
+        text += &format!(
+            "[[flows]]\nname = \"f{i}\"\nclient = \"s{i}\"\nserver = \"c{i}\"\nstart_jitter = \"50ms\"\n\
+             client_app = {{ kind = \"bulk\", size = \"1GB\" }}\n"
+        );
+    }
+    let file = dir.join("open.toml");
+    std::fs::write(&file, text).unwrap();
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_triage")).args(["run", file.to_str().unwrap(), "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = errors_of(&v);
+    assert!(e.is_empty(), "{}", e.join("\n"));
+    assert_eq!(v["input"]["resolved"]["flows"][1]["start_jitter_ns"], 50_000_000);
+    for f in v["variants"][0]["report"]["flows"].as_array().unwrap() {
+        assert!(f["completed_ms"].is_null());
+        assert!(f["delivered_bytes"].as_u64().unwrap() > 0);
+        assert!(f["goodput_mbps"].as_f64().unwrap() > 0.0);
+        assert!(f["start_ms"].as_f64().unwrap() < 50.0);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A run whose input gave warnings (a warm recording: its cache hits) carries them in each
 /// variant's report, as `triage run` prints them, and still matches the schema; a run without
 /// any has no `warnings` key.

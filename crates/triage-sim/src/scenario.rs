@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use triage_core::cc::ControllerKind;
 use triage_core::quic::{DatagramFraming, DatagramOrder};
@@ -878,6 +879,17 @@ pub struct FlowToml {
     #[serde(default)]
     #[serde(rename(serialize = "start_ns"), alias = "start_ns", serialize_with = "ser::base")]
     pub start: Duration,
+    /// A random delay added to `start`, uniform in [0, start_jitter), drawn from the flow's
+    /// own stream of the scenario seed (component `start:NAME`): flows of one network no
+    /// longer open in lockstep, and each seed of a sweep gives another draw (default none).
+    #[serde(default)]
+    #[serde(
+        rename(serialize = "start_jitter_ns"),
+        alias = "start_jitter_ns",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub start_jitter: Option<Duration>,
     /// Transport overrides for this flow.
     #[serde(default)]
     pub transport: TransportToml,
@@ -1316,6 +1328,23 @@ impl Scenario {
                     format!("{} is not before `stop` ({}): the flow would never start", f.start, Duration(stop_ns)),
                 ));
             }
+            let jitter_ns = f.start_jitter.map_or(0, |j| j.0);
+            if f.start.0.saturating_add(jitter_ns) > stop_ns {
+                return Err(invalid(
+                    format!("{field}.start_jitter"),
+                    format!(
+                        "start ({}) plus start_jitter ({}) reaches past `stop` ({}): the flow might never start",
+                        f.start,
+                        Duration(jitter_ns),
+                        Duration(stop_ns)
+                    ),
+                ));
+            }
+            let start_ns = if jitter_ns > 0 {
+                f.start.0 + component_rng(seed, &format!("start:{}", f.name)).random_range(0..jitter_ns)
+            } else {
+                f.start.0
+            };
             let client = host(&f.client, "client")?;
             let server = host(&f.server, "server")?;
             if client == server {
@@ -1580,7 +1609,7 @@ impl Scenario {
                 name: f.name.clone(),
                 client,
                 server,
-                start_ns: f.start.0,
+                start_ns,
                 client_transport,
                 server_transport,
                 client_app,
