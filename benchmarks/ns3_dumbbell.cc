@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   bool perFlow = false;
   double startJitter = 0;
   uint32_t run = 1;
+  std::string starts;
   CommandLine cmd;
   cmd.AddValue("rate", "bottleneck rate", rate);
   cmd.AddValue("delay", "bottleneck one-way delay", delay);
@@ -56,10 +57,18 @@ int main(int argc, char** argv) {
   cmd.AddValue("perFlow", "print each flow's received bytes at the end", perFlow);
   cmd.AddValue("startJitter", "each sender starts at a uniform random time in [0, this) seconds", startJitter);
   cmd.AddValue("run", "the random stream's run number (RngRun) for startJitter", run);
+  cmd.AddValue("starts", "each sender's start in seconds, comma-separated (instead of startJitter)", starts);
   cmd.Parse(argc, argv);
   if (accessRate.empty()) accessRate = rate;
   RngSeedManager::SetRun(run);
   Ptr<UniformRandomVariable> startAt = CreateObject<UniformRandomVariable>();
+  std::vector<double> startList;
+  for (size_t at = 0; at < starts.size();) {
+    size_t comma = starts.find(',', at);
+    if (comma == std::string::npos) comma = starts.size();
+    startList.push_back(std::stod(starts.substr(at, comma - at)));
+    at = comma + 1;
+  }
   Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpNewReno"));
   Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
   Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(rcvBuf));
@@ -103,7 +112,7 @@ int main(int argc, char** argv) {
     BulkSendHelper bs("ns3::TcpSocketFactory", InetSocketAddress(caddr[i], port));
     bs.SetAttribute("MaxBytes", UintegerValue(0)); bs.SetAttribute("SendSize", UintegerValue(1448));
     ApplicationContainer app = bs.Install(s.Get(i));
-    app.Start(Seconds(startJitter > 0 ? startAt->GetValue(0, startJitter) : 0));
+    app.Start(Seconds(i < startList.size() ? startList[i] : startJitter > 0 ? startAt->GetValue(0, startJitter) : 0));
   }
   Simulator::Stop(Seconds(stop));
   Simulator::Run();

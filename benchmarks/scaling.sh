@@ -15,8 +15,10 @@
 # program's per-flow PacketSink counts), Jain's fairness index over the flows and the
 # smallest flow's bytes over the largest's; means over the seeds given (triage's scenario
 # seed, ns-3's RngRun). --start-jitter S starts each sender at a uniform random time in
-# [0, S) seconds (triage's [[flows]] start_jitter, the ns-3 program's --startJitter);
-# without it nothing in either simulator is random and every seed gives the same run.
+# [0, S) seconds (triage's [[flows]] start_jitter); with triage beside it, ns-3's senders
+# start at triage's draws (the program's --starts), so each seed is one experiment in both;
+# with --no-triage, at ns-3's own (--startJitter). Without it nothing in either simulator
+# is random and every seed gives the same run.
 #
 # triage's "sim M hops/s" is the median over --repeat runs of the simulation alone in one
 # process (`triage bench --repeat`); its wall time and peak memory are those of one whole
@@ -125,8 +127,16 @@ if [ "$shares" = 1 ]; then
           shares "$work/t.bytes" >> "$work/t.runs"
         fi
         if [ "$ns3" = 1 ]; then
+          # The same experiment: with triage beside it, ns-3's senders start when triage's
+          # drawn starts say; alone, at ns-3's own draws.
+          starts=
+          if [ "$ours" = 1 ] && [ "$jitter" != 0 ]; then
+            # The report's flows come first in the document, each with its start_ms.
+            starts=$(sed -n 's/.*"start_ms": *\([0-9.]*\).*/\1/p' "$work/s.json" | head -n "$n" |
+              awk '{printf "%s%.9f", (NR > 1 ? "," : ""), $1 / 1000}')
+          fi
           "$work/ns3_dumbbell" --flows="$n" --rate="$rate" --stop="$stop" --perFlow=1 \
-            --startJitter="$jitter" --run="$seed" > "$work/n.txt"
+            --startJitter="$jitter" --run="$seed" --starts="$starts" > "$work/n.txt"
           awk '/^flow_rx_bytes/ {print $3}' "$work/n.txt" > "$work/n.bytes"
           shares "$work/n.bytes" >> "$work/n.runs"
         fi

@@ -164,7 +164,7 @@ access = { rate = "100Mbps", delay = "0ms", queue = { packets = 100 } }
 fn a_large_lossy_window_allocates_nothing_in_steady_state() {
     let v = bench(&["--scenario", "benchmarks/large-window-loss-bbr.toml", "--repeat", "2"]);
     let t = &v["scenarios"][0];
-    assert_eq!(t["packet_hops"].as_u64(), Some(2_078_887));
+    assert_eq!(t["packet_hops"].as_u64(), Some(2_078_881));
     let steady = t["steady_allocations_per_packet_hop"].as_f64().unwrap();
     assert!(steady < 0.0005, "{steady} allocations per packet-hop in steady state");
 }

@@ -1280,6 +1280,17 @@ impl Connection {
         if !want_fin && rwnd_room == 0 {
             return false;
         }
+        // RFC 1122 §4.2.3.4, the sender's silly-window avoidance: while data is in flight
+        // (its ACK will open the window), wait until the peer's window holds a whole
+        // segment instead of sending the sliver that fits, as ns-3 (TcpSocketBase::
+        // SendPendingData) and Linux (tcp_snd_wnd_test) do. A 2 MiB window is not a
+        // multiple of 1,448 bytes: without this a window-limited sender puts a 448-byte
+        // segment at its edge, which the others' traffic can drop and then its
+        // retransmission, costing an RTO that ns-3 does not take. With nothing in flight
+        // the sliver goes (no ACK would come to open the window).
+        if !want_fin && !probe && rwnd_room < seg_len && self.snd_nxt > self.snd_una {
+            return false;
+        }
         if paced_out {
             self.path.pacing_blocked = true;
             return false;

@@ -145,3 +145,40 @@ fn an_ack_inside_a_segment_keeps_its_pieces_for_the_retransmission() {
     c.handle_packet(rto + MS, &again);
     assert_eq!(c.stats().bytes_delivered, 1448);
 }
+
+/// RFC 1122 §4.2.3.4, the sender's silly-window avoidance: a window that is not a multiple
+/// of the MSS is filled with whole segments; the sliver left at its edge waits for the ACK
+/// that opens room for a whole one (ns-3 and Linux alike). With nothing in flight, a window
+/// smaller than one segment is used as it is (no ACK would come to open it).
+#[test]
+fn a_window_edge_gets_whole_segments_not_slivers() {
+    let window = 10 * 1448 + 448;
+    let cfg = ConnectionConfig { receive_buffer_bytes: window, initial_window_segments: 20, ..Default::default() };
+    let (_c, mut s) = handshake(cfg);
+    s.write_message(4 * MS, MessageMeta { id: 1, len_bytes: 100_000, priority: 2 });
+    let mut sent = Vec::new();
+    while let Some(p) = s.poll_transmit(4 * MS) {
+        sent.push((p.seq, p.payload_bytes));
+    }
+    // Ten whole segments; the 448 bytes left of the window are not sent.
+    assert_eq!(sent, (0..10u64).map(|k| (1 + k * 1448, 1448)).collect::<Vec<_>>());
+    // The first segment's ACK moves the edge by 1,448: room for one whole segment (1,896).
+    let ack = |n: u64, window_bytes: u64| Packet {
+        src: CLIENT,
+        dst: SERVER,
+        flags: TcpFlags(TcpFlags::ACK),
+        ack: 1 + n * 1448,
+        window_bytes,
+        ..Default::default()
+    };
+    s.handle_packet(5 * MS, &ack(1, window));
+    let next = s.poll_transmit(5 * MS).unwrap();
+    assert_eq!((next.seq, next.payload_bytes), (1 + 10 * 1448, 1448));
+    assert!(s.poll_transmit(5 * MS).is_none(), "448 bytes of room: wait");
+
+    // A peer whose whole window is 1,000 bytes, with nothing in flight: 1,000 bytes go.
+    s.handle_packet(6 * MS, &ack(11, 1000));
+    let small = s.poll_transmit(6 * MS).unwrap();
+    assert_eq!((small.seq, small.payload_bytes), (1 + 11 * 1448, 1000));
+    assert!(s.poll_transmit(6 * MS).is_none());
+}
