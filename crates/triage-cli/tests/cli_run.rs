@@ -1,5 +1,7 @@
 //! The `triage` binary end to end: run, reproduce, errors.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -244,15 +246,7 @@ fn a_run_that_stops_before_its_flows_complete_exits_3_with_its_results() {
 fn many_open_flows_are_counted_and_each_has_a_goodput() {
     let dir = std::env::temp_dir().join(format!("triage-long-flows-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut text = String::from(
-        "name = \"long\"\nstop = \"1s\"\n[topology]\nkind = \"dumbbell\"\npairs = 12\n\
-         bottleneck = { rate = \"12Mbps\", delay = \"5ms\" }\naccess = { rate = \"1Gbps\", delay = \"0ms\" }\n",
-    );
-    for i in 0..12 {
-        text += &format!(
-            "[[flows]]\nname = \"f{i}\"\nclient = \"s{i}\"\nserver = \"c{i}\"\nclient_app = {{ kind = \"bulk\", size = \"1GB\" }}\n"
-        );
-    }
+    let text = common::long_flows_text("long", "1s", 12, "12Mbps", "");
     let path = dir.join("long.toml");
     std::fs::write(&path, text).unwrap();
     let out = triage().args(["run", path.to_str().unwrap()]).output().unwrap();

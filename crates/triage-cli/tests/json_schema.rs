@@ -7,6 +7,8 @@
 //! `enum`, `const`, `minimum`, `oneOf`, `$ref` into `$defs`); the `jsonschema` crate would
 //! bring some 40 dependencies into the build for the same check.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -191,16 +193,7 @@ fn real_outputs_match_the_schema() {
 fn open_jittered_flows_match_the_schema() {
     let dir = std::env::temp_dir().join(format!("triage-schema-open-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut text = String::from(
-        "name = \"open\"\nstop = \"300ms\"\n[topology]\nkind = \"dumbbell\"\npairs = 2\n\
-         bottleneck = { rate = \"10Mbps\", delay = \"5ms\" }\naccess = { rate = \"1Gbps\", delay = \"0ms\" }\n",
-    );
-    for i in 0..2 {
-        text += &format!(
-            "[[flows]]\nname = \"f{i}\"\nclient = \"s{i}\"\nserver = \"c{i}\"\nstart_jitter = \"50ms\"\n\
-             client_app = {{ kind = \"bulk\", size = \"1GB\" }}\n"
-        );
-    }
+    let text = common::long_flows_text("open", "300ms", 2, "10Mbps", "start_jitter = \"50ms\"\n");
     let file = dir.join("open.toml");
     std::fs::write(&file, text).unwrap();
     let out =
