@@ -135,8 +135,9 @@ if [ "$shares" = 1 ]; then
             starts=$(sed -n 's/.*"start_ms": *\([0-9.]*\).*/\1/p' "$work/s.json" | head -n "$n" |
               awk '{printf "%s%.9f", (NR > 1 ? "," : ""), $1 / 1000}')
           fi
+          # (ns-3's command line refuses an empty value: --starts only with starts.)
           "$work/ns3_dumbbell" --flows="$n" --rate="$rate" --stop="$stop" --perFlow=1 \
-            --startJitter="$jitter" --run="$seed" --starts="$starts" > "$work/n.txt"
+            --startJitter="$jitter" --run="$seed" ${starts:+--starts="$starts"} > "$work/n.txt"
           awk '/^flow_rx_bytes/ {print $3}' "$work/n.txt" > "$work/n.bytes"
           shares "$work/n.bytes" >> "$work/n.runs"
         fi
