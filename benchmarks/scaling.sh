@@ -111,6 +111,14 @@ shares() {
        END { printf "%d %.3f %.2f\n", s, (q > 0 ? s * s / (NR * q) : 0), (hi > 0 ? lo / hi : 0) }' "$1"
 }
 
+# mean FILE: the means over the seeds' lines of shares output (total bytes, Jain, min/max).
+mean() {
+  [ -s "$1" ] && awk '{ s += $1; j += $2; m += $3 } END { printf "%d %.3f %.2f\n", s / NR, j / NR, m / NR }' "$1"
+}
+
+# mb BYTES: megabytes, two decimals (nothing for nothing).
+mb() { [ -n "${1:-}" ] && awk "BEGIN{printf \"%.2f\", $1 / 1e6}"; }
+
 if [ "$shares" = 1 ]; then
   nseeds=$(echo $seeds | wc -w)
   echo "| flows | rate | triage delivered MB | ns-3 delivered MB | triage - ns-3 | triage Jain | ns-3 Jain | triage min/max | ns-3 min/max |"
@@ -142,12 +150,9 @@ if [ "$shares" = 1 ]; then
           shares "$work/n.bytes" >> "$work/n.runs"
         fi
       done
-      # The means over the seeds: total bytes, Jain's index, min/max.
-      mean() { [ -s "$1" ] && awk '{ s += $1; j += $2; m += $3 } END { printf "%d %.3f %.2f\n", s / NR, j / NR, m / NR }' "$1"; }
       t=(); m=()
       [ "$ours" = 1 ] && read -r -a t < <(mean "$work/t.runs")
       [ "$ns3" = 1 ] && read -r -a m < <(mean "$work/n.runs")
-      mb() { [ -n "${1:-}" ] && awk "BEGIN{printf \"%.2f\", $1 / 1e6}"; }
       diff=
       [ -n "${t[0]:-}" ] && [ -n "${m[0]:-}" ] && diff=$(awk "BEGIN{printf \"%+.2f%%\", 100 * (${t[0]} - ${m[0]}) / ${m[0]}}")
       echo "| $n | $rate | $(mb "${t[0]:-}") | $(mb "${m[0]:-}") | $diff | ${t[1]:-} | ${m[1]:-} | ${t[2]:-} | ${m[2]:-} |"
