@@ -173,6 +173,7 @@ pub(crate) fn profile_links(
         reverse_loss: None,
         jitter: None,
         duplicate: None,
+        overhead: None,
     };
     let access = LinkToml {
         between: None,
@@ -186,6 +187,7 @@ pub(crate) fn profile_links(
         reverse_loss: None,
         jitter: None,
         duplicate: None,
+        overhead: None,
     };
     Some((bottleneck, access))
 }
@@ -767,6 +769,9 @@ impl Default for MeasureToml {
     }
 }
 
+/// Largest framing overhead a link accepts per packet (`overhead`): 1 KiB.
+pub const MAX_LINK_OVERHEAD_BYTES: u64 = 1024;
+
 /// One link's properties, used in both directions unless a `reverse_*` field says otherwise.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, expecting = "a link table like { rate = \"2Mbps\", delay = \"25ms\" }")]
@@ -825,6 +830,20 @@ pub struct LinkToml {
     #[serde(default)]
     #[serde(serialize_with = "ser::opt_prob", skip_serializing_if = "Option::is_none")]
     pub duplicate: Option<crate::loss::Probability>,
+    /// Link-layer framing each packet adds to its serialization on this link, both
+    /// directions (default none): ns-3's point-to-point devices add a 2-byte PPP header,
+    /// Ethernet on the wire 38 bytes (header, FCS, preamble and gap). Only the time a packet
+    /// takes changes: the link's byte counters stay IP bytes, as ns-3's PPP device counts
+    /// them without its header. Constant-rate directions only (a Mahimahi trace's delivery
+    /// opportunities count IP bytes).
+    #[serde(default)]
+    #[serde(
+        rename(serialize = "overhead_bytes"),
+        alias = "overhead_bytes",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub overhead: Option<Size>,
 }
 
 /// The network.
@@ -1145,6 +1164,19 @@ impl Scenario {
                 let first = net.links.len();
                 byte_queues.push((format!("{field}.queue.bytes"), bytes, [first, first + 1]));
             }
+            let overhead_bytes = l.overhead.map_or(0, |s| s.0);
+            if overhead_bytes > MAX_LINK_OVERHEAD_BYTES {
+                return Err(invalid(
+                    format!("{field}.overhead"),
+                    format!("expected at most {MAX_LINK_OVERHEAD_BYTES} bytes of framing per packet"),
+                ));
+            }
+            if overhead_bytes > 0 && (l.trace.is_some() || l.reverse_trace.is_some()) {
+                return Err(invalid(
+                    format!("{field}.overhead"),
+                    "framing overhead applies to constant-rate links; a trace's delivery opportunities count IP bytes, as Mahimahi's".into(),
+                ));
+            }
             for (dir, (from, to)) in [(0, (a, b)), (1, (b, a))] {
                 let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
                 let trace = if dir == 0 { &l.trace } else { &l.reverse_trace };
@@ -1160,7 +1192,7 @@ impl Scenario {
                         })?;
                         RateModel::Trace { cursor: Box::new(TraceCursor::new(tr)), credit_bytes: 0, credit_at_ns: 0 }
                     }
-                    (None, Some(r)) if r.0 > 0 => RateModel::Constant { rate_bps: r.0 },
+                    (None, Some(r)) if r.0 > 0 => RateModel::Constant { rate_bps: r.0, overhead_bytes },
                     _ => {
                         return Err(invalid(
                             format!("{field}.{}", if dir == 0 { "rate" } else { "reverse_rate" }),

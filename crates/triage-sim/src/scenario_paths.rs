@@ -307,6 +307,7 @@ impl PathToml {
             reverse_loss: self.reverse_loss.clone(),
             jitter: self.jitter,
             duplicate: self.duplicate,
+            overhead: None,
         };
         match self.preset {
             Some(p) => {

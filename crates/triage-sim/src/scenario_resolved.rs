@@ -444,6 +444,7 @@ fn link(l: &LinkToml, base_dir: Option<&Path>) -> Result<LinkToml, String> {
         reverse_rate: if l.reverse_trace.is_none() { l.reverse_rate.or(l.rate) } else { l.reverse_rate },
         jitter: l.jitter,
         duplicate: Some(l.duplicate.unwrap_or(crate::loss::Probability(0.0))),
+        overhead: l.overhead,
     })
 }
 

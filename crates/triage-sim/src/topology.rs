@@ -57,7 +57,15 @@ pub fn add_simplex(net: &mut Network, seed: u64, from: u32, to: u32, p: &LinkPar
     let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
     let loss = LossProcess::new(p.loss.clone(), component_rng(seed, &format!("loss:{name}")));
     let q = p.kind.build(p.queue, p.rate_bps, component_rng(seed, &format!("queue:{name}")));
-    net.add_link(Link::new(name, from, to, RateModel::Constant { rate_bps: p.rate_bps }, p.delay_ns, loss, q))
+    net.add_link(Link::new(
+        name,
+        from,
+        to,
+        RateModel::Constant { rate_bps: p.rate_bps, overhead_bytes: 0 },
+        p.delay_ns,
+        loss,
+        q,
+    ))
 }
 
 /// The classic dumbbell: senders `s0..sN-1` — router `r1` — bottleneck — router `r2` —

@@ -516,6 +516,34 @@ fn jitter_and_duplicate_are_checked() {
     }
 }
 
+/// A link's framing `overhead` is bounded, only for constant-rate links, and echoed in the
+/// resolved input only where it was given.
+#[test]
+fn link_overhead_is_checked() {
+    let link = |extra: &str| GOOD.replace("delay = \"25ms\" }", &format!("delay = \"25ms\", {extra} }}"));
+    let cases = [
+        (link("overhead = \"2kB\""), "topology.bottleneck.overhead: expected at most 1024 bytes of framing per packet"),
+        (
+            GOOD.replace("bottleneck = { rate = \"2Mbps\", delay = \"25ms\" }", "bottleneck = { delay = \"25ms\", trace = \"../../../../shared/data/traces/none.up\", reverse_rate = \"1Mbps\", overhead = 2 }"),
+            "topology.bottleneck.overhead: framing overhead applies to constant-rate links",
+        ),
+        (link("overhead = \"two\""), "topology.bottleneck.overhead"),
+    ];
+    for (text, message) in cases {
+        let e = err(&text);
+        assert!(e.contains(message), "expected {message:?} in:\n{e}");
+    }
+    let resolved = |text: &str| {
+        let (doc, _) = triage_sim::sweep::run_text(text, "ok.toml", None, &[], None).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&doc).unwrap();
+        doc["input"]["resolved"]["topology"].clone()
+    };
+    let topology = resolved(&link("overhead = 2"));
+    assert_eq!(topology["bottleneck"]["overhead_bytes"], 2);
+    assert!(topology["access"].get("overhead_bytes").is_none());
+    assert!(resolved(GOOD)["bottleneck"].get("overhead_bytes").is_none());
+}
+
 /// A byte-limited queue is checked against the flows whose data crosses it: a queue smaller
 /// than one large packet is fine on a link that only a small-packet flow (or only ACKs)
 /// cross, and an error when a large-packet flow's data crosses it.
