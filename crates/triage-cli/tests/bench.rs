@@ -36,7 +36,7 @@ fn times_tcp_quic_and_multipath_side_by_side_with_a_reference() {
     assert_eq!(s.len(), 3);
     // The counts are those of `triage run` on the same scenarios (README "Performance").
     assert_eq!((s[0]["scenario"].as_str(), s[0]["mode"].as_str()), (Some("eecn-dumbbell"), Some("tcp")));
-    assert_eq!((s[0]["packet_hops"].as_u64(), s[0]["events"].as_u64()), (Some(781_905), Some(1_564_088)));
+    assert_eq!((s[0]["packet_hops"].as_u64(), s[0]["events"].as_u64()), (Some(781_850), Some(1_563_975)));
     assert_eq!((s[1]["scenario"].as_str(), s[1]["mode"].as_str()), (Some("eecn-dumbbell-quic"), Some("quic")));
     assert_eq!(s[1]["packet_hops"].as_u64(), Some(794_671));
     assert_eq!((s[2]["scenario"].as_str(), s[2]["mode"].as_str()), (Some("multipath-bulk"), Some("quic-multipath")));
@@ -84,7 +84,7 @@ fn times_tcp_quic_and_multipath_side_by_side_with_a_reference() {
     // The first run fixes the split at half its end (eecn-dumbbell ends at 21 s: 10.5 s), so
     // the second halves are the same packets in every later run.
     let halves: Vec<_> = s.iter().map(|t| t["steady_packet_hops"].as_u64()).collect();
-    assert_eq!(halves, [Some(385_561), Some(396_587), Some(69_390)]);
+    assert_eq!(halves, [Some(385_704), Some(396_587), Some(69_390)]);
     assert!(s[0].get("steady_per_hop_cost_vs_first").is_none());
     for t in &s[1..] {
         let want = steady(t) / steady(&s[0]);
@@ -140,9 +140,13 @@ access = { rate = "100Mbps", delay = "0ms", queue = { packets = 100 } }
     std::fs::write(&path, toml).unwrap();
     let v = bench(&["--scenario", path.to_str().unwrap(), "--repeat", "2"]);
     let t = &v["scenarios"][0];
-    assert_eq!(t["packet_hops"].as_u64(), Some(31_090));
+    assert_eq!(t["packet_hops"].as_u64(), Some(31_543));
     let steady = t["steady_allocations_per_packet_hop"].as_f64().unwrap();
-    assert!(steady < 0.002, "{steady} allocations per packet-hop in steady state");
+    // What is left is buffers (rings, out-of-order maps) first reaching a size in the second
+    // half: 24 to 53 allocations in 16,000 packet-hops, by seed (seeds 1-6 of this file read
+    // 0.0015 to 0.0033 on 2026-11-30, seed 3 0.0023). The regression this guards against,
+    // a box per drop, is 0.0154.
+    assert!(steady < 0.004, "{steady} allocations per packet-hop in steady state");
     // The run drops and loses: the queue's and the loss model's counts, from `triage run`
     // (whose exit status says the bulk flows did not finish: they are not meant to).
     let out =
@@ -151,7 +155,7 @@ access = { rate = "100Mbps", delay = "0ms", queue = { packets = 100 } }
     let links = run["variants"][0]["report"]["links"].as_array().unwrap();
     let dropped: u64 = links.iter().map(|l| l["queue"]["dropped_packets"].as_u64().unwrap()).sum();
     let lost: u64 = links.iter().map(|l| l["lost_packets"].as_u64().unwrap_or(0)).sum();
-    assert_eq!((dropped, lost), (349, 109));
+    assert_eq!((dropped, lost), (321, 110));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1023,6 +1023,12 @@ impl Connection {
             self.state = State::Established;
             self.events.push_back(Event::Connected);
             self.feed_handshake_rtt();
+            if self.linux_ack.is_none() {
+                // ns-3 3.37 (`TcpSocketBase::ProcessSynRcvd` sets its delayed-ACK count to
+                // the maximum): the first data segment after the handshake is acknowledged
+                // at once, every second one after that.
+                self.segs_since_ack = self.cfg.delayed_ack_segments.saturating_sub(1);
+            }
         }
         if self.state != State::SynSent && (pkt.payload_bytes > 0 || flags.has(TcpFlags::FIN)) {
             if pkt.payload_bytes > 0 {
@@ -1632,7 +1638,8 @@ impl Connection {
         }
 
         // Selective acknowledgments (RFC 2018, RFC 6675 §4 "Update()").
-        acked_bytes += self.tag_sacked(now_ns, pkt.sack_blocks(), &mut rs, &mut sack_pick);
+        let sacked_bytes = self.tag_sacked(now_ns, pkt.sack_blocks(), &mut rs, &mut sack_pick);
+        acked_bytes += sacked_bytes;
 
         let ambiguous = cum_pick.newest_retransmitted_ns.is_some() || sack_pick.newest_retransmitted_ns.is_some();
         let rtt_sample = RttPick::sample(&cum_pick, &sack_pick);
@@ -1695,6 +1702,7 @@ impl Connection {
                 app_limited: self.path.app_limited_until != 0,
                 ecn_echo: echo,
                 sack_only: !advanced,
+                newly_sacked: sacked_bytes > 0,
                 pre_recovery_bytes: 0,
                 handshake_only: false,
             };

@@ -98,6 +98,11 @@ pub struct AckSample {
     /// so NewReno and CUBIC do not grow on such an ACK. Never set in QUIC mode, where every
     /// newly acknowledged packet counts (RFC 9002 §7.3.3).
     pub sack_only: bool,
+    /// TCP mode: the ACK's SACK blocks covered data not SACKed before, whether or not it
+    /// also advanced the cumulative acknowledgment: a duplicate ACK in RFC 6675 §2's sense
+    /// ("regardless of its status as a cumulative acknowledgment", §5), which ns-3 3.37
+    /// counts as one. Never set in QUIC mode.
+    pub newly_sacked: bool,
     /// QUIC mode: the part of `newly_acked_bytes` in packets sent before the current
     /// recovery period began. RFC 9002 Appendix B.5 (`OnPacketAcked`: "Do not increase
     /// congestion window in recovery period", judged per packet by its send time) and

@@ -17,7 +17,8 @@ pub enum Growth {
     Bytes,
     /// One SMSS per ACK in slow start and SMSS²/cwnd per ACK in congestion avoidance,
     /// however much the ACK covers, as ns-3's TcpNewReno (3.37) does: with delayed ACKs slow
-    /// start grows 1.5× per round trip.
+    /// start grows 1.5× per round trip. As in ns-3, an ACK that newly SACKs data grows
+    /// nothing even when it also moves snd_una (ns-3 counts it a duplicate ACK).
     PerAck,
 }
 
@@ -133,6 +134,12 @@ impl CongestionController for NewReno {
             return;
         }
         if self.growth == Growth::PerAck {
+            // ns-3 3.37 (`TcpSocketBase::ProcessAck`): an ACK that newly SACKs data is a
+            // duplicate ACK (RFC 6675 §2, §5) even when it also moves snd_una; it takes the
+            // sender to Disorder, where the window does not grow.
+            if ack.newly_sacked {
+                return;
+            }
             if self.in_slow_start() {
                 self.cwnd_bytes = (self.cwnd_bytes + self.mss_bytes).min(self.ssthresh_bytes.max(self.cwnd_bytes));
             } else {
@@ -259,6 +266,21 @@ mod tests {
         assert_eq!(c.window_bytes(), 10_000);
         c.on_ack(&ack(1000, 10_000));
         assert_eq!(c.window_bytes(), 11_000);
+    }
+
+    /// ns-3 3.37's NewReno (per-ACK growth): an ACK that moves snd_una and newly SACKs data
+    /// is a duplicate ACK (RFC 6675 §5, "regardless of its status as a cumulative
+    /// acknowledgment") and grows nothing; byte counting, as Linux, grows on it.
+    #[test]
+    fn per_ack_growth_skips_an_ack_that_also_newly_sacks() {
+        let mut c = NewReno::new(1000, 10).with_growth(Growth::PerAck);
+        c.on_ack(&AckSample { newly_sacked: true, ..ack(2000, 10_000) });
+        assert_eq!(c.window_bytes(), 10_000);
+        c.on_ack(&ack(2000, 10_000));
+        assert_eq!(c.window_bytes(), 11_000);
+        let mut c = NewReno::new(1000, 10);
+        c.on_ack(&AckSample { newly_sacked: true, ..ack(2000, 10_000) });
+        assert_eq!(c.window_bytes(), 12_000);
     }
 
     /// RFC 9002 Appendix B.5: the bytes of packets sent before the recovery period began

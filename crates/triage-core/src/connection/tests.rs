@@ -339,6 +339,43 @@ fn delayed_ack_every_second_segment_or_timer() {
     assert!(acks.iter().any(|&t| t >= second_data && t <= arrival + MS), "{acks:?} {second_data}");
 }
 
+/// ns-3 3.37 (`TcpSocketBase::ProcessSynRcvd` sets the delayed-ACK count to its maximum):
+/// the end that accepted the connection acknowledges the first data segment at once, then
+/// every second one, and the tenth of an initial window of ten waits for the timer. (With
+/// every second segment from the start the ACKs would be 2897, 5793, ... 14481: one ACK
+/// fewer, and with ns-3's per-ACK growth a second flight one segment larger than ns-3's.)
+#[test]
+fn the_first_data_segment_after_the_handshake_is_acknowledged_at_once() {
+    let cfg = ConnectionConfig { delayed_ack_timeout_ns: 40 * MS, ..Default::default() };
+    let mut h = Harness::new(cfg, 100_000_000, 10 * MS);
+    let ten = MessageMeta { id: 1, len_bytes: 10 * 1448, priority: 0 };
+    h.run(500 * MS, move |now, is_server, e, conn| {
+        if !is_server && *e == Event::Connected {
+            conn.write_message(now, ten);
+        }
+    });
+    let acks: Vec<(u64, u64)> = h
+        .log
+        .iter()
+        .filter(|(_, c2s, p)| !*c2s && p.payload_bytes == 0 && p.ack > 1)
+        .map(|(t, _, p)| (*t, p.ack))
+        .collect();
+    let numbers: Vec<u64> = acks.iter().map(|a| a.1).collect();
+    assert_eq!(numbers, vec![1449, 4345, 7241, 10137, 13033, 14481]);
+    // The last one is the delayed-ACK timer's, 40 ms after the tenth segment arrived.
+    assert!(acks[5].0 - acks[4].0 >= 40 * MS, "{acks:?}");
+    // Linux's receiver has its own rule (at once for its first 16 segments).
+    let cfg = ConnectionConfig { linux_ack: true, ..Default::default() };
+    let mut h = Harness::new(cfg, 100_000_000, 10 * MS);
+    h.run(500 * MS, move |now, is_server, e, conn| {
+        if !is_server && *e == Event::Connected {
+            conn.write_message(now, ten);
+        }
+    });
+    let linux = h.log.iter().filter(|(_, c2s, p)| !*c2s && p.payload_bytes == 0 && p.ack > 1).count();
+    assert_eq!(linux, 10);
+}
+
 #[test]
 fn rto_recovers_a_blackout_and_backs_off() {
     let cfg = ConnectionConfig { min_rto_ns: 200 * MS, ..Default::default() };

@@ -2096,6 +2096,7 @@ impl QuicConnection {
             app_limited,
             ecn_echo: 0,
             sack_only: false,
+            newly_sacked: false,
             pre_recovery_bytes,
             handshake_only: space != SpaceId::Data,
         };

@@ -141,6 +141,7 @@ fn apply(bbr: &mut Bbr, c: &mut Conn, mss: u64, op: &Op) {
                 app_limited: a.app_limited,
                 ecn_echo: 0,
                 sack_only: false,
+                newly_sacked: false,
                 pre_recovery_bytes: 0,
                 handshake_only: false,
             });

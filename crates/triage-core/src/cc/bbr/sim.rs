@@ -240,6 +240,7 @@ impl Sim {
             app_limited: self.app_limited_until != 0,
             ecn_echo: 0,
             sack_only: false,
+            newly_sacked: false,
             pre_recovery_bytes: 0,
             handshake_only: false,
         });

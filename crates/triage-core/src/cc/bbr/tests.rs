@@ -82,6 +82,7 @@ impl Feeder {
             app_limited: a.app_limited,
             ecn_echo: 0,
             sack_only: false,
+            newly_sacked: false,
             pre_recovery_bytes: 0,
             handshake_only: false,
         });
