@@ -10,15 +10,16 @@
 #                         [--triage target/release/triage]
 #                         [--shares [--seeds "1 2 3"] [--start-jitter 0.1]]
 #
-# --shares: instead of timing, what the flows got in each cell, triage beside ns-3: the
-# bytes delivered to the receivers over the run (triage's flows' delivered_bytes, the ns-3
-# program's per-flow PacketSink counts), Jain's fairness index over the flows and the
-# smallest flow's bytes over the largest's; means over the seeds given (triage's scenario
-# seed, ns-3's RngRun). --start-jitter S starts each sender at a uniform random time in
-# [0, S) seconds (triage's [[flows]] start_jitter); with triage beside it, ns-3's senders
-# start at triage's draws (the program's --starts), so each seed is one experiment in both;
-# with --no-triage, at ns-3's own (--startJitter). Without it nothing in either simulator
-# is random and every seed gives the same run.
+# --shares: instead of timing, what the flows got in each cell, triage beside ns-3, triage
+# with ns-3's rules where its defaults differ (newreno_growth = "per_ack", and links with
+# overhead = "2B", ns-3's PPP header): the bytes delivered to the receivers over the run
+# (triage's flows' delivered_bytes, the ns-3 program's per-flow PacketSink counts), Jain's
+# fairness index over the flows and the smallest flow's bytes over the largest's; means over
+# the seeds given (triage's scenario seed, ns-3's RngRun). --start-jitter S starts each
+# sender at a uniform random time in [0, S) seconds (triage's [[flows]] start_jitter); with
+# triage beside it, ns-3's senders start at triage's draws (the program's --starts), so each
+# seed is one experiment in both; with --no-triage, at ns-3's own (--startJitter). Without
+# it nothing in either simulator is random and every seed gives the same run.
 #
 # triage's "sim M hops/s" is the median over --repeat runs of the simulation alone in one
 # process (`triage bench --repeat`); its wall time and peak memory are those of one whole
@@ -79,14 +80,20 @@ scenario() {
     echo "stop = \"${stop}s\""
     echo "[transport]"
     echo "cc = \"newreno\""
+    # --shares compares what each flow got, so triage runs ns-3's rules where they differ
+    # from its defaults: NewReno's per-ACK window growth (ns-3's TcpNewReno) and the 2-byte
+    # PPP header every ns-3 point-to-point device adds to a packet's serialization.
+    [ "$shares" = 1 ] && echo "newreno_growth = \"per_ack\""
     echo "receive_buffer = \"2MiB\""
     echo "[measure]"
     echo "interval = \"0ms\""
     echo "[topology]"
     echo "kind = \"dumbbell\""
     echo "pairs = $n"
-    echo "bottleneck = { rate = \"$rate\", delay = \"1ms\", queue = { packets = 1000 } }"
-    echo "access = { rate = \"$rate\", delay = \"0ms\", queue = { packets = 1000 } }"
+    local framing=
+    [ "$shares" = 1 ] && framing=", overhead = \"2B\""
+    echo "bottleneck = { rate = \"$rate\", delay = \"1ms\", queue = { packets = 1000 }$framing }"
+    echo "access = { rate = \"$rate\", delay = \"0ms\", queue = { packets = 1000 }$framing }"
     for ((i = 0; i < n; i++)); do
       printf '[[flows]]\nname = "f%d"\nclient = "s%d"\nserver = "c%d"\nclient_app = { kind = "bulk", size = "1000GB" }\n' "$i" "$i" "$i"
       [ "$jitter" = 0 ] || echo "start_jitter = \"${jitter}s\""
