@@ -3,7 +3,7 @@
 //! Where `scenario` mutates raw text (and so mostly exercises the TOML parser), this target
 //! writes well-formed scenario files from the input's choices: every topology kind, link
 //! option (rates, delays, every queue discipline with its parameters, both loss models,
-//! traces in either direction, jitter, duplication), transport option and application kind,
+//! traces in either direction, jitter, duplication, framing overhead), transport option and application kind,
 //! with values drawn from the sensible, the extreme (0, 2^64 − 1, 1e300, negative) and the
 //! wrong type. So validation of every field is reached, and what validation lets through is
 //! built and simulated for up to 50 ms. Checks: no panic; an error renders and names its
@@ -201,6 +201,9 @@ fn link(u: &mut Unstructured) -> Result<String> {
     }
     if u.ratio(1, 6)? {
         write!(l, ", duplicate = {}", pick(u, PROBS)?).unwrap();
+    }
+    if u.ratio(1, 6)? {
+        write!(l, ", overhead = {}", pick(u, &["2", "\"2B\"", "38", "\"1KiB\"", "\"2kB\"", "18446744073709551615", "-1", "\"two\"", "1.5"])?).unwrap();
     }
     Ok(l)
 }
