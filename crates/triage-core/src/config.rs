@@ -110,7 +110,8 @@ pub struct ConnectionConfig {
     /// a fast retransmission gets a full timeout to be acknowledged in.
     pub linux_rto: bool,
     /// TCP mode: acknowledge as Linux's receiver does (default off: RFC 5681, every second
-    /// full segment, as ns-3): at once for the first 16 segments and after a duplicate, and
+    /// full segment, as ns-3, which also acknowledges the first data segment after the
+    /// handshake at once): at once for the first 16 segments and after a duplicate, and
     /// each time its receive window grows, which receive-buffer autotuning lets it do once
     /// per RTT while the rate grows (see `connection/linux_ack.rs`). Only the ACK timing:
     /// the advertised window stays `receive_buffer_bytes`'s free space.

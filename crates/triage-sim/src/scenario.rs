@@ -219,7 +219,8 @@ pub struct TransportToml {
     /// TCP mode only: acknowledge as Linux's receiver does: at once for its first 16
     /// segments, after a duplicate and each time its receive window grows (which
     /// receive-buffer autotuning lets it do once per RTT), else every second segment (default
-    /// false: RFC 5681, as ns-3 3.37). ACK timing only.
+    /// false: RFC 5681 as ns-3 3.37, every second segment after a first one acknowledged at
+    /// once). ACK timing only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub linux_ack: Option<bool>,
     /// ECN variant: "off", "classic", "eecn" or "vcp" (default: the controller's own —
