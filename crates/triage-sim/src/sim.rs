@@ -447,6 +447,8 @@ pub struct Simulator {
     /// hashing them. The same answer as `demux`: an entry is dropped when its pair is
     /// inserted again.
     demux_last: Vec<Option<(Addr, Addr, u32)>>,
+    /// Entries `demux` is sized for (two per flow and path, counted as flows are added).
+    demux_entries: usize,
     listeners: HashMap<Addr, u32, AddrHash>,
     recorder: Recorder,
     sample_interval_ns: u64,
@@ -513,6 +515,7 @@ impl Simulator {
             conns: Vec::new(),
             demux: HashMap::default(),
             demux_last: vec![None; nodes],
+            demux_entries: 0,
             listeners: HashMap::default(),
             recorder: Recorder { queue_series: vec![Vec::new(); links], ..Default::default() },
             sample_interval_ns,
@@ -634,6 +637,11 @@ impl Simulator {
         let conns = 2 * self.flows.len();
         self.conns.reserve(conns.saturating_sub(self.conns.len()));
         self.recorder.conn_series.reserve(conns.saturating_sub(self.recorder.conn_series.len()));
+        // And the demultiplexing table's entries for them (one per end and path), so that
+        // it does not rehash every entry while the flows open.
+        let paths = 1 + self.flows[id as usize].spec.extra_paths.len();
+        self.demux_entries += 2 * paths;
+        self.demux.reserve(self.demux_entries.saturating_sub(self.demux.len()));
         id
     }
 
