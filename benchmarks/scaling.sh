@@ -11,8 +11,9 @@
 #                         [--shares [--seeds "1 2 3"] [--start-jitter 0.1]]
 #
 # --shares: instead of timing, what the flows got in each cell, triage beside ns-3, triage
-# with ns-3's rules where its defaults differ (newreno_growth = "per_ack", and links with
-# overhead = "2B", ns-3's PPP header): the bytes delivered to the receivers over the run
+# with ns-3's rules where its defaults differ (newreno_growth = "per_ack", ns3_compat = true:
+# SYNs without the MSS option, ssthresh from the pipe after the ACK, PRR's conservative
+# bound; and links with overhead = "2B", ns-3's PPP header): the bytes delivered to the receivers over the run
 # (triage's flows' delivered_bytes, the ns-3 program's per-flow PacketSink counts), Jain's
 # fairness index over the flows and the smallest flow's bytes over the largest's; means over
 # the seeds given (triage's scenario seed, ns-3's RngRun). --start-jitter S starts each
@@ -81,9 +82,10 @@ scenario() {
     echo "[transport]"
     echo "cc = \"newreno\""
     # --shares compares what each flow got, so triage runs ns-3's rules where they differ
-    # from its defaults: NewReno's per-ACK window growth (ns-3's TcpNewReno) and the 2-byte
-    # PPP header every ns-3 point-to-point device adds to a packet's serialization.
-    [ "$shares" = 1 ] && echo "newreno_growth = \"per_ack\""
+    # from its defaults: NewReno's per-ACK window growth (ns-3's TcpNewReno), ns3_compat's
+    # three TCP rules (SYN options, ssthresh's flight, PRR's bound) and the 2-byte PPP
+    # header every ns-3 point-to-point device adds to a packet's serialization.
+    [ "$shares" = 1 ] && echo "newreno_growth = \"per_ack\"" && echo "ns3_compat = true"
     echo "receive_buffer = \"2MiB\""
     echo "[measure]"
     echo "interval = \"0ms\""
@@ -146,9 +148,14 @@ if [ "$shares" = 1 ]; then
           # drawn starts say; alone, at ns-3's own draws.
           starts=
           if [ "$ours" = 1 ] && [ "$jitter" != 0 ]; then
-            # The report's flows come first in the document, each with its start_ms.
-            starts=$(sed -n 's/.*"start_ms": *\([0-9.]*\).*/\1/p' "$work/s.json" | head -n "$n" |
-              awk '{printf "%s%.9f", (NR > 1 ? "," : ""), $1 / 1000}')
+            # The variant's resolved flows (the last "resolved" in the document), each with
+            # its start_ms and, when the draw is finer than a microsecond, its exact start_ns:
+            # ns-3 gets the same nanosecond (a start rounded to the microsecond reorders
+            # near-simultaneous handshakes).
+            starts=$(awk -v n="$n" '/"resolved": *[{]/ {r = 1; k = 0}
+              r && /"start_ms":/ {k++; v = $2; gsub(/,/, "", v); s[k] = v * 1e6}
+              r && /"start_ns":/ {v = $2; gsub(/,/, "", v); s[k] = v}
+              END {for (i = 1; i <= n; i++) printf "%s%.9f", (i > 1 ? "," : ""), s[i] / 1e9}' "$work/s.json")
           fi
           # (ns-3's command line refuses an empty value: --starts only with starts.)
           "$work/ns3_dumbbell" --flows="$n" --rate="$rate" --stop="$stop" --perFlow=1 \

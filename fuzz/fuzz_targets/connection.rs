@@ -152,11 +152,13 @@ fn config(u: &mut Unstructured, quic: bool) -> Result<ConnectionConfig> {
     if !quic && u.arbitrary()? {
         cfg.load_shedding = Some(LoadShedding::default());
     }
-    // TCP mode's Linux options: RACK-TLP, Linux's RTO, Linux's receiver ACKs.
+    // TCP mode's Linux options: RACK-TLP, Linux's RTO, Linux's receiver ACKs; and ns-3's
+    // rules (SYN options, ssthresh's flight, PRR's bound).
     if !quic {
         cfg.rack = u.arbitrary()?;
         cfg.linux_rto = u.arbitrary()?;
         cfg.linux_ack = u.arbitrary()?;
+        cfg.ns3_compat = u.arbitrary()?;
     }
     if quic {
         cfg.quic.stream_receive_window_bytes = u.int_in_range(1000..=2_000_000)?;

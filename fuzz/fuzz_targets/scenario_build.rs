@@ -218,6 +218,7 @@ fn transport(u: &mut Unstructured, out: &mut String) -> Result<()> {
     let options: &[(&str, &[&str])] = &[
         ("hystart", &["true", "false"]),
         ("newreno_growth", &["\"bytes\"", "\"per_ack\"", "\"none\""]),
+        ("ns3_compat", &["true", "false", "\"yes\""]),
         ("mss", SIZES),
         ("initial_window", INTS),
         ("delayed_ack_segments", INTS),

@@ -200,6 +200,7 @@ fn run(u: &mut Unstructured) -> Result<()> {
         receive_buffer_bytes: u.int_in_range(mss_bytes as u64..=1u64 << 20)?,
         priority_option: u.arbitrary()?,
         linux_ack: u.arbitrary()?,
+        ns3_compat: u.arbitrary()?,
         ..Default::default()
     };
     // The handshake as real packets.

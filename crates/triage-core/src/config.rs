@@ -116,6 +116,17 @@ pub struct ConnectionConfig {
     /// per RTT while the rate grows (see `connection/linux_ack.rs`). Only the ACK timing:
     /// the advertised window stays `receive_buffer_bytes`'s free space.
     pub linux_ack: bool,
+    /// TCP mode: follow ns-3 3.37's TCP where it differs from Linux and the RFCs, for
+    /// comparisons run against it (default off). Three rules: the SYN and SYN-ACK carry no
+    /// MSS option (a 56-byte header, not 60); fast recovery sets ssthresh from the pipe
+    /// after the ACK that starts it (its SACK blocks counted and its losses marked: ns-3's
+    /// `BytesInFlight`), where triage otherwise halves the pipe before it, which follows
+    /// Linux's window; and PRR's reduction bound (pipe at or below ssthresh) sends no more
+    /// than the ACK delivered unless it cumulatively acknowledges retransmitted data (ns-3's
+    /// `TcpPrrRecovery`, as Linux's `tcp_cwnd_reduction` before 5.13), where RFC 6937's SSRB
+    /// allows catching up plus a segment. ns-3's NewReno growth (`newreno_growth`) and its
+    /// links' 2-byte PPP header (a link's `overhead`) are settings of their own.
+    pub ns3_compat: bool,
     /// Seed for controllers that randomize (BBR's gain-cycle start).
     pub seed: u64,
     /// Keep a log of every PRR decision (for tests and traces).
@@ -238,6 +249,7 @@ impl Default for ConnectionConfig {
             rack: false,
             linux_rto: false,
             linux_ack: false,
+            ns3_compat: false,
             seed: 0,
             trace_prr: false,
             scheduler: SchedulerKind::Fifo,

@@ -54,7 +54,7 @@ use crate::config::SchedulerKind;
 use crate::ecn::{self as ecnc, EcnMode};
 use crate::intmap::IntMap;
 use crate::path::Path;
-use crate::recovery::prr::PrrDecision;
+use crate::recovery::prr::{PrrDecision, ReductionBound};
 use crate::recovery::{Prr, RetransmitLoss, RttEstimator};
 use crate::sched::{Chunks, Conductor, DiscardReason, Discarded, Fifo, MessageMeta, SendScheduler};
 use crate::wire::packet::MAX_SACK_BLOCKS;
@@ -1071,6 +1071,7 @@ impl Connection {
         p.payload_bytes = payload;
         p.chunks = chunks;
         p.quic = None;
+        p.syn_without_mss = self.cfg.ns3_compat;
         if flags & TcpFlags::ACK != 0 {
             let n = self.fill_sack(&mut p.sack);
             p.sack_len = n as u8;
@@ -1671,7 +1672,8 @@ impl Connection {
             newly_lost += self.rack_detect(now_ns);
         }
         if newly_lost > 0 && matches!(self.recovery, Recovery::Open) {
-            self.enter_fast_recovery(now_ns, prior_in_flight);
+            let basis = self.ssthresh_basis(prior_in_flight);
+            self.enter_fast_recovery(now_ns, basis);
         }
 
         // Rate sample (draft §3.3).
@@ -1728,8 +1730,13 @@ impl Connection {
         let pipe = self.path.pipe_bytes;
         let ssthresh = self.path.cc.ssthresh_bytes();
         let delivered = acked_bytes;
+        let bound = if self.cfg.ns3_compat {
+            ReductionBound::Ns3 { retransmit_acked: cum_pick.newest_retransmitted_ns.is_some() }
+        } else {
+            ReductionBound::Ssrb
+        };
         if let Recovery::Fast { prr: Some(prr), window_bytes, .. } = &mut self.recovery {
-            let d = prr.on_ack(delivered, pipe, ssthresh);
+            let d = prr.on_ack_bounded(delivered, pipe, ssthresh, bound);
             *window_bytes = pipe + d.sndcnt_bytes;
             if self.cfg.trace_prr {
                 self.prr_log.push((d, 0));
@@ -1944,7 +1951,8 @@ impl Connection {
             return;
         }
         if matches!(self.recovery, Recovery::Open) {
-            self.enter_fast_recovery(now_ns, prior_in_flight);
+            let basis = self.ssthresh_basis(prior_in_flight);
+            self.enter_fast_recovery(now_ns, basis);
         }
         let pipe = self.path.pipe_bytes;
         let mss = self.cfg.mss_bytes as u64;
@@ -1999,6 +2007,19 @@ impl Connection {
             if let Some(i) = self.segs.iter().rposition(|s| s.in_flight && !s.sacked && !s.lost) {
                 self.mark_resend(i);
             }
+        }
+    }
+
+    /// The flight a loss-triggered recovery halves for ssthresh: the pipe before the ACK
+    /// (or timer) that revealed the loss, which for a window-limited sender is Linux's
+    /// window (`tcp_reno_ssthresh` halves cwnd); with `ns3_compat`, the pipe after it, its
+    /// SACK blocks counted and its losses marked (ns-3 3.37 passes `BytesInFlight ()` to
+    /// `GetSsThresh` on entering recovery).
+    fn ssthresh_basis(&self, prior_in_flight: u64) -> u64 {
+        if self.cfg.ns3_compat {
+            self.path.pipe_bytes
+        } else {
+            prior_in_flight
         }
     }
 

@@ -108,6 +108,10 @@ pub fn resolved_json(sim: &Simulator, stop_ns: u64) -> serde_json::Value {
                 "min_priority": l.min_priority,
             })),
         });
+        // Only when on, so that documents of runs without it keep their bytes.
+        if t.ns3_compat {
+            v["ns3_compat"] = json!(true);
+        }
         if quic {
             let q = &t.quic;
             v["quic"] = json!({
@@ -123,14 +127,21 @@ pub fn resolved_json(sim: &Simulator, stop_ns: u64) -> serde_json::Value {
     let mut flows = Vec::new();
     let mut i = 0;
     while let Some(f) = sim.flow_spec(i) {
-        flows.push(json!({
+        let mut flow = json!({
             "name": f.name,
             "client": node(f.client),
             "server": node(f.server),
             "start_ms": ms(f.start_ns),
             "client_transport": transport(&f.client_transport),
             "server_transport": transport(&f.server_transport),
-        }));
+        });
+        // `start_ms` keeps whole microseconds; a start finer than that (a `start_jitter`
+        // draw) is echoed exactly too, so that another simulator can start the same flow
+        // at the same instant (benchmarks/scaling.sh --shares hands it to ns-3).
+        if f.start_ns % 1_000 != 0 {
+            flow["start_ns"] = json!(f.start_ns);
+        }
+        flows.push(flow);
         i += 1;
     }
     let links: Vec<serde_json::Value> = net

@@ -24,7 +24,7 @@
 //! - TCP (RFC 9293 §3.1): ports, sequence and acknowledgment numbers, flags (ECE and CWR
 //!   included), window, and the options the simulator counts in the packet's size: on a SYN
 //!   or SYN-ACK MSS, SACK-permitted, timestamps, NOP and window scale (20 bytes, as Linux
-//!   sends them); on other segments NOP NOP timestamps (RFC 7323 §3), then NOP NOP SACK with
+//!   sends them; 16 without the MSS with `ns3_compat`, as ns-3); on other segments NOP NOP timestamps (RFC 7323 §3), then NOP NOP SACK with
 //!   the blocks (RFC 2018 §3), then NOP and the CATS priority option (kind 254, length 3,
 //!   CATS §II-D-2), with at most two SACK blocks beside it so that the options stay within 40
 //!   bytes. The TCP checksum is 0 (the payload is not in the file; Wireshark does
@@ -369,8 +369,10 @@ impl Capture {
         let window = if syn {
             let shift = window_shift(p.window_bytes);
             self.wscale.insert((p.src, p.dst), shift);
-            let mss = self.mss.get(&p.src).copied().unwrap_or(DEFAULT_MSS_BYTES).to_be_bytes();
-            put(&[2, 4, mss[0], mss[1]]);
+            if !p.syn_without_mss {
+                let mss = self.mss.get(&p.src).copied().unwrap_or(DEFAULT_MSS_BYTES).to_be_bytes();
+                put(&[2, 4, mss[0], mss[1]]);
+            }
             put(&[4, 2]);
             put(&[8, 10, tsval[0], tsval[1], tsval[2], tsval[3], 0, 0, 0, 0]);
             put(&[1, 3, 3, shift]);

@@ -223,6 +223,14 @@ pub struct TransportToml {
     /// once). ACK timing only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub linux_ack: Option<bool>,
+    /// TCP mode only: ns-3 3.37's TCP rules where they differ from Linux and the RFCs
+    /// (default false): SYN and SYN-ACK without the MSS option (56-byte headers), ssthresh
+    /// from the pipe after the ACK that starts a recovery, and PRR's conservative bound
+    /// (no more than the ACK delivered unless it acknowledges a retransmission). For
+    /// comparisons with ns-3; pair it with `newreno_growth = "per_ack"` and links'
+    /// `overhead = "2B"` (benchmarks/scaling.sh --shares does).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ns3_compat: Option<bool>,
     /// ECN variant: "off", "classic", "eecn" or "vcp" (default: the controller's own —
     /// classic for newreno_ecn, eecn for eecn, vcp for vcp, off otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -529,6 +537,7 @@ impl TransportToml {
             rack: self.rack.or(base.rack),
             linux_rto: self.linux_rto.or(base.linux_rto),
             linux_ack: self.linux_ack.or(base.linux_ack),
+            ns3_compat: self.ns3_compat.or(base.ns3_compat),
             mode: self.mode.or(base.mode),
             ecn: self.ecn.or(base.ecn),
             newreno_growth: self.newreno_growth.or(base.newreno_growth),
@@ -678,6 +687,9 @@ impl TransportToml {
                 "Linux's receiver ACK policy is TCP mode's (QUIC mode acknowledges as RFC 9000 §13.2 says)".into(),
             ));
         }
+        if self.ns3_compat == Some(true) && quic_mode {
+            return Err(("transport.ns3_compat".into(), "ns-3's TCP rules are TCP mode's".into()));
+        }
         let eecn = self.eecn.clone().unwrap_or_default().to_config().map_err(|m| ("transport.eecn".to_string(), m))?;
         let vcp = self.vcp.clone().unwrap_or_default().to_config().map_err(|m| ("transport.vcp".to_string(), m))?;
         Ok(ConnectionConfig {
@@ -702,6 +714,7 @@ impl TransportToml {
             rack: self.rack.unwrap_or(d.rack),
             linux_rto: self.linux_rto.unwrap_or(d.linux_rto),
             linux_ack: self.linux_ack.unwrap_or(d.linux_ack),
+            ns3_compat: self.ns3_compat.unwrap_or(d.ns3_compat),
             receive_buffer_bytes: match self.receive_buffer {
                 None => d.receive_buffer_bytes,
                 Some(b) if b.0 > MAX_RECEIVE_BUFFER => {

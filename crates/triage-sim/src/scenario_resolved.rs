@@ -352,6 +352,8 @@ pub fn transport_of(c: &ConnectionConfig, layered: &TransportToml, multipath: bo
         rack: (c.mode == triage_core::config::TransportMode::Tcp).then_some(c.rack),
         linux_rto: (c.mode == triage_core::config::TransportMode::Tcp).then_some(c.linux_rto),
         linux_ack: (c.mode == triage_core::config::TransportMode::Tcp).then_some(c.linux_ack),
+        // Echoed only when on, so that documents of runs without it keep their bytes.
+        ns3_compat: c.ns3_compat.then_some(true),
         mss: Some(Size(u64::from(c.mss_bytes))),
         initial_window: Some(c.initial_window_segments),
         delayed_ack_segments: Some(c.delayed_ack_segments),

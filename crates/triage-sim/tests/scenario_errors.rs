@@ -616,3 +616,40 @@ fn a_table_given_as_a_value_says_table_not_struct() {
     assert!(e.contains("transport.eecn: expected a table ({ field = value, ... }), got integer `3`"), "{e}");
     assert!(!e.contains("struct"), "{e}");
 }
+
+/// `transport.ns3_compat`: a boolean, TCP mode's only, echoed in the resolved scenario and
+/// the report's transport only when on (documents of other runs keep their bytes), and
+/// what it changes on the wire: 56-byte SYNs in the packet trace.
+#[test]
+fn ns3_compat_is_checked_and_echoed_only_when_on() {
+    let with = |t: &str| GOOD.replace("[topology]", &format!("[transport]\n{t}\n[topology]"));
+    let e = err(&with("ns3_compat = \"yes\""));
+    assert!(e.contains("transport.ns3_compat"), "{e}");
+    let e = err(&with("mode = \"quic\"\nns3_compat = true"));
+    assert!(e.contains("transport.ns3_compat") && e.contains("TCP mode"), "{e}");
+    let doc = |text: &str| {
+        let (doc, _) = triage_sim::sweep::run_text(text, "ok.toml", None, &[], None).unwrap();
+        serde_json::from_str::<serde_json::Value>(&doc).unwrap()
+    };
+    for (text, on) in [(GOOD.to_string(), false), (with("ns3_compat = false"), false), (with("ns3_compat = true"), true)] {
+        let d = doc(&text);
+        let input = &d["input"]["resolved"]["transport"];
+        let report = &d["variants"][0]["resolved"]["flows"][0]["client_transport"];
+        assert_eq!(input.get("ns3_compat").is_some(), on, "{input}");
+        assert_eq!(report.get("ns3_compat").is_some(), on, "{report}");
+        let traced = text.replace("[topology]", "[measure]\npacket_trace = true\n[topology]");
+        let b = Scenario::parse(&traced, "ok.toml").unwrap().build("ok.toml", None).unwrap();
+        let mut sim = b.sim;
+        sim.run(b.stop_ns, |_| {});
+        let syns: Vec<u32> = sim
+            .recorder()
+            .packets
+            .iter()
+            .filter(|p| p.event == "enqueue" && p.flags & 0x02 != 0)
+            .map(|p| p.wire_bytes)
+            .collect();
+        // The SYN and the SYN-ACK, on each of their links.
+        assert!(syns.len() >= 2, "{syns:?}");
+        assert!(syns.iter().all(|&b| b == if on { 56 } else { 60 }), "{syns:?}");
+    }
+}

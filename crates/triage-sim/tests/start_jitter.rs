@@ -1,6 +1,6 @@
 //! `[[flows]] start_jitter`: a flow starts at `start` plus a uniform random delay below the
 //! jitter, drawn from the scenario seed and the flow's name; the draw is what the resolved
-//! input reports and what the run does; a jitter that could reach past `stop` is an error.
+//! input reports (to the nanosecond) and what the run does; a jitter that could reach past `stop` is an error.
 
 use triage_sim::scenario::{Scenario, ScenarioError};
 
@@ -60,6 +60,14 @@ fn the_drawn_start_is_what_runs_and_what_the_resolved_input_says() {
     assert!(start_ns > 0 && start_ns < 500 * MS);
     let doc = triage_sim::document::resolved_json(&b.sim, b.stop_ns);
     assert_eq!(doc["flows"][0]["start_ms"].as_f64().unwrap(), triage_sim::report::ms(start_ns));
+    // start_ms keeps whole microseconds; the exact draw is there too (another simulator
+    // can then start the flow at the same nanosecond), and only when start_ms rounds it.
+    assert_ne!(start_ns % 1_000, 0, "this seed's draw is not a whole microsecond");
+    assert_eq!(doc["flows"][0]["start_ns"].as_u64(), Some(start_ns));
+    let on_time = Scenario::parse(&text(3, &[("a", "7ms", None)]), "j.toml").unwrap().build("j.toml", None).unwrap();
+    let on_time = triage_sim::document::resolved_json(&on_time.sim, on_time.stop_ns);
+    assert_eq!(on_time["flows"][0]["start_ms"], 7.0);
+    assert!(on_time["flows"][0].get("start_ns").is_none());
     let mut sim = b.sim;
     sim.run(b.stop_ns, |_| {});
     let r = triage_sim::report::RunReport::new("j", 3, &sim);

@@ -781,6 +781,59 @@ fn losses_seen_on_the_ack_that_ends_recovery_start_a_new_episode() {
 }
 
 #[test]
+fn ns3_compat_sends_shorter_syns_and_halves_the_pipe_after_the_ack() {
+    // ns-3 3.37's SYN and SYN-ACK carry window scale, SACK-permitted and timestamps, no MSS:
+    // 20 + 20 + 16 bytes, against Linux's 20 + 20 + 20.
+    for (ns3, bytes) in [(false, 60), (true, 56)] {
+        let mut h = Harness::new(ConnectionConfig { ns3_compat: ns3, ..Default::default() }, 2_000_000, 25 * MS);
+        h.run(10_000 * MS, serve_page(cats_page()));
+        let syns: Vec<u32> =
+            h.log.iter().filter(|(_, _, p)| p.flags.has(TcpFlags::SYN)).map(|(_, _, p)| p.wire_bytes()).collect();
+        assert_eq!(syns, vec![bytes, bytes], "ns3_compat = {ns3}");
+        // Every other packet is the same size either way (ACKs 52 bytes, data 1,500).
+        assert!(h.log.iter().filter(|(_, _, p)| !p.flags.has(TcpFlags::SYN)).all(|(_, _, p)| p.wire_bytes() >= 52));
+    }
+    // Ten segments out, the first lost; three ACKs SACK segments 1, 1-2, 1-3. The third
+    // reveals the loss (three segments SACKed above it) and starts recovery.
+    let recovery = |ns3: bool| {
+        let cfg = ConnectionConfig { controller: ControllerKind::NewReno, ns3_compat: ns3, ..Default::default() };
+        let (_c, mut s) = handshake(cfg);
+        s.write_message(3 * MS, MessageMeta { id: 1, len_bytes: 40 * 1448, priority: 0 });
+        let mut t = 3 * MS;
+        assert_eq!(std::iter::from_fn(|| s.poll_transmit(t)).count(), 10, "initial window");
+        let mut pipes = Vec::new();
+        for i in 1..=3u64 {
+            t += MS;
+            let mut ack = Packet {
+                src: CLIENT,
+                dst: SERVER,
+                flags: TcpFlags(TcpFlags::ACK),
+                ack: 1,
+                window_bytes: 1 << 20,
+                ..Default::default()
+            };
+            ack.sack[0] = SackBlock { start: 1 + 1448, end: 1 + (i + 1) * 1448 };
+            ack.sack_len = 1;
+            let before = s.bytes_in_flight();
+            s.handle_packet(t, &ack);
+            pipes.push((before, s.bytes_in_flight()));
+            while s.poll_transmit(t).is_some() {}
+        }
+        assert_eq!(s.stats().fast_recoveries, 1);
+        (pipes[2], s.ssthresh_bytes())
+    };
+    // Limited transmit (RFC 3042) sent a new segment on each of the first two duplicate
+    // ACKs: the pipe before the third ACK is twelve segments less two SACKed, 14,480 bytes;
+    // after it, less the third SACKed and the first marked lost, 11,584.
+    let ((before, after), linux) = recovery(false);
+    assert_eq!((before, after), (10 * 1448, 8 * 1448));
+    assert_eq!(linux, before / 2, "default: half the pipe before the ACK");
+    let ((before3, after3), ns3) = recovery(true);
+    assert_eq!((before3, after3), (before, after), "the same packets either way up to here");
+    assert_eq!(ns3, after / 2, "ns3_compat: half the pipe after it (5,792)");
+}
+
+#[test]
 fn sack_blocks_are_reported_most_recent_first() {
     // RFC 2018 §4: with more holes than blocks, the receiver reports the block of the segment
     // just received first, then the other blocks by how recently they changed.

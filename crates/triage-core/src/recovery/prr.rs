@@ -13,6 +13,19 @@ pub struct Prr {
     mss_bytes: u64,
 }
 
+/// PRR's bound while the pipe is at or below ssthresh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReductionBound {
+    /// RFC 6937 §3's slow-start reduction bound.
+    Ssrb,
+    /// ns-3 3.37's: SSRB when this ACK cumulatively acknowledges retransmitted data,
+    /// otherwise what this ACK delivered.
+    Ns3 {
+        /// This ACK moved snd_una over a retransmitted segment.
+        retransmit_acked: bool,
+    },
+}
+
 /// One PRR decision, for tests and traces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PrrDecision {
@@ -47,12 +60,28 @@ impl Prr {
     /// Like Linux's tcp_cwnd_reduction, the first ACK of an episode may always send one
     /// segment, so the fast retransmit is never held back.
     pub fn on_ack(&mut self, delivered_bytes: u64, pipe_bytes: u64, ssthresh_bytes: u64) -> PrrDecision {
+        self.on_ack_bounded(delivered_bytes, pipe_bytes, ssthresh_bytes, ReductionBound::Ssrb)
+    }
+
+    /// [`Prr::on_ack`] with the reduction bound (pipe ≤ ssthresh) chosen: RFC 6937's SSRB,
+    /// or ns-3 3.37's `TcpPrrRecovery` (as Linux's `tcp_cwnd_reduction` before 5.13):
+    /// SSRB only on an ACK that cumulatively acknowledges retransmitted data, otherwise
+    /// `sndcnt = MIN(ssthresh - pipe, DeliveredData)`, no more than this ACK delivered.
+    pub fn on_ack_bounded(
+        &mut self,
+        delivered_bytes: u64,
+        pipe_bytes: u64,
+        ssthresh_bytes: u64,
+        bound: ReductionBound,
+    ) -> PrrDecision {
         self.prr_delivered_bytes += delivered_bytes;
         let reduction_bound = pipe_bytes <= ssthresh_bytes;
         let mut sndcnt = if !reduction_bound {
             let num = self.prr_delivered_bytes as u128 * ssthresh_bytes as u128;
             let target = num.div_ceil(self.recover_fs_bytes as u128) as u64;
             target.saturating_sub(self.prr_out_bytes)
+        } else if matches!(bound, ReductionBound::Ns3 { retransmit_acked: false }) {
+            (ssthresh_bytes - pipe_bytes).min(delivered_bytes)
         } else {
             let limit =
                 (self.prr_delivered_bytes.saturating_sub(self.prr_out_bytes)).max(delivered_bytes) + self.mss_bytes;
@@ -106,6 +135,32 @@ mod tests {
         assert_eq!(d.sndcnt_bytes, 0, "ceil(200*1000/2000) - 100 = 0");
         let d = p.on_ack(mss, 17 * mss, 10 * mss);
         assert_eq!(d.sndcnt_bytes, 50, "ceil(300*1000/2000) - 100 = 50");
+    }
+
+    #[test]
+    fn ns3_bound_sends_what_the_ack_delivered_unless_a_retransmission_is_acknowledged() {
+        // A recovery traced in ns-3 3.37 (128 flows at 100 Mbit/s): RecoverFS 34,752,
+        // ssthresh 13,756, 14,480 delivered and 4,344 sent when a duplicate ACK delivering
+        // 1,448 bytes leaves the pipe at 10,136. ns-3 set cwnd = pipe + 1,448.
+        let mss = 1448;
+        let run = |bound| {
+            let mut p = Prr::start(34_752, mss);
+            p.on_ack(13_032, 30_000, 13_756);
+            p.on_sent(4_344);
+            p.on_ack_bounded(1_448, 10_136, 13_756, bound).sndcnt_bytes
+        };
+        assert_eq!(run(ReductionBound::Ns3 { retransmit_acked: false }), 1_448, "MIN(3,620, 1,448)");
+        assert_eq!(run(ReductionBound::Ns3 { retransmit_acked: true }), 3_620, "SSRB: MIN(3,620, 10,136 + 1,448)");
+        assert_eq!(run(ReductionBound::Ssrb), 3_620);
+        // Above ssthresh the bound plays no part: the proportional rule either way.
+        let mut p = Prr::start(34_752, mss);
+        p.on_sent(1_448);
+        let d = p.on_ack_bounded(4_344, 20_272, 13_756, ReductionBound::Ns3 { retransmit_acked: false });
+        assert_eq!(d.sndcnt_bytes, 272, "CEIL(4,344 * 13,756 / 34,752) - 1,448 = 1,720 - 1,448");
+        // The fast retransmit still goes on the episode's first ACK.
+        let mut p = Prr::start(34_752, mss);
+        let d = p.on_ack_bounded(1_448, 5_000, 13_756, ReductionBound::Ns3 { retransmit_acked: false });
+        assert_eq!(d.sndcnt_bytes, 1_448);
     }
 
     #[test]

@@ -12,6 +12,10 @@ pub const TCP_TIMESTAMP_OPTION_BYTES: u32 = 12;
 /// Options on a SYN or SYN-ACK: MSS (4), SACK-permitted (2), timestamps (10), window
 /// scale (3), one NOP: 20 bytes, a 60-byte header as Linux sends.
 pub const TCP_SYN_OPTION_BYTES: u32 = 20;
+/// The same without the MSS option, as ns-3 3.37 sends its SYN and SYN-ACK (window scale,
+/// SACK-permitted, timestamps: 15 bytes padded to 16, a 56-byte header;
+/// [`crate::ConnectionConfig::ns3_compat`]).
+pub const TCP_SYN_OPTION_BYTES_NO_MSS: u32 = 16;
 /// Maximum SACK blocks that fit beside the timestamp option (RFC 2018 §3).
 pub const MAX_SACK_BLOCKS: usize = 3;
 
@@ -107,6 +111,8 @@ pub struct Packet {
     pub payload_bytes: u32,
     /// What the payload holds: pieces of application messages, in order.
     pub chunks: Chunks,
+    /// A SYN or SYN-ACK without the MSS option (ns-3's; 4 bytes shorter). Unused otherwise.
+    pub syn_without_mss: bool,
     /// QUIC mode: the UDP datagram this packet is (then the TCP fields above are unused).
     pub quic: Option<Box<crate::quic::QuicDatagram>>,
 }
@@ -122,7 +128,7 @@ impl Packet {
     #[inline]
     pub fn tcp_option_bytes(&self) -> u32 {
         if self.flags.has(TcpFlags::SYN) {
-            return TCP_SYN_OPTION_BYTES;
+            return if self.syn_without_mss { TCP_SYN_OPTION_BYTES_NO_MSS } else { TCP_SYN_OPTION_BYTES };
         }
         let mut opts = TCP_TIMESTAMP_OPTION_BYTES;
         if self.sack_len > 0 {
