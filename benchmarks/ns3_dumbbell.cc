@@ -6,7 +6,10 @@
 // the program counts packet-hops (packets serialized onto any link, PhyTxEnd on every
 // device) the way triage counts them, and prints nothing per packet or per state change;
 // with --perFlow=1 it also prints each flow's received bytes at the end ("flow_rx_bytes I N",
-// what its PacketSink read), for benchmarks/scaling.sh --shares.
+// what its PacketSink read), for benchmarks/scaling.sh --shares; with --order=1, one line
+// per packet the bottleneck starts to send ("bott T FLOW SEQ LEN": seconds, the flow index
+// from its source address, TCP sequence number relative to the flow's first byte, payload
+// bytes), for benchmarks/scaling.sh --order.
 // Build: g++ -O2 -std=c++17 ns3_dumbbell.cc -o ns3_dumbbell -I/usr/include $(ls
 // /usr/lib/x86_64-linux-gnu/libns3-*.so | sed 's|.*/lib\(ns3-[^/]*\)\.so$|-l\1|')
 // (as ../shared/reference/ns3/build.sh does; benchmarks/scaling.sh does it in /tmp).
@@ -30,6 +33,17 @@ static void BottleneckTx(Ptr<const Packet> p) { gBottleneckBytes += p->GetSize()
 static std::vector<uint64_t> gFlowRxBytes;
 static void Rx(Ptr<const Packet> p, const Address&) { gRxBytes += p->GetSize(); }
 static void FlowRx(uint32_t flow, Ptr<const Packet> p, const Address&) { gFlowRxBytes[flow] += p->GetSize(); }
+// The bottleneck's departures, in order: flow index (sender address 10.<1 + i / 250>.<i % 250>.1),
+// sequence number and payload. ns-3 numbers a flow's SYN 0 and its first data byte 1, as triage.
+static void BottleneckOrder(Ptr<const Packet> p0) {
+  Ptr<Packet> p = p0->Copy();
+  PppHeader ppp; p->RemoveHeader(ppp);
+  Ipv4Header ip; p->RemoveHeader(ip);
+  TcpHeader tcp; p->RemoveHeader(tcp);
+  uint32_t a = ip.GetSource().Get();
+  uint32_t flow = (((a >> 16) & 0xff) - 1) * 250 + ((a >> 8) & 0xff);
+  std::printf("bott %.9f %u %u %u\n", Simulator::Now().GetSeconds(), flow, tcp.GetSequenceNumber().GetValue(), p->GetSize());
+}
 
 // 10.<hi>.<lo>.0/24 for flow i on side base (1: senders, 128: receivers).
 static Ipv4Address Subnet(uint32_t base, uint32_t i) {
@@ -41,6 +55,7 @@ int main(int argc, char** argv) {
   uint32_t queue = 1000, accessQueue = 1000, flows = 2, rcvBuf = 2 << 20;
   double stop = 5;
   bool perFlow = false;
+  bool order = false;
   double startJitter = 0;
   uint32_t run = 1;
   std::string starts;
@@ -55,6 +70,7 @@ int main(int argc, char** argv) {
   cmd.AddValue("rcvBuf", "send and receive buffer, bytes", rcvBuf);
   cmd.AddValue("stop", "simulated seconds", stop);
   cmd.AddValue("perFlow", "print each flow's received bytes at the end", perFlow);
+  cmd.AddValue("order", "print every packet the bottleneck sends, in order", order);
   cmd.AddValue("startJitter", "each sender starts at a uniform random time in [0, this) seconds", startJitter);
   cmd.AddValue("run", "the random stream's run number (RngRun) for startJitter", run);
   cmd.AddValue("starts", "each sender's start in seconds, comma-separated (instead of startJitter)", starts);
@@ -99,6 +115,7 @@ int main(int argc, char** argv) {
   Ipv4GlobalRoutingHelper::PopulateRoutingTables();
   for (uint32_t k = 0; k < all.GetN(); k++) all.Get(k)->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&Hop));
   bd.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&BottleneckTx));
+  if (order) bd.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&BottleneckOrder));
 
   for (uint32_t i = 0; i < flows; i++) {
     uint16_t port = 5000 + i % 60000;

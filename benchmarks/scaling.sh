@@ -8,7 +8,7 @@
 #   benchmarks/scaling.sh [--flows "2 8 32 128 512"] [--rates "100Mbps 1Gbps 10Gbps"]
 #                         [--stop 5] [--repeat 5] [--no-ns3] [--no-triage]
 #                         [--triage target/release/triage]
-#                         [--shares [--seeds "1 2 3"] [--start-jitter 0.1]]
+#                         [--shares [--seeds "1 2 3"] [--start-jitter 0.1] [--order]]
 #
 # --shares: instead of timing, what the flows got in each cell, triage beside ns-3, triage
 # with ns-3's rules where its defaults differ (newreno_growth = "per_ack", ns3_compat = true:
@@ -21,6 +21,12 @@
 # triage beside it, ns-3's senders start at triage's draws (the program's --starts), so each
 # seed is one experiment in both; with --no-triage, at ns-3's own (--startJitter). Without
 # it nothing in either simulator is random and every seed gives the same run.
+#
+# --order (with --shares): also how long the two simulators send the same packets: the
+# bottleneck's departures in order (triage's packet_trace, the ns-3 program's --order) as
+# (flow, sequence number, payload), compared one by one; per cell and seed, how many are
+# alike before the first difference and when that one left triage's bottleneck queue.
+# Slower (every packet is written out): a shorter --stop does for the opening.
 #
 # triage's "sim M hops/s" is the median over --repeat runs of the simulation alone in one
 # process (`triage bench --repeat`); its wall time and peak memory are those of one whole
@@ -45,6 +51,7 @@ repeat=5
 ns3=1
 ours=1
 shares=0
+order=0
 seeds=1
 jitter=0
 triage=target/release/triage
@@ -58,6 +65,7 @@ while [ $# -gt 0 ]; do
     --no-triage) ours=0; shift ;;
     --triage) triage=$2; shift 2 ;;
     --shares) shares=1; shift ;;
+    --order) shares=1; order=1; shift ;;
     --seeds) seeds=$2; shift 2 ;;
     --start-jitter) jitter=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -89,6 +97,7 @@ scenario() {
     echo "receive_buffer = \"2MiB\""
     echo "[measure]"
     echo "interval = \"0ms\""
+    [ "$order" = 1 ] && echo "packet_trace = true"
     echo "[topology]"
     echo "kind = \"dumbbell\""
     echo "pairs = $n"
@@ -138,7 +147,9 @@ if [ "$shares" = 1 ]; then
       for seed in $seeds; do
         if [ "$ours" = 1 ]; then
           # Exit status 3: flows still open at the stop, as long flows are here.
-          "$triage" run "$(scenario "$n" "$rate")" --json > "$work/s.json" 2> "$work/s.err" ||
+          out=()
+          [ "$order" = 1 ] && rm -rf "$work/o" && out=(--out "$work/o")
+          "$triage" run "$(scenario "$n" "$rate")" --json "${out[@]}" > "$work/s.json" 2> "$work/s.err" ||
             [ $? = 3 ] || { cat "$work/s.err" >&2; exit 1; }
           sed -n 's/.*"delivered_bytes": *\([0-9]*\).*/\1/p' "$work/s.json" > "$work/t.bytes"
           shares "$work/t.bytes" >> "$work/t.runs"
@@ -158,10 +169,17 @@ if [ "$shares" = 1 ]; then
               END {for (i = 1; i <= n; i++) printf "%s%.9f", (i > 1 ? "," : ""), s[i] / 1e9}' "$work/s.json")
           fi
           # (ns-3's command line refuses an empty value: --starts only with starts.)
-          "$work/ns3_dumbbell" --flows="$n" --rate="$rate" --stop="$stop" --perFlow=1 \
+          "$work/ns3_dumbbell" --flows="$n" --rate="$rate" --stop="$stop" --perFlow=1 --order="$order" \
             --startJitter="$jitter" --run="$seed" ${starts:+--starts="$starts"} > "$work/n.txt"
           awk '/^flow_rx_bytes/ {print $3}' "$work/n.txt" > "$work/n.bytes"
           shares "$work/n.bytes" >> "$work/n.runs"
+        fi
+        if [ "$order" = 1 ] && [ "$ours" = 1 ] && [ "$ns3" = 1 ]; then
+          # FIFO queues: the order packets enter triage's bottleneck queue (dropped ones
+          # aside) is the order they leave it. Its senders are s<i>, their packets' source
+          # "s<i>:port"; ns-3's lines are "bott T FLOW SEQ LEN".
+          alike=$(awk -F, -f "$here/bottleneck_order.awk" "$work/n.txt" "$work/o/packets.csv")
+          echo "| $n | $rate | $seed | ${alike% *} | ${alike#* } |" >> "$work/order.rows"
         fi
       done
       t=(); m=()
@@ -173,6 +191,12 @@ if [ "$shares" = 1 ]; then
     done
   done
   [ "$nseeds" = 1 ] || echo "(means over seeds: $seeds)"
+  if [ -s "$work/order.rows" ]; then
+    echo
+    echo "| flows | rate | seed | packets alike at the bottleneck | first difference entered triage's queue at (ms) |"
+    echo "| --- | --- | --- | --- | --- |"
+    cat "$work/order.rows"
+  fi
   rm -rf "$work"
   exit 0
 fi

@@ -1,5 +1,5 @@
 //! `benchmarks/scaling.sh` (README "Performance"): the grid table and the back-to-back
-//! pair table, on two tiny cells of triage alone (the ns-3 side needs Debian's libns3-dev
+//! pair table, on two tiny cells of triage alone, and `--order`'s packet-order comparison (the ns-3 side needs Debian's libns3-dev
 //! and minutes per cell). Speed is not asserted, only that every cell and the pair are
 //! there with positive packet-hop counts, rates and ratio.
 
@@ -44,4 +44,64 @@ fn help_prints_the_usage() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
     assert!(text.contains("--no-ns3") && text.contains("back-to-back pairs"), "{text}");
+    assert!(text.contains("--order") && text.contains("packet_trace"), "{text}");
+}
+
+/// `--order`'s comparison (`benchmarks/bottleneck_order.awk`) on a real triage packet trace
+/// of a two-pair dumbbell against an ns-3-style list made from that trace: all alike; one
+/// sequence number changed at the fifth departure, four alike and the time that packet
+/// entered the queue; a list that ends first, its length.
+#[test]
+fn the_order_comparison_counts_packets_alike_up_to_the_first_difference() {
+    let dir = std::env::temp_dir().join(format!("triage-order-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("d.toml");
+    std::fs::write(
+        &scenario,
+        "name = \"d\"\nstop = \"200ms\"\n[measure]\npacket_trace = true\n[topology]\nkind = \"dumbbell\"\npairs = 2\n\
+         bottleneck = { rate = \"10Mbps\", delay = \"1ms\", queue = { packets = 20 } }\n\
+         access = { rate = \"100Mbps\", delay = \"0ms\" }\n\
+         [[flows]]\nname = \"f0\"\nclient = \"s0\"\nserver = \"c0\"\nclient_app = { kind = \"bulk\", size = \"1GB\" }\n\
+         [[flows]]\nname = \"f1\"\nclient = \"s1\"\nserver = \"c1\"\nclient_app = { kind = \"bulk\", size = \"1GB\" }\n",
+    )
+    .unwrap();
+    let out = dir.join("o");
+    let run = Command::new(env!("CARGO_BIN_EXE_triage")).arg("run").arg(&scenario).arg("--out").arg(&out).output().unwrap();
+    assert!(run.status.code() == Some(3) || run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let csv = std::fs::read_to_string(out.join("packets.csv")).unwrap();
+    // The bottleneck's departures: rows on r1->r2 that entered the queue (drops aside).
+    let rows: Vec<Vec<&str>> =
+        csv.lines().skip(1).map(|l| l.split(',').collect::<Vec<_>>()).filter(|r| r[5] == "r1->r2" && r[6] == "enqueue").collect();
+    assert!(rows.len() > 50, "{}", rows.len());
+    assert!(csv.lines().any(|l| l.contains(",r1->r2,drop,")), "the small queue drops: those rows are not departures");
+    let ns3 = |rows: &[Vec<&str>]| -> String {
+        rows.iter()
+            .map(|r| {
+                let flow = r[7].trim_start_matches('s').split(':').next().unwrap();
+                format!("bott {} {flow} {} {}\n", r[4], r[10], r[12])
+            })
+            .collect()
+    };
+    let compare = |list: String| -> String {
+        let f = dir.join("n.txt");
+        std::fs::write(&f, format!("packet_hops 1\n{list}flow_rx_bytes 0 1\n")).unwrap();
+        let o = Command::new("awk")
+            .current_dir(repo())
+            .args(["-F,", "-f", "benchmarks/bottleneck_order.awk"])
+            .arg(&f)
+            .arg(out.join("packets.csv"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    };
+    assert_eq!(compare(ns3(&rows)), format!("{} -", rows.len()));
+    let mut changed = ns3(&rows).lines().map(str::to_string).collect::<Vec<_>>();
+    let mut fifth: Vec<String> = changed[4].split(' ').map(str::to_string).collect();
+    fifth[3] = (fifth[3].parse::<u64>().unwrap() + 1448).to_string();
+    changed[4] = fifth.join(" ");
+    assert_eq!(compare(changed.join("\n") + "\n"), format!("4 {}", rows[4][4]));
+    assert_eq!(compare(ns3(&rows[..3])), "3 -");
+    let _ = std::fs::remove_dir_all(&dir);
 }
