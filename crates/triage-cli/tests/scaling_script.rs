@@ -67,12 +67,17 @@ fn the_order_comparison_counts_packets_alike_up_to_the_first_difference() {
     )
     .unwrap();
     let out = dir.join("o");
-    let run = Command::new(env!("CARGO_BIN_EXE_triage")).arg("run").arg(&scenario).arg("--out").arg(&out).output().unwrap();
+    let run =
+        Command::new(env!("CARGO_BIN_EXE_triage")).arg("run").arg(&scenario).arg("--out").arg(&out).output().unwrap();
     assert!(run.status.code() == Some(3) || run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let csv = std::fs::read_to_string(out.join("packets.csv")).unwrap();
     // The bottleneck's departures: rows on r1->r2 that entered the queue (drops aside).
-    let rows: Vec<Vec<&str>> =
-        csv.lines().skip(1).map(|l| l.split(',').collect::<Vec<_>>()).filter(|r| r[5] == "r1->r2" && r[6] == "enqueue").collect();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|r| r[5] == "r1->r2" && r[6] == "enqueue")
+        .collect();
     assert!(rows.len() > 50, "{}", rows.len());
     assert!(csv.lines().any(|l| l.contains(",r1->r2,drop,")), "the small queue drops: those rows are not departures");
     let ns3 = |rows: &[Vec<&str>]| -> String {

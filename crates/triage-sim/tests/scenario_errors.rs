@@ -631,7 +631,9 @@ fn ns3_compat_is_checked_and_echoed_only_when_on() {
         let (doc, _) = triage_sim::sweep::run_text(text, "ok.toml", None, &[], None).unwrap();
         serde_json::from_str::<serde_json::Value>(&doc).unwrap()
     };
-    for (text, on) in [(GOOD.to_string(), false), (with("ns3_compat = false"), false), (with("ns3_compat = true"), true)] {
+    for (text, on) in
+        [(GOOD.to_string(), false), (with("ns3_compat = false"), false), (with("ns3_compat = true"), true)]
+    {
         let d = doc(&text);
         let input = &d["input"]["resolved"]["transport"];
         let report = &d["variants"][0]["resolved"]["flows"][0]["client_transport"];
