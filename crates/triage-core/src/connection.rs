@@ -1730,12 +1730,12 @@ impl Connection {
         let pipe = self.path.pipe_bytes;
         let ssthresh = self.path.cc.ssthresh_bytes();
         let delivered = acked_bytes;
-        let bound = if self.cfg.ns3_compat {
-            ReductionBound::Ns3 { retransmit_acked: cum_pick.newest_retransmitted_ns.is_some() }
-        } else {
-            ReductionBound::Ssrb
-        };
         if let Recovery::Fast { prr: Some(prr), window_bytes, .. } = &mut self.recovery {
+            let bound = if self.cfg.ns3_compat {
+                ReductionBound::Ns3 { retransmit_acked: cum_pick.newest_retransmitted_ns.is_some() }
+            } else {
+                ReductionBound::Ssrb
+            };
             let d = prr.on_ack_bounded(delivered, pipe, ssthresh, bound);
             *window_bytes = pipe + d.sndcnt_bytes;
             if self.cfg.trace_prr {
