@@ -13,7 +13,9 @@
 # --shares: instead of timing, what the flows got in each cell, triage beside ns-3, triage
 # with ns-3's rules where its defaults differ (newreno_growth = "per_ack", ns3_compat = true:
 # SYNs without the MSS option, ssthresh from the pipe after the ACK, PRR's conservative
-# bound; and links with overhead = "2B", ns-3's PPP header): the bytes delivered to the receivers over the run
+# bound, the whole receive buffer offered, lost retransmissions left to the RTO, and with
+# send_buffer = "2MiB" (the program's SndBufSize) its buffer refills and NextSeg() rule (3);
+# and links with overhead = "2B", ns-3's PPP header): the bytes delivered to the receivers over the run
 # (triage's flows' delivered_bytes, the ns-3 program's per-flow PacketSink counts), Jain's
 # fairness index over the flows and the smallest flow's bytes over the largest's; means over
 # the seeds given (triage's scenario seed, ns-3's RngRun). --start-jitter S starts each
@@ -91,10 +93,11 @@ scenario() {
     echo "cc = \"newreno\""
     # --shares compares what each flow got, so triage runs ns-3's rules where they differ
     # from its defaults: NewReno's per-ACK window growth (ns-3's TcpNewReno), ns3_compat's
-    # three TCP rules (SYN options, ssthresh's flight, PRR's bound) and the 2-byte PPP
-    # header every ns-3 point-to-point device adds to a packet's serialization.
+    # TCP rules, the program's 2 MiB send buffer (SndBufSize) and the 2-byte PPP header
+    # every ns-3 point-to-point device adds to a packet's serialization.
     [ "$shares" = 1 ] && echo "newreno_growth = \"per_ack\"" && echo "ns3_compat = true"
     echo "receive_buffer = \"2MiB\""
+    [ "$shares" = 1 ] && echo "send_buffer = \"2MiB\""
     echo "[measure]"
     echo "interval = \"0ms\""
     [ "$order" = 1 ] && echo "packet_trace = true"

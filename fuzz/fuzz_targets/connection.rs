@@ -152,13 +152,18 @@ fn config(u: &mut Unstructured, quic: bool) -> Result<ConnectionConfig> {
     if !quic && u.arbitrary()? {
         cfg.load_shedding = Some(LoadShedding::default());
     }
-    // TCP mode's Linux options: RACK-TLP, Linux's RTO, Linux's receiver ACKs; and ns-3's
-    // rules (SYN options, ssthresh's flight, PRR's bound).
+    // TCP mode's Linux options: RACK-TLP, Linux's RTO, Linux's receiver ACKs; ns-3's rules
+    // (SYN options, ssthresh's flight, PRR's bound, its receive window and pipe); a send
+    // buffer.
     if !quic {
         cfg.rack = u.arbitrary()?;
         cfg.linux_rto = u.arbitrary()?;
         cfg.linux_ack = u.arbitrary()?;
         cfg.ns3_compat = u.arbitrary()?;
+        // A send buffer (with ns3_compat: ns-3's refills, NextSeg() rule 3 and its pipe).
+        if u.arbitrary()? {
+            cfg.send_buffer_bytes = Some(u.int_in_range(cfg.mss_bytes as u64..=1u64 << 20)?);
+        }
     }
     if quic {
         cfg.quic.stream_receive_window_bytes = u.int_in_range(1000..=2_000_000)?;

@@ -226,6 +226,7 @@ fn transport(u: &mut Unstructured, out: &mut String) -> Result<()> {
         ("min_rto", DELAYS),
         ("initial_rto", DELAYS),
         ("receive_buffer", SIZES),
+        ("send_buffer", SIZES),
         ("scheduler", &["\"fifo\"", "\"cats\"", "\"rr\"", "\"prio\"", "\"rfc9218\"", "\"lifo\""]),
         ("default_priority", INTS),
         ("priority_option", &["true", "false"]),

@@ -201,6 +201,7 @@ fn run(u: &mut Unstructured) -> Result<()> {
         priority_option: u.arbitrary()?,
         linux_ack: u.arbitrary()?,
         ns3_compat: u.arbitrary()?,
+        send_buffer_bytes: if u.arbitrary()? { Some(u.int_in_range(mss_bytes as u64..=1u64 << 20)?) } else { None },
         ..Default::default()
     };
     // The handshake as real packets.

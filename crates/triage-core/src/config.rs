@@ -95,6 +95,14 @@ pub struct ConnectionConfig {
     pub max_rto_ns: u64,
     /// Receive buffer: the largest window this end advertises.
     pub receive_buffer_bytes: u64,
+    /// TCP mode: the send buffer, in bytes (`None`: unlimited, the default): what the
+    /// sender holds, data sent and not yet acknowledged plus data written and not yet sent,
+    /// never passes it, so new data goes only while `snd_nxt - snd_una` stays within it
+    /// (ns-3's `SndBufSize`, Linux's `SO_SNDBUF` without its per-buffer overhead). The
+    /// application is taken to write as fast as the buffer empties; with `ns3_compat` it
+    /// writes whole segments when ns-3's `BulkSendApplication` would (see
+    /// [`Connection`](crate::connection::Connection)'s `refill_send_buffer`).
+    pub send_buffer_bytes: Option<u64>,
     /// Duplicate threshold for SACK-based loss detection (RFC 6675: 3).
     pub dup_thresh: u32,
     /// TCP mode: also judge losses by time, as RACK does (RFC 8985 §6, Linux's default): a
@@ -117,15 +125,24 @@ pub struct ConnectionConfig {
     /// the advertised window stays `receive_buffer_bytes`'s free space.
     pub linux_ack: bool,
     /// TCP mode: follow ns-3 3.37's TCP where it differs from Linux and the RFCs, for
-    /// comparisons run against it (default off). Three rules: the SYN and SYN-ACK carry no
+    /// comparisons run against it (default off). Its rules: the SYN and SYN-ACK carry no
     /// MSS option (a 56-byte header, not 60); fast recovery sets ssthresh from the pipe
     /// after the ACK that starts it (its SACK blocks counted and its losses marked: ns-3's
     /// `BytesInFlight`), where triage otherwise halves the pipe before it, which follows
-    /// Linux's window; and PRR's reduction bound (pipe at or below ssthresh) sends no more
-    /// than the ACK delivered unless it cumulatively acknowledges retransmitted data (ns-3's
+    /// Linux's window; PRR's reduction bound (pipe at or below ssthresh) sends no more than
+    /// the ACK delivered unless it cumulatively acknowledges retransmitted data (ns-3's
     /// `TcpPrrRecovery`, as Linux's `tcp_cwnd_reduction` before 5.13), where RFC 6937's SSRB
-    /// allows catching up plus a segment. ns-3's NewReno growth (`newreno_growth`) and its
-    /// links' 2-byte PPP header (a link's `overhead`) are settings of their own.
+    /// allows catching up plus a segment; the receiver offers its whole buffer past
+    /// RCV.NXT whatever it holds out of order (`TcpRxBuffer::MaxRxSequence`); a lost
+    /// retransmission waits for the RTO (ns-3 has no lost-retransmission detection). With
+    /// a send buffer ([`send_buffer_bytes`](Self::send_buffer_bytes)), also ns-3's: its
+    /// application writes whole segments when told the buffer has room (on a new ACK, not
+    /// on a duplicate one outside recovery; before a send, when the buffer holds less than
+    /// the window), and in fast recovery with neither a lost segment nor unsent data it
+    /// sends again the first segment neither SACKed, lost nor resent (RFC 6675's NextSeg()
+    /// rule (3)), counted twice in the pipe until acknowledged. ns-3's NewReno growth
+    /// (`newreno_growth`) and its links' 2-byte PPP header (a link's `overhead`) are
+    /// settings of their own.
     pub ns3_compat: bool,
     /// Seed for controllers that randomize (BBR's gain-cycle start).
     pub seed: u64,
@@ -202,6 +219,9 @@ impl ConnectionConfig {
                 self.mss_bytes, self.receive_buffer_bytes
             ));
         }
+        if let Some(b) = self.send_buffer_bytes.filter(|&b| b < self.mss_bytes as u64) {
+            return Err(format!("send_buffer: expected at least one MSS ({} bytes), got {b}", self.mss_bytes));
+        }
         if self.default_priority > 4 {
             return Err(format!("default_priority: expected 0..4, got {}", self.default_priority));
         }
@@ -245,6 +265,7 @@ impl Default for ConnectionConfig {
             min_rto_ns: 1_000_000_000,
             max_rto_ns: 60_000_000_000,
             receive_buffer_bytes: 1 << 20,
+            send_buffer_bytes: None,
             dup_thresh: 3,
             rack: false,
             linux_rto: false,

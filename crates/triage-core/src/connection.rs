@@ -270,6 +270,10 @@ struct SentSeg {
     sacked: bool,
     lost: bool,
     in_flight: bool,
+    /// Sent again by ns-3's NextSeg() rule (3) while in flight ([`Connection`]'s
+    /// `ns3_rule3_segment`): the pipe counts it twice, as ns-3's `BytesInFlight` (sent,
+    /// less SACKed and lost, plus retransmitted) does, until it is acknowledged.
+    resent_in_flight: bool,
 }
 
 impl SentSeg {
@@ -399,6 +403,13 @@ pub struct Connection {
     fin_sent: bool,
     fin_acked: bool,
     peer_window_bytes: u64,
+    /// With a send buffer ([`ConnectionConfig::send_buffer_bytes`]): the end of what the
+    /// application has written into it (new data goes up to here). Without `ns3_compat`
+    /// the application keeps it full: `snd_una + send_buffer`.
+    app_tail: u64,
+    /// Where ns-3's NextSeg() rule (3) looks from (`ns3_compat`): no segment below it can
+    /// be chosen by it.
+    ns3_rule3_from: u64,
     recovery: Recovery,
     rto_deadline_ns: Option<u64>,
     /// RACK (RFC 8985 §6.2, with [`ConnectionConfig::rack`]): the send time of the most
@@ -639,6 +650,8 @@ impl Connection {
             fin_sent: false,
             fin_acked: false,
             peer_window_bytes: cfg.receive_buffer_bytes,
+            app_tail: 0,
+            ns3_rule3_from: 0,
             recovery: Recovery::Open,
             rto_deadline_ns: None,
             rack_on: cfg.rack,
@@ -1049,7 +1062,10 @@ impl Connection {
     /// retransmission that reveal the loss. Data up to that edge always fits: the edge never
     /// passes `rcv_nxt + receive_buffer`, which is what `process_data` accepts.
     fn advertised_window(&mut self) -> u64 {
-        let free_edge = self.rcv_nxt.saturating_add(self.cfg.receive_buffer_bytes.saturating_sub(self.ooo_bytes));
+        // ns-3 3.37 (`TcpRxBuffer::MaxRxSequence`) offers its whole buffer past RCV.NXT
+        // whatever it holds out of order.
+        let held_bytes = if self.cfg.ns3_compat { 0 } else { self.ooo_bytes };
+        let free_edge = self.rcv_nxt.saturating_add(self.cfg.receive_buffer_bytes.saturating_sub(held_bytes));
         self.rcv_adv_edge = self.rcv_adv_edge.max(free_edge);
         self.rcv_adv_edge - self.rcv_nxt
     }
@@ -1221,6 +1237,7 @@ impl Connection {
             sacked: false,
             lost: false,
             in_flight: true,
+            resent_in_flight: false,
         });
         self.path.pipe_bytes += 1;
         self.arm_rto(now_ns);
@@ -1251,6 +1268,9 @@ impl Connection {
             let idx = self.segs.range(from..).position(|s| s.lost && !s.in_flight && !s.sacked).map(|i| from + i);
             if let Some(i) = idx {
                 self.lost_from = self.segs[i].start;
+                if self.cfg.ns3_compat {
+                    self.ns3_refill_before_send(self.segs[i].start, window);
+                }
                 let len = self.segs[i].end - self.segs[i].start;
                 if !probe && self.path.pipe_bytes > 0 && self.path.pipe_bytes + len > window {
                     return false;
@@ -1270,9 +1290,28 @@ impl Connection {
 
         // New data or FIN.
         let rwnd_room = self.snd_una.saturating_add(self.peer_window_bytes).saturating_sub(self.snd_nxt);
-        let queued = self.scheduler.queued_bytes();
+        let mut queued = self.scheduler.queued_bytes();
         let want_fin = queued == 0 && self.fin_requested && !self.fin_sent;
+        if queued > 0 && self.cfg.send_buffer_bytes.is_some() {
+            // Only what the application has written into the send buffer can go.
+            queued = queued.min(self.send_buffer_room(window));
+        }
         if queued == 0 && !want_fin {
+            if self.cfg.ns3_compat && matches!(self.recovery, Recovery::Fast { .. }) {
+                if let Some(i) = self.ns3_rule3_segment() {
+                    let len = self.segs[i].end - self.segs[i].start;
+                    self.ns3_refill_before_send(self.segs[i].start, window);
+                    if self.path.pipe_bytes + len > window {
+                        return false;
+                    }
+                    if paced_out {
+                        self.path.pacing_blocked = true;
+                        return false;
+                    }
+                    self.resend_in_flight(now_ns, i, out);
+                    return true;
+                }
+            }
             // Nothing to send: application-limited (draft §3.4).
             if self.path.pipe_bytes < window {
                 self.path.app_limited_until = (self.path.delivered_bytes + self.path.pipe_bytes).max(1);
@@ -1306,7 +1345,8 @@ impl Connection {
             self.fin_sent = true;
             (TcpFlags::FIN | TcpFlags::ACK, 0u32, Chunks::new())
         } else {
-            let max = mss.min(rwnd_room) as u32;
+            // `queued` is within the send buffer's unsent bytes when there is one.
+            let max = mss.min(rwnd_room).min(queued) as u32;
             let chunks = self.scheduler.next_segment(now_ns, max);
             let payload: u32 = chunks.iter().map(|c| c.len_bytes()).sum();
             if payload == 0 {
@@ -1338,6 +1378,7 @@ impl Connection {
             sacked: false,
             lost: false,
             in_flight: true,
+            resent_in_flight: false,
         });
         if self.rack_on {
             self.rack_sent.push_back((now_ns, start, end, tx));
@@ -1348,6 +1389,84 @@ impl Connection {
         self.stats.data_bytes_sent += payload as u64;
         self.after_send(now_ns, payload, end - start);
         true
+    }
+
+    /// ns-3 3.37's NextSeg() rule (3), which it applies in fast recovery with SACK when
+    /// neither a lost segment (rule 1) nor unsent data (rule 2) is there: the first segment
+    /// neither SACKed, lost nor sent again, whether or not SACKed data lies above it (RFC
+    /// 6675's rule (3) asks for that). Linux has no such rule.
+    fn ns3_rule3_segment(&mut self) -> Option<usize> {
+        let from = self.seg_at_or_above(self.ns3_rule3_from);
+        let i = self
+            .segs
+            .range(from..)
+            .position(|s| !s.sacked && !s.lost && !s.retransmitted && s.in_flight && s.flags & TcpFlags::SYN == 0)
+            .map(|i| from + i)?;
+        // Every segment below it is SACKed, lost or sent again, and stays so.
+        self.ns3_rule3_from = self.segs[i].start;
+        Some(i)
+    }
+
+    /// Sends segment `i` again while it is still in flight (ns-3's rule (3)): it stays in
+    /// flight and the pipe counts it twice ([`SentSeg::resent_in_flight`]).
+    fn resend_in_flight(&mut self, now_ns: u64, i: usize, pkt: &mut Packet) {
+        let seg = &mut self.segs[i];
+        seg.retransmitted = true;
+        seg.resent_in_flight = true;
+        seg.sent_ns = now_ns;
+        let (start, len, flags, payload) = (seg.start, seg.end - seg.start, seg.flags, seg.payload_bytes());
+        let chunks = self.sent_chunks.chunks_of(start, payload);
+        self.path.pipe_bytes += len;
+        self.stats.retransmitted_segments += 1;
+        self.stats.retransmitted_bytes += payload as u64;
+        self.make_data_packet(pkt, flags | TcpFlags::ACK, start, payload, chunks);
+        if payload > 0 {
+            pkt.ecn = self.ecn.data_codepoint(true); // RFC 3168 §6.1.5
+        }
+        self.after_send(now_ns, payload, len);
+    }
+
+    /// With a send buffer: the bytes written into it and not yet sent, after the
+    /// application has written what it would before this segment.
+    fn send_buffer_room(&mut self, window: u64) -> u64 {
+        let Some(buffer) = self.cfg.send_buffer_bytes else { return u64::MAX };
+        if !self.cfg.ns3_compat {
+            // The application keeps the buffer full.
+            self.app_tail = self.snd_una.saturating_add(buffer);
+        } else if self.app_tail < self.snd_una {
+            // The first data: BulkSendApplication fills the buffer once the connection is up.
+            self.app_tail = self.snd_una;
+            self.refill_send_buffer();
+        } else if self.app_tail > self.snd_nxt {
+            // ns-3's NextSeg() rule (2) found unsent data: SendPendingData may ask for more.
+            self.ns3_refill_before_send(self.snd_nxt, window);
+        }
+        self.app_tail.saturating_sub(self.snd_nxt)
+    }
+
+    /// ns-3 3.37's `BulkSendApplication` (with `SendSize` one MSS): when told the buffer
+    /// has room, it writes whole segments while one fits (`TcpTxBuffer::Add` refuses the
+    /// one that does not).
+    fn refill_send_buffer(&mut self) {
+        if let Some(buffer) = self.cfg.send_buffer_bytes {
+            let write = self.cfg.mss_bytes as u64;
+            let held = self.app_tail.saturating_sub(self.snd_una);
+            self.app_tail = self.app_tail.max(self.snd_una) + buffer.saturating_sub(held) / write * write;
+        }
+    }
+
+    /// ns-3 3.37's `SendPendingData`: with a segment to send starting at `from`, it tells
+    /// the application the buffer has room (`NotifySend`) when the buffer holds less from
+    /// `from` on than the window would let go (`availableData < availableWindow`, the
+    /// window being the smaller of the peer's and the congestion window, less the pipe).
+    fn ns3_refill_before_send(&mut self, from: u64, window: u64) {
+        if self.cfg.send_buffer_bytes.is_none() {
+            return;
+        }
+        let available_window = window.min(self.peer_window_bytes).saturating_sub(self.path.pipe_bytes);
+        if available_window > 0 && self.app_tail.saturating_sub(from) < available_window {
+            self.refill_send_buffer();
+        }
     }
 
     fn retransmit(&mut self, now_ns: u64, i: usize, pkt: &mut Packet) {
@@ -1464,6 +1583,9 @@ impl Connection {
     /// next `poll_transmit`, lost segments first).
     fn mark_resend(&mut self, i: usize) {
         let seg = &mut self.segs[i];
+        if std::mem::take(&mut seg.resent_in_flight) {
+            self.path.pipe_bytes -= seg.end - seg.start;
+        }
         seg.in_flight = false;
         seg.lost = true;
         self.path.pipe_bytes -= seg.end - seg.start;
@@ -1488,6 +1610,9 @@ impl Connection {
         let seg = &self.segs[idx];
         let len = seg.end - seg.start;
         if seg.in_flight {
+            self.path.pipe_bytes -= len;
+        }
+        if seg.resent_in_flight {
             self.path.pipe_bytes -= len;
         }
         if seg.lost && !seg.in_flight && !seg.sacked {
@@ -1585,6 +1710,7 @@ impl Connection {
                         let s = &mut self.segs[i];
                         s.sacked = true;
                         s.in_flight = false;
+                        s.resent_in_flight = false;
                         s.lost = false;
                         self.high_sacked_start = self.high_sacked_start.max(s.start);
                         self.sacked_segs += 1;
@@ -1743,6 +1869,17 @@ impl Connection {
             }
         }
 
+        // ns-3 3.37 tells the application the send buffer has room (`NewAck`) on an ACK
+        // that moves SND.UNA, unless it is a duplicate ACK (it newly SACKs, RFC 6675 §2)
+        // that leaves the sender outside recovery (`CA_DISORDER`).
+        if advanced
+            && self.cfg.ns3_compat
+            && self.cfg.send_buffer_bytes.is_some()
+            && (sacked_bytes == 0 || was_in_recovery || self.in_recovery())
+        {
+            self.refill_send_buffer();
+        }
+
         self.maybe_shed(now_ns);
 
         // RFC 6298 §5.2/5.3: stop the timer when nothing is outstanding, restart it when
@@ -1841,9 +1978,12 @@ impl Connection {
         }
         // Retransmissions, which IsLost() never finds lost again, in transmission order.
         while let Some((tx, start)) = self.rexmit.next_lost() {
+            if self.cfg.ns3_compat {
+                continue; // ns-3 3.37 leaves a lost retransmission to the RTO
+            }
             let i = self.seg_at_or_above(start);
             let Some(seg) = self.segs.get_mut(i) else { continue };
-            if seg.start != start || seg.tx != tx || !seg.in_flight || seg.sacked {
+            if seg.start != start || seg.tx != tx || !seg.in_flight || seg.sacked || seg.resent_in_flight {
                 continue; // acknowledged or sent again since
             }
             mark_lost(seg);
@@ -2053,6 +2193,9 @@ impl Connection {
             if seg.in_flight {
                 self.path.pipe_bytes -= seg.end - seg.start;
                 seg.in_flight = false;
+            }
+            if std::mem::take(&mut seg.resent_in_flight) {
+                self.path.pipe_bytes -= seg.end - seg.start;
             }
             if !seg.lost {
                 seg.lost = true;

@@ -112,6 +112,9 @@ pub fn resolved_json(sim: &Simulator, stop_ns: u64) -> serde_json::Value {
         if t.ns3_compat {
             v["ns3_compat"] = json!(true);
         }
+        if let Some(b) = t.send_buffer_bytes {
+            v["send_buffer_bytes"] = json!(b);
+        }
         if quic {
             let q = &t.quic;
             v["quic"] = json!({

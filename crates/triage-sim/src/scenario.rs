@@ -225,10 +225,13 @@ pub struct TransportToml {
     pub linux_ack: Option<bool>,
     /// TCP mode only: ns-3 3.37's TCP rules where they differ from Linux and the RFCs
     /// (default false): SYN and SYN-ACK without the MSS option (56-byte headers), ssthresh
-    /// from the pipe after the ACK that starts a recovery, and PRR's conservative bound
-    /// (no more than the ACK delivered unless it acknowledges a retransmission). For
-    /// comparisons with ns-3; pair it with `newreno_growth = "per_ack"` and links'
-    /// `overhead = "2B"` (benchmarks/scaling.sh --shares does).
+    /// from the pipe after the ACK that starts a recovery, PRR's conservative bound (no
+    /// more than the ACK delivered unless it acknowledges a retransmission), the whole
+    /// receive buffer offered whatever is held out of order, lost retransmissions left to
+    /// the RTO, and with `send_buffer` ns-3's buffer refills and NextSeg() rule (3). For
+    /// comparisons with ns-3; pair it with `newreno_growth = "per_ack"`, links'
+    /// `overhead = "2B"` and ns-3's `SndBufSize` as `send_buffer` (benchmarks/scaling.sh
+    /// --shares does).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns3_compat: Option<bool>,
     /// ECN variant: "off", "classic", "eecn" or "vcp" (default: the controller's own —
@@ -291,6 +294,16 @@ pub struct TransportToml {
         skip_serializing_if = "Option::is_none"
     )]
     pub receive_buffer: Option<Size>,
+    /// TCP mode only: the send buffer, what the sender holds (sent and not yet acknowledged,
+    /// written and not yet sent; default unlimited). With `ns3_compat` the application
+    /// refills it as ns-3's BulkSendApplication does (whole segments, when ns-3 tells it).
+    #[serde(
+        rename(serialize = "send_buffer_bytes"),
+        alias = "send_buffer_bytes",
+        serialize_with = "ser::opt_base",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub send_buffer: Option<Size>,
     /// Send scheduler: "fifo" (default) or "cats" (the CATS Conductor); in QUIC mode also
     /// "rr" (round robin, quinn's default), "prio" (strict priority), "rfc9218" and "wrr"
     /// (weighted round robin by HTTP/2 weight, SA-ECF's).
@@ -550,6 +563,7 @@ impl TransportToml {
             min_rto: self.min_rto.or(base.min_rto),
             initial_rto: self.initial_rto.or(base.initial_rto),
             receive_buffer: self.receive_buffer.or(base.receive_buffer),
+            send_buffer: self.send_buffer.or(base.send_buffer),
             scheduler: self.scheduler.or(base.scheduler),
             cats: self.cats.clone().or(base.cats.clone()),
             default_priority: self.default_priority.or(base.default_priority),
@@ -690,6 +704,9 @@ impl TransportToml {
         if self.ns3_compat == Some(true) && quic_mode {
             return Err(("transport.ns3_compat".into(), "ns-3's TCP rules are TCP mode's".into()));
         }
+        if self.send_buffer.is_some() && quic_mode {
+            return Err(("transport.send_buffer".into(), "a send buffer is TCP mode's (QUIC mode has none)".into()));
+        }
         let eecn = self.eecn.clone().unwrap_or_default().to_config().map_err(|m| ("transport.eecn".to_string(), m))?;
         let vcp = self.vcp.clone().unwrap_or_default().to_config().map_err(|m| ("transport.vcp".to_string(), m))?;
         Ok(ConnectionConfig {
@@ -728,6 +745,16 @@ impl TransportToml {
                     ))
                 }
                 Some(b) => b.0,
+            },
+            send_buffer_bytes: match self.send_buffer {
+                None => d.send_buffer_bytes,
+                Some(b) if b.0 > MAX_RECEIVE_BUFFER => {
+                    return Err((
+                        "transport.send_buffer".into(),
+                        format!("expected at most 1 GiB ({MAX_RECEIVE_BUFFER} bytes), got {}", b.0),
+                    ))
+                }
+                Some(b) => Some(b.0),
             },
             seed,
             scheduler,

@@ -361,6 +361,8 @@ pub fn transport_of(c: &ConnectionConfig, layered: &TransportToml, multipath: bo
         min_rto: Some(Duration(c.min_rto_ns)),
         initial_rto: Some(Duration(c.initial_rto_ns)),
         receive_buffer: Some(Size(c.receive_buffer_bytes)),
+        // Echoed only when set, as `ns3_compat`.
+        send_buffer: c.send_buffer_bytes.map(Size),
         scheduler: Some(scheduler),
         cats: cats_toml,
         default_priority: Some(c.default_priority),

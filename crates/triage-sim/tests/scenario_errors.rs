@@ -655,3 +655,44 @@ fn ns3_compat_is_checked_and_echoed_only_when_on() {
         assert!(syns.iter().all(|&b| b == if on { 56 } else { 60 }), "{syns:?}");
     }
 }
+
+/// `transport.send_buffer`: a size, at least one MSS, TCP mode's only, echoed only when
+/// set; and what it does: a sender never has more than it outstanding, so a bulk transfer
+/// over a long path runs at most a buffer per round trip.
+#[test]
+fn send_buffer_is_checked_echoed_only_when_set_and_bounds_the_rate() {
+    let with = |t: &str| GOOD.replace("[topology]", &format!("[transport]\n{t}\n[topology]"));
+    let e = err(&with("send_buffer = \"lots\""));
+    assert!(e.contains("transport.send_buffer"), "{e}");
+    let e = err(&with("send_buffer = \"1000B\""));
+    assert!(e.contains("send_buffer") && e.contains("one MSS (1448 bytes), got 1000"), "{e}");
+    let e = err(&with("send_buffer = \"2GiB\""));
+    assert!(e.contains("transport.send_buffer") && e.contains("at most 1 GiB"), "{e}");
+    let e = err(&with("mode = \"quic\"\nsend_buffer = \"64KiB\""));
+    assert!(e.contains("transport.send_buffer") && e.contains("TCP mode"), "{e}");
+    // 1 MB over a 100 Mbps, 50 ms round-trip path.
+    let long = |t: &str| {
+        with(t)
+            .replace("rate = \"2Mbps\", delay = \"25ms\"", "rate = \"100Mbps\", delay = \"25ms\"")
+            .replace("size = \"10KB\"", "size = \"1MB\"")
+    };
+    let run = |text: &str| {
+        let (doc, _) = triage_sim::sweep::run_text(text, "ok.toml", None, &[], None).unwrap();
+        let d: serde_json::Value = serde_json::from_str(&doc).unwrap();
+        let input = d["input"]["resolved"]["transport"].clone();
+        let report = d["variants"][0]["resolved"]["flows"][0]["server_transport"].clone();
+        let fct = d["variants"][0]["report"]["flows"][0]["fct_ms"].as_f64().unwrap();
+        (input, report, fct)
+    };
+    let (input, report, unlimited_ms) = run(&long(""));
+    assert!(input.get("send_buffer_bytes").is_none() && report.get("send_buffer_bytes").is_none(), "{input} {report}");
+    let (input, report, limited_ms) = run(&long("send_buffer = \"64KiB\""));
+    assert_eq!(input["send_buffer_bytes"], 65536, "{input}");
+    assert_eq!(report["send_buffer_bytes"], 65536, "{report}");
+    // At most 65,536 bytes a round trip (50 ms and more): 1,000,000 bytes take at least
+    // 15.26 round trips after the handshake's, 813 ms; without the buffer slow start opens
+    // the window past it and the transfer takes well under that.
+    let floor_ms = 50.0 * (1.0 + 1_000_000.0 / 65_536.0);
+    assert!(limited_ms >= floor_ms, "{limited_ms} ms < {floor_ms} ms");
+    assert!(unlimited_ms < 0.6 * floor_ms, "{unlimited_ms} ms");
+}

@@ -240,6 +240,7 @@ mod lost_retransmit;
 mod peer;
 mod rack;
 mod scoreboard;
+mod send_buffer;
 mod watch;
 
 #[test]

@@ -89,3 +89,25 @@ fn the_advertised_window_never_shrinks_while_out_of_order_data_waits() {
     }
     assert!(held_out_of_order, "the script never held out-of-order data");
 }
+
+#[test]
+fn ns3_compat_leaves_a_lost_retransmission_to_the_rto() {
+    // The same loss as `a_lost_retransmission_is_sent_again_after_a_round_trip_not_an_rto`:
+    // ns-3 3.37 has no lost-retransmission detection, so the second retransmission waits
+    // for the retransmission timer: the 1 s minimum RTO from the last ACK that moved
+    // SND.UNA (RFC 6298 §5.3), which came a little before the first retransmission.
+    let cfg = ConnectionConfig { ns3_compat: true, ..Default::default() };
+    let mut h = Harness::new(cfg, 2_000_000, 25 * MS);
+    h.drop = drop_segment_and_retransmissions(20, 1);
+    h.run(20_000 * MS, serve_page(cats_page()));
+    let total: u64 = cats_page().iter().map(|m| m.len_bytes).sum();
+    assert_eq!(h.client.stats().bytes_delivered, total, "every byte");
+    let s = h.server.as_ref().unwrap();
+    assert_eq!(s.stats().lost_retransmissions, 0);
+    assert_eq!(s.stats().rto_count, 1, "{:?}", s.stats());
+    let seq = h.log.iter().filter(|(_, c2s, _)| !*c2s).nth(20).unwrap().2.seq;
+    let sends = data_sends_of(&h, seq);
+    assert_eq!(sends.len(), 3, "original, lost retransmission, retransmission after the RTO: {sends:?}");
+    let gap = sends[2] - sends[1];
+    assert!((900 * MS..=1_000 * MS).contains(&gap), "second retransmission {} ms after the first", gap / MS);
+}
