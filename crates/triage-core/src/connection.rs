@@ -1268,15 +1268,7 @@ impl Connection {
             let idx = self.segs.range(from..).position(|s| s.lost && !s.in_flight && !s.sacked).map(|i| from + i);
             if let Some(i) = idx {
                 self.lost_from = self.segs[i].start;
-                if self.cfg.ns3_compat {
-                    self.ns3_refill_before_send(self.segs[i].start, window);
-                }
-                let len = self.segs[i].end - self.segs[i].start;
-                if !probe && self.path.pipe_bytes > 0 && self.path.pipe_bytes + len > window {
-                    return false;
-                }
-                if paced_out {
-                    self.path.pacing_blocked = true;
+                if !self.may_resend(i, window, probe, paced_out) {
                     return false;
                 }
                 self.retransmit(now_ns, i, out);
@@ -1299,13 +1291,7 @@ impl Connection {
         if queued == 0 && !want_fin {
             if self.cfg.ns3_compat && matches!(self.recovery, Recovery::Fast { .. }) {
                 if let Some(i) = self.ns3_rule3_segment() {
-                    let len = self.segs[i].end - self.segs[i].start;
-                    self.ns3_refill_before_send(self.segs[i].start, window);
-                    if self.path.pipe_bytes + len > window {
-                        return false;
-                    }
-                    if paced_out {
-                        self.path.pacing_blocked = true;
+                    if !self.may_resend(i, window, false, paced_out) {
                         return false;
                     }
                     self.resend_in_flight(now_ns, i, out);
@@ -1388,6 +1374,25 @@ impl Connection {
         self.stats.data_segments_sent += (payload > 0) as u64;
         self.stats.data_bytes_sent += payload as u64;
         self.after_send(now_ns, payload, end - start);
+        true
+    }
+
+    /// Whether sent segment `i` may go again now (NextSeg()'s rules (1) and (3)): with
+    /// `ns3_compat` ns-3's application is first told the buffer has room, as its
+    /// `SendPendingData` does once NextSeg() has found a segment; then the window (which a
+    /// loss probe passes) and the pacer.
+    fn may_resend(&mut self, i: usize, window: u64, probe: bool, paced_out: bool) -> bool {
+        if self.cfg.ns3_compat {
+            self.ns3_refill_before_send(self.segs[i].start, window);
+        }
+        let len = self.segs[i].end - self.segs[i].start;
+        if !probe && self.path.pipe_bytes > 0 && self.path.pipe_bytes + len > window {
+            return false;
+        }
+        if paced_out {
+            self.path.pacing_blocked = true;
+            return false;
+        }
         true
     }
 
