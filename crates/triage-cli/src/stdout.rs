@@ -2,7 +2,7 @@
 //!
 //! `println!` panics when stdout is a pipe whose reader has gone (`triage page analyze FILE |
 //! head -1`): Rust ignores SIGPIPE, so the write fails with `BrokenPipe` instead of killing the
-//! process as it would a C tool. Every line the CLI prints goes through [`outln!`] / [`out!`]
+//! process as it would a C tool. Every line the CLI prints goes through `outln!` / `out!`
 //! instead, which end the process quietly with status 0 on a broken pipe (the reader has what
 //! it asked for) and with an error on any other write failure (a full disk, say).
 

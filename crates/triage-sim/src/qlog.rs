@@ -132,7 +132,7 @@ pub fn write_event<W: Write>(index: usize, event: &Event, out: &mut W) -> Result
     }
 }
 
-/// Reads a JSON-SEQ qlog file written by [`write`] back into a trace.
+/// Reads a JSON-SEQ qlog file written by [`write()`] back into a trace.
 pub fn read<R: Read>(mut input: R) -> Result<Trace, QlogError> {
     let mut bytes = Vec::new();
     input.read_to_end(&mut bytes)?;

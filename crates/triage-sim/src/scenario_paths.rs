@@ -10,7 +10,7 @@
 //!
 //! Checks that involve several tables (paths with `[topology]`, QUIC mode over flows and
 //! variants, more than [`MAX_PATHS`]) run right after parsing, where the text is at hand,
-//! and point at the value as the parser's own errors do ([`fields::render_at`]).
+//! and point at the value as the parser's own errors do (`fields::render_at`).
 
 use std::path::{Path, PathBuf};
 

@@ -160,7 +160,7 @@ impl Cubic {
     /// `Cubic`, runs it ([`QuicConfig::cubic_as_quinn`](crate::quic::QuicConfig)): the
     /// reduction in bytes ([`for_quic`](Self::for_quic)), slow start adding every byte
     /// acknowledged (past ssthresh too), and RFC 8312's congestion avoidance as quinn has it
-    /// ([`quinn_congestion_avoidance`](Self::quinn_congestion_avoidance)), where the default
+    /// (`quinn_congestion_avoidance`), where the default
     /// is RFC 9438's (as Linux, and as quiche's ACK-counted Reno estimate).
     pub fn as_quinn(mut self) -> Self {
         self.quic = true;

@@ -1,5 +1,5 @@
 //! RED in packet mode (Floyd & Jacobson 1993), with ns-3's `RedQueueDisc` semantics where
-//! the EECN paper (§6.1: "RED queue discipline [30] in packet mode having a queue size of
+//! the EECN paper (§6.1: "RED queue discipline \[30\] in packet mode having a queue size of
 //! 100 packets ... minimum threshold 30, maximum threshold 60") says nothing: averaging
 //! weight QW = 0.002, LInterm = 50 (max_p = 1/50), gentle mode, "wait" between drops,
 //! hard drops above the gentle range, and the idle-time correction that ages the average

@@ -57,7 +57,7 @@
 //!   carry several streams' data when the first cannot fill it: the connection asks
 //!   [`PathBuckets::next_chunk`] again while the packet has room.
 //! - §4.2 "The transmission is performed in a round robin fashion with paths":
-//!   [`PathScheduler::choose`] takes the paths that can send and have data in turn.
+//!   [`PathScheduler::choose`](crate::path::sched::PathScheduler::choose) takes the paths that can send and have data in turn.
 
 use std::collections::BTreeMap;
 

@@ -103,7 +103,7 @@ impl StreamScheduler for Rfc9218 {
     }
 
     /// The tail of the chunk just taken did not fit: it is the stream's next data again
-    /// (new bytes stay new, [`super::StreamTable::give_back`]). A stream the take had left dry
+    /// (new bytes stay new, the stream table's `give_back`). A stream the take had left dry
     /// is ready again: a non-incremental one at its place in stream-ID order, an incremental
     /// one at the back of its rotation, where the stream that filled the packet goes anyway.
     fn give_back(&mut self, _now_ns: u64, _path: PathId, chunk: MsgChunk) {

@@ -47,7 +47,7 @@ impl StreamScheduler for RoundRobin {
     }
 
     /// The tail of the chunk just taken did not fit: it is the stream's next data again
-    /// (new bytes stay new, [`super::StreamTable::give_back`]). A stream the take had left dry
+    /// (new bytes stay new, the stream table's `give_back`). A stream the take had left dry
     /// rejoins at the back, where the stream that filled the packet goes anyway.
     fn give_back(&mut self, _now_ns: u64, _path: PathId, chunk: MsgChunk) {
         if self.q.table.give_back(chunk) == Requeued::BecameReady {
