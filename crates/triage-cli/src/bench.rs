@@ -134,10 +134,17 @@ struct ScenarioTiming {
     /// per packet-hop over the first scenario's in the same repetition.
     #[serde(skip_serializing_if = "Option::is_none")]
     per_hop_cost_vs_first: Option<f64>,
+    /// The middle half of those ratios, first and third quartile ([`quartiles`]): how much
+    /// the pairs scatter around their median.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    per_hop_cost_vs_first_middle_half: Option<[f64; 2]>,
     /// [`per_hop_cost_vs_first`](Self::per_hop_cost_vs_first) of the second halves: the
     /// median over the same repetitions of the two steady-state costs per packet-hop.
     #[serde(skip_serializing_if = "Option::is_none")]
     steady_per_hop_cost_vs_first: Option<f64>,
+    /// The middle half of the second halves' ratios.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steady_per_hop_cost_vs_first_middle_half: Option<[f64; 2]>,
 }
 
 #[derive(serde::Serialize)]
@@ -170,6 +177,18 @@ fn median(xs: &[f64]) -> f64 {
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
+}
+
+/// The first and third quartiles of a non-empty list, as the medians of its lower and upper
+/// halves (the middle value of an odd count in neither; a single value is both).
+fn quartiles(xs: &[f64]) -> [f64; 2] {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let half = v.len() / 2;
+    if half == 0 {
+        return [v[0], v[0]];
+    }
+    [median(&v[..half]), median(&v[v.len() - half..])]
 }
 
 fn min_max(xs: &[f64]) -> (f64, f64) {
@@ -273,6 +292,20 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
         let steady_costs: Vec<f64> = split_at_end.iter().filter_map(steady_per_hop).collect();
         let steady = split_at_end.iter().fold((0, 0), |acc, x| (acc.0 + x.steady.0, acc.1 + x.steady.1));
         let whole = s.iter().fold((0, 0), |acc, x| (acc.0 + x.whole.0, acc.1 + x.whole.1));
+        // Scenarios after the first: each repetition's time per packet-hop over the first
+        // scenario's in the same repetition, whole runs and second halves.
+        let pair_ratios: Option<Vec<f64>> =
+            (i > 0).then(|| s.iter().zip(&samples[0]).map(|(x, y)| per_hop(x) / per_hop(y)).collect());
+        let steady_ratios: Option<Vec<f64>> = (i > 0)
+            .then(|| {
+                let first = &samples[0][used(&samples[0])..];
+                split_at_end
+                    .iter()
+                    .zip(first)
+                    .filter_map(|(x, y)| Some(steady_per_hop(x)? / steady_per_hop(y)?))
+                    .collect()
+            })
+            .filter(|r: &Vec<f64>| !r.is_empty());
         out.scenarios.push(ScenarioTiming {
             scenario: r.scenario.clone(),
             mode: last.mode,
@@ -292,21 +325,10 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
             steady_wall_s: split_at_end.iter().map(|x| x.steady_wall_s).collect(),
             steady_ns_per_packet_hop: (!steady_costs.is_empty()).then(|| median(&steady_costs) * 1e9),
             reference_over_ours: out.reference.as_ref().map(|rf| rf.median_wall_s / med),
-            per_hop_cost_vs_first: (i > 0).then(|| {
-                let ratios: Vec<f64> = s.iter().zip(&samples[0]).map(|(x, y)| per_hop(x) / per_hop(y)).collect();
-                median(&ratios)
-            }),
-            steady_per_hop_cost_vs_first: if i > 0 {
-                let first = &samples[0][used(&samples[0])..];
-                let ratios: Vec<f64> = split_at_end
-                    .iter()
-                    .zip(first)
-                    .filter_map(|(x, y)| Some(steady_per_hop(x)? / steady_per_hop(y)?))
-                    .collect();
-                (!ratios.is_empty()).then(|| median(&ratios))
-            } else {
-                None
-            },
+            per_hop_cost_vs_first: pair_ratios.as_deref().map(median),
+            per_hop_cost_vs_first_middle_half: pair_ratios.as_deref().map(quartiles),
+            steady_per_hop_cost_vs_first: steady_ratios.as_deref().map(median),
+            steady_per_hop_cost_vs_first_middle_half: steady_ratios.as_deref().map(quartiles),
         });
     }
     if a.json {
@@ -339,15 +361,19 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
         if let Some(x) = t.reference_over_ours {
             outln!("speed ratio      {x:.1}x (reference median wall time / ours)");
         }
-        if let Some(x) = t.per_hop_cost_vs_first {
+        if let (Some(x), Some([q1, q3])) = (t.per_hop_cost_vs_first, t.per_hop_cost_vs_first_middle_half) {
             outln!(
-                "vs first         {x:.2}x the first scenario's time per packet-hop (median of {} back-to-back pairs)",
+                "vs first         {x:.2}x the first scenario's time per packet-hop (median of {} back-to-back pairs; middle half {q1:.2}-{q3:.2})",
                 a.repeat
             );
         }
-        if let Some(x) = t.steady_per_hop_cost_vs_first {
+        if let (Some(x), Some([q1, q3])) = (t.steady_per_hop_cost_vs_first, t.steady_per_hop_cost_vs_first_middle_half)
+        {
             let n = t.steady_wall_s.len();
-            outln!("  steady state   {x:.2}x (second halves, median of {n} pair{})", if n == 1 { "" } else { "s" });
+            outln!(
+                "  steady state   {x:.2}x (second halves, median of {n} pair{}; middle half {q1:.2}-{q3:.2})",
+                if n == 1 { "" } else { "s" }
+            );
         }
         outln!();
     }
@@ -374,6 +400,16 @@ mod tests {
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
         assert_eq!(median(&[7.0]), 7.0);
         assert_eq!(min_max(&[2.0, 0.5, 9.0]), (0.5, 9.0));
+    }
+
+    #[test]
+    fn quartiles_are_the_medians_of_the_halves() {
+        // 1..9: lower half 1-4, upper half 6-9 (the median, 5, in neither).
+        assert_eq!(quartiles(&[9.0, 1.0, 8.0, 2.0, 7.0, 3.0, 6.0, 4.0, 5.0]), [2.5, 7.5]);
+        assert_eq!(quartiles(&[4.0, 1.0, 3.0, 2.0]), [1.5, 3.5]);
+        assert_eq!(quartiles(&[2.0, 1.0]), [1.0, 2.0]);
+        assert_eq!(quartiles(&[3.0, 1.0, 2.0]), [1.0, 3.0]);
+        assert_eq!(quartiles(&[7.0]), [7.0, 7.0]);
     }
 
     #[test]

@@ -67,6 +67,14 @@ fn times_tcp_quic_and_multipath_side_by_side_with_a_reference() {
         let want = (per_hop(t, 0) / per_hop(&s[0], 0) + per_hop(t, 1) / per_hop(&s[0], 1)) / 2.0;
         let got = t["per_hop_cost_vs_first"].as_f64().unwrap();
         assert!((got - want).abs() <= 1e-12 * want, "{}: {got} against {want}", t["scenario"]);
+        // With two pairs the middle half runs from the smaller ratio to the larger.
+        let (r0, r1) = (per_hop(t, 0) / per_hop(&s[0], 0), per_hop(t, 1) / per_hop(&s[0], 1));
+        let half: Vec<f64> =
+            t["per_hop_cost_vs_first_middle_half"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+        for (h, w) in half.iter().zip([r0.min(r1), r0.max(r1)]) {
+            assert!((h - w).abs() <= 1e-12 * w, "{}: {half:?} against {r0}, {r1}", t["scenario"]);
+        }
+        assert_eq!(half.len(), 2);
     }
     // The steady state: the second half of every repetition but the first (one here), its
     // wall time over its packet-hops, and the same ratio between the scenarios.
@@ -90,7 +98,10 @@ fn times_tcp_quic_and_multipath_side_by_side_with_a_reference() {
         let want = steady(t) / steady(&s[0]);
         let got = t["steady_per_hop_cost_vs_first"].as_f64().unwrap();
         assert!((got - want).abs() <= 1e-12 * want, "{}: {got} against {want}", t["scenario"]);
+        // One pair: its ratio is both quartiles.
+        assert_eq!(t["steady_per_hop_cost_vs_first_middle_half"], serde_json::json!([got, got]));
     }
+    assert!(s[0].get("per_hop_cost_vs_first_middle_half").is_none());
 }
 
 #[test]
