@@ -38,7 +38,8 @@
 # count against the smallest, as the median over --repeat back-to-back pairs of runs in
 # one process (`triage bench --scenario SMALL --scenario LARGE`, its per_hop_cost_vs_first),
 # and the same over the second half of each run (steady_per_hop_cost_vs_first: connections
-# open, initial windows and the losses they bring mostly over).
+# open, initial windows and the losses they bring mostly over), each beside the middle half
+# of its pairs (first to third quartile: how far one pair strays from another).
 # Each pair runs within a fraction of a second, so a machine whose speed drifts from one
 # second to the next moves both of a pair; the ratio of two medians taken from separate
 # cells does not cancel that.
@@ -239,14 +240,20 @@ if [ "$ours" = 1 ]; then
   small=$(echo $flows | awk '{print $1}')
   large=$(echo $flows | awk '{print $NF}')
   echo
-  echo "| rate | triage cost per packet-hop, $large flows against $small (median of $repeat pairs) | the same over the second halves (steady state) |"
-  echo "| --- | --- | --- |"
+  echo "| rate | triage cost per packet-hop, $large flows against $small (median of $repeat pairs) | middle half of the pairs | the same over the second halves (steady state) | middle half |"
+  echo "| --- | --- | --- | --- | --- |"
+  # The middle half (first to third quartile) of a ratio's pairs, from the bench's pretty
+  # JSON, where the array's two numbers follow the key on lines of their own.
+  middle() {
+    awk -v key="\"$1\"" 'index($0, key ":") {getline a; getline b; gsub(/[ ,]/, "", a); gsub(/[ ,]/, "", b);
+      printf "%.2f-%.2f", a, b; exit}' "$work/pair.json"
+  }
   for rate in $rates; do
     "$triage" bench --scenario "$(scenario "$small" "$rate")" --scenario "$(scenario "$large" "$rate")" \
       --repeat "$repeat" --json > "$work/pair.json"
     x=$(sed -n 's/.*"per_hop_cost_vs_first": *\([0-9.e+]*\).*/\1/p' "$work/pair.json" | head -1)
     y=$(sed -n 's/.*"steady_per_hop_cost_vs_first": *\([0-9.e+]*\).*/\1/p' "$work/pair.json" | head -1)
-    echo "| $rate | $(awk "BEGIN{printf \"%.2fx\", $x}") | $(awk "BEGIN{printf \"%.2fx\", $y}") |"
+    echo "| $rate | $(awk "BEGIN{printf \"%.2fx\", $x}") | $(middle per_hop_cost_vs_first_middle_half) | $(awk "BEGIN{printf \"%.2fx\", $y}") | $(middle steady_per_hop_cost_vs_first_middle_half) |"
   done
 fi
 rm -rf "$work"

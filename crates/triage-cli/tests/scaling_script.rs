@@ -35,6 +35,9 @@ fn prints_the_grid_and_the_pair_table() {
     // The pair table: 4 flows against 2, a positive ratio.
     let x = rows[2][2].strip_suffix('x').unwrap().parse::<f64>().unwrap();
     assert!(x > 0.0, "{text}");
+    // Beside it the pairs' middle half, which holds their median (to the printed digits).
+    let q: Vec<f64> = rows[2][3].split('-').map(|v| v.parse().unwrap()).collect();
+    assert!(q.len() == 2 && q[0] <= x + 0.005 && x <= q[1] + 0.005, "{text}");
     assert!(text.contains("4 flows against 2 (median of 3 pairs)"), "{text}");
 }
 
