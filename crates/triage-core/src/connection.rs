@@ -39,8 +39,9 @@
 //!
 //! # Model
 //! Sequence numbers are 64-bit and start at 0 for the SYN on both sides. The payload is not
-//! materialized: each segment carries the [`MsgChunk`](crate::sched::MsgChunk)s it holds, which is how the receiver
-//! knows when a message is complete. Segments keep their boundaries when retransmitted.
+//! materialized: each segment carries the [`MsgChunk`](crate::sched::MsgChunk)s it holds,
+//! which is how the receiver knows when a message is complete. Segments keep their
+//! boundaries when retransmitted.
 //! One path today; the per-path state (RTT estimator, controller, recovery, pacing) lives
 //! together in [`Connection`] fields so that a `Vec` of paths replaces it when multipath
 //! arrives.
