@@ -153,3 +153,12 @@ fn the_long_walk_is_longer_under_loss() {
     assert!(f.scoreboard_steps < s.scoreboard_steps, "{} against {}", f.scoreboard_steps, s.scoreboard_steps);
     assert!(fast.log == slow.log);
 }
+
+#[test]
+fn a_sent_segment_is_one_cache_line() {
+    // Every ACK that covers a segment reads its record; with many flows each record read is
+    // a miss, so it stays one 64-byte line (docs/performance-history.md, sixteenth round),
+    // `resent_in_flight` included.
+    assert_eq!(std::mem::size_of::<SentSeg>(), 64);
+    assert_eq!(std::mem::align_of::<SentSeg>(), 64);
+}
