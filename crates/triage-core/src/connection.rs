@@ -404,9 +404,10 @@ pub struct Connection {
     fin_sent: bool,
     fin_acked: bool,
     peer_window_bytes: u64,
-    /// With a send buffer ([`ConnectionConfig::send_buffer_bytes`]): the end of what the
-    /// application has written into it (new data goes up to here). Without `ns3_compat`
-    /// the application keeps it full: `snd_una + send_buffer`.
+    /// With a send buffer ([`ConnectionConfig::send_buffer_bytes`]) and `ns3_compat`: the
+    /// end of what ns-3's application has written into it (new data goes up to here).
+    /// Without `ns3_compat` the application keeps the buffer full and the end is
+    /// `snd_una + send_buffer`, not kept.
     app_tail: u64,
     /// Where ns-3's NextSeg() rule (3) looks from (`ns3_compat`): no segment below it can
     /// be chosen by it.
@@ -1420,12 +1421,21 @@ impl Connection {
         seg.retransmitted = true;
         seg.resent_in_flight = true;
         seg.sent_ns = now_ns;
+        self.send_copy(now_ns, i, pkt);
+    }
+
+    /// Writes sent segment `i` into `pkt` again, with the pieces it first carried, and
+    /// counts it: the pipe, the retransmission counters, what every send updates. What
+    /// both kinds of resend share (`retransmit`, `resend_in_flight`).
+    fn send_copy(&mut self, now_ns: u64, i: usize, pkt: &mut Packet) {
+        let seg = &self.segs[i];
         let (start, len, flags, payload) = (seg.start, seg.end - seg.start, seg.flags, seg.payload_bytes());
         let chunks = self.sent_chunks.chunks_of(start, payload);
         self.path.pipe_bytes += len;
         self.stats.retransmitted_segments += 1;
         self.stats.retransmitted_bytes += payload as u64;
-        self.make_data_packet(pkt, flags | TcpFlags::ACK, start, payload, chunks);
+        let flags = if flags & TcpFlags::SYN != 0 { flags } else { flags | TcpFlags::ACK };
+        self.make_data_packet(pkt, flags, start, payload, chunks);
         if payload > 0 {
             pkt.ecn = self.ecn.data_codepoint(true); // RFC 3168 §6.1.5
         }
@@ -1437,9 +1447,10 @@ impl Connection {
     fn send_buffer_room(&mut self, window: u64) -> u64 {
         let Some(buffer) = self.cfg.send_buffer_bytes else { return u64::MAX };
         if !self.cfg.ns3_compat {
-            // The application keeps the buffer full.
-            self.app_tail = self.snd_una.saturating_add(buffer);
-        } else if self.app_tail < self.snd_una {
+            // The application keeps the buffer full: it ends at SND.UNA + the buffer.
+            return self.snd_una.saturating_add(buffer).saturating_sub(self.snd_nxt);
+        }
+        if self.app_tail < self.snd_una {
             // The first data: BulkSendApplication fills the buffer once the connection is up.
             self.app_tail = self.snd_una;
             self.refill_send_buffer();
@@ -1497,21 +1508,12 @@ impl Connection {
         seg.delivered_ns = delivered_ns;
         seg.delivered_bytes = delivered;
         seg.app_limited = app_limited;
-        let (start, len, flags, payload) = (seg.start, seg.end - seg.start, seg.flags, seg.payload_bytes());
-        let chunks = self.sent_chunks.chunks_of(start, payload);
+        let (start, len) = (seg.start, seg.end - seg.start);
         if self.rack_on {
             self.rack_sent.push_back((now_ns, start, start + len, tx));
         }
         self.lost_pending -= 1;
-        self.path.pipe_bytes += len;
-        self.stats.retransmitted_segments += 1;
-        self.stats.retransmitted_bytes += payload as u64;
-        let flags = if flags & TcpFlags::SYN != 0 { flags } else { flags | TcpFlags::ACK };
-        self.make_data_packet(pkt, flags, start, payload, chunks);
-        if payload > 0 {
-            pkt.ecn = self.ecn.data_codepoint(true); // RFC 3168 §6.1.5
-        }
-        self.after_send(now_ns, payload, len);
+        self.send_copy(now_ns, i, pkt);
         if i == 0 && self.cfg.linux_rto {
             self.arm_rto(now_ns);
         }
@@ -1989,7 +1991,7 @@ impl Connection {
             }
             let i = self.seg_at_or_above(start);
             let Some(seg) = self.segs.get_mut(i) else { continue };
-            if seg.start != start || seg.tx != tx || !seg.in_flight || seg.sacked || seg.resent_in_flight {
+            if seg.start != start || seg.tx != tx || !seg.in_flight || seg.sacked {
                 continue; // acknowledged or sent again since
             }
             mark_lost(seg);
