@@ -16,10 +16,14 @@
 //! is how the README's scaling section compares 512 flows with 2.
 
 use std::alloc::{GlobalAlloc, Layout};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use triage_core::TransportMode;
+
+use crate::chart::{self, RepSeries};
+use crate::table::{CsvFile, RunParams};
 use triage_sim::report::RunReport;
 
 /// The binary's allocator, counting allocations (reallocations count as one each).
@@ -87,6 +91,13 @@ pub struct BenchArgs {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    /// Also write into this directory: bench.json (what --json prints), runs.csv (every run,
+    /// each repetition of each scenario and of the reference), scenarios.csv (the summary)
+    /// and SVG charts of the repetitions: ns per packet-hop, and with several scenarios each
+    /// one's cost per packet-hop against the first's, and with a reference its wall time over
+    /// ours.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
 }
 
 #[derive(serde::Serialize)]
@@ -244,6 +255,11 @@ fn per(n: (u64, u64)) -> Option<f64> {
 /// time is what it measures.
 #[allow(clippy::disallowed_methods)]
 pub fn run(a: BenchArgs) -> Result<(), String> {
+    // The output directory first: a wrong one fails before minutes of timing, not after.
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{}: cannot make it the --out directory: {e}", dir.display()))?;
+    }
     let mut samples: Vec<Vec<Sample>> = a.scenarios.iter().map(|_| Vec::new()).collect();
     let mut ref_walls = Vec::new();
     // One step per run of a scenario or of the reference (a reference run takes seconds).
@@ -331,8 +347,12 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
             steady_per_hop_cost_vs_first_middle_half: steady_ratios.as_deref().map(quartiles),
         });
     }
+    let json = serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?;
+    if let Some(dir) = &a.out {
+        write_out(dir, &json, &samples, &ref_walls, &out)?;
+    }
     if a.json {
-        outln!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
+        outln!("{json}");
         return Ok(());
     }
     for t in &out.scenarios {
@@ -386,6 +406,206 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
             rf.min_wall_s,
             rf.max_wall_s
         );
+    }
+    Ok(())
+}
+
+/// The cells of one run's row in runs.csv, from its wall time and counts; the second
+/// half's only when `steady` (that run's half is the one the summary counts).
+fn run_cells(x: &Sample, steady: bool) -> [String; 9] {
+    let hops = x.report.packet_hops;
+    let opt = |v: Option<String>| v.unwrap_or_default();
+    [
+        x.wall_s.to_string(),
+        hops.to_string(),
+        x.report.events.to_string(),
+        opt((hops > 0).then(|| (x.wall_s * 1e9 / hops as f64).to_string())),
+        x.whole.0.to_string(),
+        opt(steady.then(|| x.steady_wall_s.to_string())),
+        opt(steady.then(|| x.steady.1.to_string())),
+        opt((steady && x.steady.1 > 0).then(|| (x.steady_wall_s * 1e9 / x.steady.1 as f64).to_string())),
+        opt(steady.then(|| x.steady.0.to_string())),
+    ]
+}
+
+/// `--out DIR`: bench.json, runs.csv, scenarios.csv and the charts of the repetitions.
+fn write_out(
+    dir: &Path,
+    json: &str,
+    samples: &[Vec<Sample>],
+    ref_walls: &[f64],
+    report: &BenchReport,
+) -> Result<(), String> {
+    let err = |p: &Path, e: &dyn std::fmt::Display| format!("{}: {e}", p.display());
+    std::fs::create_dir_all(dir).map_err(|e| err(dir, &e))?;
+    let path = dir.join("bench.json");
+    std::fs::write(&path, format!("{json}\n")).map_err(|e| err(&path, &e))?;
+    let reps = samples.first().map_or(0, Vec::len);
+    // Every repetition but the first counts toward the steady state when there are several.
+    let counted = |r: usize| reps == 1 || r > 0;
+    let per_hop = |x: &Sample| x.wall_s / x.report.packet_hops.max(1) as f64;
+    let steady_per_hop = |x: &Sample| (x.steady.1 > 0).then(|| x.steady_wall_s / x.steady.1 as f64);
+
+    // Both files begin with the parameter columns every CSV of triage has (scenario,
+    // variant, seed, version); a reference's rows name its command as the scenario.
+    let params = |x: &Sample| RunParams {
+        scenario: x.report.scenario.clone(),
+        variant: String::new(),
+        seed: Some(x.report.seed),
+    };
+    let mut w = CsvFile::create(
+        &dir.join("runs.csv"),
+        &[
+            "repetition",
+            "kind",
+            "mode",
+            "wall_s",
+            "packet_hops",
+            "events",
+            "ns_per_packet_hop",
+            "allocations",
+            "steady_wall_s",
+            "steady_packet_hops",
+            "steady_ns_per_packet_hop",
+            "steady_allocations",
+            "per_hop_cost_vs_first",
+            "steady_per_hop_cost_vs_first",
+        ],
+    )?;
+    for r in 0..reps {
+        for (i, s) in samples.iter().enumerate() {
+            let x = &s[r];
+            let first = &samples[0][r];
+            let vs = (i > 0).then(|| (per_hop(x) / per_hop(first)).to_string());
+            let steady_vs = (i > 0 && counted(r))
+                .then(|| Some(steady_per_hop(x)? / steady_per_hop(first)?))
+                .flatten()
+                .map(|v| v.to_string());
+            let mut row = vec![(r + 1).to_string(), "scenario".into(), x.mode.into()];
+            row.extend(run_cells(x, counted(r)));
+            row.extend([vs.unwrap_or_default(), steady_vs.unwrap_or_default()]);
+            w.row(&params(x), &row)?;
+        }
+        if let (Some(rf), Some(wall)) = (&report.reference, ref_walls.get(r)) {
+            let mut row = vec![(r + 1).to_string(), "reference".into(), String::new(), wall.to_string()];
+            row.resize(14, String::new());
+            w.row(&RunParams::command(&rf.command), &row)?;
+        }
+    }
+    w.finish()?;
+
+    let mut w = CsvFile::create(
+        &dir.join("scenarios.csv"),
+        &[
+            "mode",
+            "repetitions",
+            "packet_hops",
+            "events",
+            "simulated_ms",
+            "median_wall_s",
+            "min_wall_s",
+            "max_wall_s",
+            "packet_hops_per_s",
+            "events_per_s",
+            "ns_per_packet_hop",
+            "steady_packet_hops",
+            "steady_ns_per_packet_hop",
+            "allocations_per_packet_hop",
+            "steady_allocations_per_packet_hop",
+            "reference_median_wall_s",
+            "reference_over_ours",
+            "per_hop_cost_vs_first",
+            "per_hop_cost_vs_first_q1",
+            "per_hop_cost_vs_first_q3",
+            "steady_per_hop_cost_vs_first",
+            "steady_per_hop_cost_vs_first_q1",
+            "steady_per_hop_cost_vs_first_q3",
+        ],
+    )?;
+    let cell = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+    for (t, s) in report.scenarios.iter().zip(samples) {
+        let q = |h: Option<[f64; 2]>, k: usize| cell(h.map(|h| h[k]));
+        let row = [
+            t.mode.into(),
+            report.repetitions.to_string(),
+            t.packet_hops.to_string(),
+            t.events.to_string(),
+            t.simulated_ms.to_string(),
+            t.median_wall_s.to_string(),
+            t.min_wall_s.to_string(),
+            t.max_wall_s.to_string(),
+            t.packet_hops_per_s.to_string(),
+            t.events_per_s.to_string(),
+            t.ns_per_packet_hop.to_string(),
+            t.steady_packet_hops.to_string(),
+            cell(t.steady_ns_per_packet_hop),
+            t.allocations_per_packet_hop.to_string(),
+            cell(t.steady_allocations_per_packet_hop),
+            cell(report.reference.as_ref().map(|r| r.median_wall_s)),
+            cell(t.reference_over_ours),
+            cell(t.per_hop_cost_vs_first),
+            q(t.per_hop_cost_vs_first_middle_half, 0),
+            q(t.per_hop_cost_vs_first_middle_half, 1),
+            cell(t.steady_per_hop_cost_vs_first),
+            q(t.steady_per_hop_cost_vs_first_middle_half, 0),
+            q(t.steady_per_hop_cost_vs_first_middle_half, 1),
+        ];
+        w.row(&params(&s[0]), &row)?;
+    }
+    w.finish()?;
+
+    // Charts: a scenario's whole runs as a joined line, its second halves as hollow dots.
+    let chart_err = |p: &Path, e: Box<dyn std::error::Error>| format!("{}: {e}", p.display());
+    // `f` and `g` give the whole run's and the second half's value of scenario i's
+    // repetition r.
+    type Value<'a> = &'a dyn Fn(usize, usize, &Sample) -> Option<f64>;
+    let series = |f: Value, g: Value, from: usize| {
+        let mut v = Vec::new();
+        for (i, s) in samples.iter().enumerate().skip(from) {
+            let name = &s[0].report.scenario;
+            v.push(RepSeries {
+                label: name.clone(),
+                values: s.iter().enumerate().map(|(r, x)| f(i, r, x)).collect(),
+                colour: i,
+                joined: true,
+            });
+            let steady: Vec<Option<f64>> =
+                s.iter().enumerate().map(|(r, x)| if counted(r) { g(i, r, x) } else { None }).collect();
+            if steady.iter().any(Option::is_some) {
+                v.push(RepSeries { label: format!("{name}, second half"), values: steady, colour: i, joined: false });
+            }
+        }
+        v
+    };
+    let path = dir.join("ns_per_packet_hop.svg");
+    let cost = series(&|_, _, x| Some(per_hop(x) * 1e9), &|_, _, x| steady_per_hop(x).map(|v| v * 1e9), 0);
+    chart::per_repetition(&path, "Time per packet-hop, each repetition", "ns per packet-hop", &cost)
+        .map_err(|e| chart_err(&path, e))?;
+    if samples.len() > 1 {
+        // Each repetition's pair: this scenario against the first, run back to back.
+        let path = dir.join("per_hop_cost_vs_first.svg");
+        let ratios = series(
+            &|_, r, x| Some(per_hop(x) / per_hop(&samples[0][r])),
+            &|_, r, x| Some(steady_per_hop(x)? / steady_per_hop(&samples[0][r])?),
+            1,
+        );
+        let title = format!("Time per packet-hop against {}, each repetition", samples[0][0].report.scenario);
+        chart::per_repetition(&path, &title, "ratio", &ratios).map_err(|e| chart_err(&path, e))?;
+    }
+    if !ref_walls.is_empty() {
+        let path = dir.join("speed_ratio.svg");
+        let ratios: Vec<RepSeries> = samples
+            .iter()
+            .enumerate()
+            .map(|(i, s)| RepSeries {
+                label: s[0].report.scenario.clone(),
+                values: s.iter().zip(ref_walls).map(|(x, w)| Some(w / x.wall_s)).collect(),
+                colour: i,
+                joined: true,
+            })
+            .collect();
+        chart::per_repetition(&path, "Reference wall time over ours, each repetition", "ratio", &ratios)
+            .map_err(|e| chart_err(&path, e))?;
     }
     Ok(())
 }

@@ -124,3 +124,57 @@ pub fn bars_with_error(
     root.present()?;
     Ok(())
 }
+
+/// One series of a [`per_repetition`] chart.
+pub struct RepSeries {
+    /// Legend label.
+    pub label: String,
+    /// A value per repetition, in the order they ran (`None`: none for that repetition).
+    pub values: Vec<Option<f64>>,
+    /// Palette index of its colour.
+    pub colour: usize,
+    /// Drawn as a line through filled dots (`true`) or as hollow dots alone (`false`).
+    pub joined: bool,
+}
+
+/// Values per repetition: repetitions 1..=R along x, one series of dots (joined or not) each,
+/// so that a machine whose speed drifts from one repetition to the next shows it.
+pub fn per_repetition(path: &Path, title: &str, y_desc: &str, series: &[RepSeries]) -> ChartResult {
+    let root = canvas(path, (1000, 480))?;
+    let reps = series.iter().map(|s| s.values.len()).max().unwrap_or(1).max(1);
+    let ymax = series.iter().flat_map(|s| s.values.iter().flatten()).fold(0.0, |a: f64, &b| a.max(b)) * 1.35;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(35)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.5f64..reps as f64 + 0.5, 0f64..ymax.max(1e-3))?;
+    // Whole-numbered ticks only: a repetition is a count.
+    chart
+        .configure_mesh()
+        .x_labels(reps.min(30) + 1)
+        .x_label_formatter(&|x| if x.fract().abs() < 1e-9 { format!("{x:.0}") } else { String::new() })
+        .x_desc("repetition")
+        .y_desc(y_desc)
+        .draw()?;
+    for s in series {
+        let c = PALETTE[s.colour % PALETTE.len()];
+        let pts: Vec<(f64, f64)> =
+            s.values.iter().enumerate().filter_map(|(i, v)| v.map(|v| ((i + 1) as f64, v))).collect();
+        if s.joined {
+            chart
+                .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?
+                .label(s.label.as_str())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], c.stroke_width(2)));
+            chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+        } else {
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.stroke_width(2))))?
+                .label(s.label.as_str())
+                .legend(move |(x, y)| Circle::new((x + 7, y), 4, c.stroke_width(2)));
+        }
+    }
+    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+    root.present()?;
+    Ok(())
+}

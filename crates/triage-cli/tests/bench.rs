@@ -183,3 +183,124 @@ fn a_large_lossy_window_allocates_nothing_in_steady_state() {
     let steady = t["steady_allocations_per_packet_hop"].as_f64().unwrap();
     assert!(steady < 0.0005, "{steady} allocations per packet-hop in steady state");
 }
+
+/// `a` and `b` equal but for the last bits (serde_json's parser, without its
+/// `float_roundtrip` feature, may miss a float's nearest value by one unit).
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
+}
+
+/// Reads a CSV file written by `--out`: its header and rows.
+fn read_csv(path: &std::path::Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let header = r.headers().unwrap().iter().map(String::from).collect();
+    let rows = r.records().map(|x| x.unwrap().iter().map(String::from).collect()).collect();
+    (header, rows)
+}
+
+#[test]
+fn out_writes_every_run_the_summary_and_the_charts() {
+    let dir = std::env::temp_dir().join(format!("triage-bench-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let v = bench(&[
+        "--scenario",
+        "eecn-dumbbell",
+        "--scenario",
+        "benchmarks/multipath-bulk.toml",
+        "--repeat",
+        "3",
+        "--reference",
+        "true",
+        "--out",
+        d,
+    ]);
+    // bench.json is what --json printed.
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("bench.json")).unwrap()).unwrap();
+    assert_eq!(file, v);
+    // runs.csv: per repetition, each scenario then the reference (named by its command), in
+    // the order they ran, after the parameter columns every CSV of triage begins with.
+    let (header, rows) = read_csv(&dir.join("runs.csv"));
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name}"));
+    assert_eq!(header[..5], ["scenario", "variant", "seed", "triage_version", "repetition"]);
+    assert_eq!(rows.len(), 3 * 3);
+    assert_eq!((rows[0][col("seed")].as_str(), rows[2][col("seed")].as_str()), ("1", ""));
+    let kinds: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|r| (r[col("repetition")].as_str(), r[col("kind")].as_str(), r[col("scenario")].as_str()))
+        .collect();
+    assert_eq!(
+        kinds[..3],
+        [("1", "scenario", "eecn-dumbbell"), ("1", "scenario", "multipath-bulk"), ("1", "reference", "true")]
+    );
+    assert_eq!(
+        kinds[6..],
+        [("3", "scenario", "eecn-dumbbell"), ("3", "scenario", "multipath-bulk"), ("3", "reference", "true")]
+    );
+    let num = |r: &Vec<String>, c: &str| r[col(c)].parse::<f64>().unwrap_or_else(|_| panic!("{c}: {:?}", r[col(c)]));
+    let s = v["scenarios"].as_array().unwrap();
+    for (rep, chunk) in rows.chunks(3).enumerate() {
+        for (i, row) in chunk[..2].iter().enumerate() {
+            // The wall times are the JSON's, repetition by repetition; the cost is the wall
+            // time over the packet-hops.
+            assert!(close(num(row, "wall_s"), s[i]["wall_s"][rep].as_f64().unwrap()));
+            assert_eq!(num(row, "packet_hops"), s[i]["packet_hops"].as_f64().unwrap());
+            let cost = num(row, "wall_s") * 1e9 / num(row, "packet_hops");
+            assert!((num(row, "ns_per_packet_hop") - cost).abs() <= 1e-9 * cost);
+            assert_eq!(row[col("mode")], s[i]["mode"].as_str().unwrap());
+            // The first repetition fixes the split; its second half is not counted.
+            let steady = &row[col("steady_wall_s")];
+            if rep == 0 {
+                assert!(steady.is_empty() && row[col("steady_ns_per_packet_hop")].is_empty());
+            } else {
+                assert!(close(num(row, "steady_wall_s"), s[i]["steady_wall_s"][rep - 1].as_f64().unwrap()));
+                assert_eq!(num(row, "steady_packet_hops"), s[i]["steady_packet_hops"].as_f64().unwrap());
+            }
+        }
+        // The second scenario's pair: its cost over the first's in the same repetition.
+        let want = num(&chunk[1], "ns_per_packet_hop") / num(&chunk[0], "ns_per_packet_hop");
+        assert!((num(&chunk[1], "per_hop_cost_vs_first") - want).abs() <= 1e-9 * want);
+        assert!(chunk[0][col("per_hop_cost_vs_first")].is_empty());
+        assert!(num(&chunk[2], "wall_s") > 0.0 && chunk[2][col("packet_hops")].is_empty());
+    }
+    // The median of the three pairs is the JSON's.
+    let mut pairs: Vec<f64> = rows.chunks(3).map(|c| num(&c[1], "per_hop_cost_vs_first")).collect();
+    pairs.sort_by(f64::total_cmp);
+    let got = s[1]["per_hop_cost_vs_first"].as_f64().unwrap();
+    assert!(close(pairs[1], got));
+    // scenarios.csv: one row a scenario, the summary's figures.
+    let (header, rows) = read_csv(&dir.join("scenarios.csv"));
+    assert_eq!(rows.len(), 2);
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    for (row, t) in rows.iter().zip(s) {
+        assert_eq!(row[col("scenario")], t["scenario"].as_str().unwrap());
+        for k in ["median_wall_s", "ns_per_packet_hop", "reference_over_ours", "steady_ns_per_packet_hop"] {
+            assert!(close(row[col(k)].parse::<f64>().unwrap(), t[k].as_f64().unwrap()), "{k}");
+        }
+    }
+    assert!(rows[0][col("per_hop_cost_vs_first")].is_empty());
+    let q = &s[1]["per_hop_cost_vs_first_middle_half"];
+    assert!(close(rows[1][col("per_hop_cost_vs_first_q1")].parse::<f64>().unwrap(), q[0].as_f64().unwrap()));
+    assert!(close(rows[1][col("per_hop_cost_vs_first_q3")].parse::<f64>().unwrap(), q[1].as_f64().unwrap()));
+    for chart in ["ns_per_packet_hop.svg", "per_hop_cost_vs_first.svg", "speed_ratio.svg"] {
+        let svg = std::fs::read_to_string(dir.join(chart)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("multipath-bulk"), "{chart}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn out_into_a_file_fails_naming_it() {
+    let file = std::env::temp_dir().join(format!("triage-bench-out-file-{}", std::process::id()));
+    std::fs::write(&file, "not a directory").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_triage"))
+        .args(["bench", "--scenario", "eecn-dumbbell", "--repeat", "1", "--out"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(file.to_str().unwrap()), "{err}");
+    let _ = std::fs::remove_file(&file);
+}

@@ -184,6 +184,7 @@ fn every_csv_loads_in_pandas_with_its_columns_and_dtypes() {
             vec!["reproduce", "partial", "--runs", "2", "--networks", "12Mbps", "--policies", "fonts"],
         ),
         (root.join("pb"), vec!["reproduce", "priority-bucket", "--runs", "2"]),
+        (root.join("bench"), vec!["bench", "--scenario", "eecn-dumbbell", "--repeat", "2", "--reference", "true"]),
     ];
     for (d, args) in &dirs {
         triage(d, args);
@@ -250,6 +251,8 @@ fn every_csv_loads_in_pandas_with_its_columns_and_dtypes() {
         "pb/reference.csv",
         "pb/results.csv",
         "pb/runs.csv",
+        "bench/runs.csv",
+        "bench/scenarios.csv",
     ];
     for f in want {
         assert!(by_name.contains_key(f), "{f} not written; got {:?}", by_name.keys().collect::<Vec<_>>());
