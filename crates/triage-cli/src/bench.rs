@@ -178,6 +178,18 @@ struct Sample {
     steady_wall_s: f64,
 }
 
+impl Sample {
+    /// Wall time per packet-hop over the whole run.
+    fn per_hop(&self) -> f64 {
+        self.wall_s / self.report.packet_hops.max(1) as f64
+    }
+
+    /// Wall time per packet-hop over the second half (none when no packet moved then).
+    fn steady_per_hop(&self) -> Option<f64> {
+        (self.steady.1 > 0).then(|| self.steady_wall_s / self.steady.1 as f64)
+    }
+}
+
 /// The median of a non-empty list (the mean of the middle two for an even count).
 fn median(xs: &[f64]) -> f64 {
     let mut v = xs.to_vec();
@@ -292,9 +304,6 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
         ReferenceTiming { command: cmd.clone(), median_wall_s: median(&ref_walls), min_wall_s: lo, max_wall_s: hi }
     });
     let mut out = BenchReport { repetitions: a.repeat, scenarios: Vec::new(), reference };
-    let per_hop = |x: &Sample| x.wall_s / x.report.packet_hops.max(1) as f64;
-    // The second half's time per packet-hop (none when nothing moved then).
-    let steady_per_hop = |x: &Sample| (x.steady.1 > 0).then(|| x.steady_wall_s / x.steady.1 as f64);
     // Every repetition but the first when there are several (see `steady_packet_hops`).
     let used = |s: &[Sample]| if s.len() > 1 { 1 } else { 0 };
     for (i, s) in samples.iter().enumerate() {
@@ -305,20 +314,20 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
         let r = &last.report;
         // Split at half the run's real length: every repetition but the first, when there are several.
         let split_at_end = &s[used(s)..];
-        let steady_costs: Vec<f64> = split_at_end.iter().filter_map(steady_per_hop).collect();
+        let steady_costs: Vec<f64> = split_at_end.iter().filter_map(Sample::steady_per_hop).collect();
         let steady = split_at_end.iter().fold((0, 0), |acc, x| (acc.0 + x.steady.0, acc.1 + x.steady.1));
         let whole = s.iter().fold((0, 0), |acc, x| (acc.0 + x.whole.0, acc.1 + x.whole.1));
         // Scenarios after the first: each repetition's time per packet-hop over the first
         // scenario's in the same repetition, whole runs and second halves.
         let pair_ratios: Option<Vec<f64>> =
-            (i > 0).then(|| s.iter().zip(&samples[0]).map(|(x, y)| per_hop(x) / per_hop(y)).collect());
+            (i > 0).then(|| s.iter().zip(&samples[0]).map(|(x, y)| x.per_hop() / y.per_hop()).collect());
         let steady_ratios: Option<Vec<f64>> = (i > 0)
             .then(|| {
                 let first = &samples[0][used(&samples[0])..];
                 split_at_end
                     .iter()
                     .zip(first)
-                    .filter_map(|(x, y)| Some(steady_per_hop(x)? / steady_per_hop(y)?))
+                    .filter_map(|(x, y)| Some(x.steady_per_hop()? / y.steady_per_hop()?))
                     .collect()
             })
             .filter(|r: &Vec<f64>| !r.is_empty());
@@ -410,6 +419,24 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// The columns of runs.csv after the parameter columns.
+const RUNS_COLUMNS: [&str; 14] = [
+    "repetition",
+    "kind",
+    "mode",
+    "wall_s",
+    "packet_hops",
+    "events",
+    "ns_per_packet_hop",
+    "allocations",
+    "steady_wall_s",
+    "steady_packet_hops",
+    "steady_ns_per_packet_hop",
+    "steady_allocations",
+    "per_hop_cost_vs_first",
+    "steady_per_hop_cost_vs_first",
+];
+
 /// The cells of one run's row in runs.csv, from its wall time and counts; the second
 /// half's only when `steady` (that run's half is the one the summary counts).
 fn run_cells(x: &Sample, steady: bool) -> [String; 9] {
@@ -443,8 +470,6 @@ fn write_out(
     let reps = samples.first().map_or(0, Vec::len);
     // Every repetition but the first counts toward the steady state when there are several.
     let counted = |r: usize| reps == 1 || r > 0;
-    let per_hop = |x: &Sample| x.wall_s / x.report.packet_hops.max(1) as f64;
-    let steady_per_hop = |x: &Sample| (x.steady.1 > 0).then(|| x.steady_wall_s / x.steady.1 as f64);
 
     // Both files begin with the parameter columns every CSV of triage has (scenario,
     // variant, seed, version); a reference's rows name its command as the scenario.
@@ -453,32 +478,14 @@ fn write_out(
         variant: String::new(),
         seed: Some(x.report.seed),
     };
-    let mut w = CsvFile::create(
-        &dir.join("runs.csv"),
-        &[
-            "repetition",
-            "kind",
-            "mode",
-            "wall_s",
-            "packet_hops",
-            "events",
-            "ns_per_packet_hop",
-            "allocations",
-            "steady_wall_s",
-            "steady_packet_hops",
-            "steady_ns_per_packet_hop",
-            "steady_allocations",
-            "per_hop_cost_vs_first",
-            "steady_per_hop_cost_vs_first",
-        ],
-    )?;
+    let mut w = CsvFile::create(&dir.join("runs.csv"), &RUNS_COLUMNS)?;
     for r in 0..reps {
         for (i, s) in samples.iter().enumerate() {
             let x = &s[r];
             let first = &samples[0][r];
-            let vs = (i > 0).then(|| (per_hop(x) / per_hop(first)).to_string());
+            let vs = (i > 0).then(|| (x.per_hop() / first.per_hop()).to_string());
             let steady_vs = (i > 0 && counted(r))
-                .then(|| Some(steady_per_hop(x)? / steady_per_hop(first)?))
+                .then(|| Some(x.steady_per_hop()? / first.steady_per_hop()?))
                 .flatten()
                 .map(|v| v.to_string());
             let mut row = vec![(r + 1).to_string(), "scenario".into(), x.mode.into()];
@@ -488,7 +495,7 @@ fn write_out(
         }
         if let (Some(rf), Some(wall)) = (&report.reference, ref_walls.get(r)) {
             let mut row = vec![(r + 1).to_string(), "reference".into(), String::new(), wall.to_string()];
-            row.resize(14, String::new());
+            row.resize(RUNS_COLUMNS.len(), String::new());
             w.row(&RunParams::command(&rf.command), &row)?;
         }
     }
@@ -578,15 +585,15 @@ fn write_out(
         v
     };
     let path = dir.join("ns_per_packet_hop.svg");
-    let cost = series(&|_, _, x| Some(per_hop(x) * 1e9), &|_, _, x| steady_per_hop(x).map(|v| v * 1e9), 0);
+    let cost = series(&|_, _, x| Some(x.per_hop() * 1e9), &|_, _, x| x.steady_per_hop().map(|v| v * 1e9), 0);
     chart::per_repetition(&path, "Time per packet-hop, each repetition", "ns per packet-hop", &cost)
         .map_err(|e| chart_err(&path, e))?;
     if samples.len() > 1 {
         // Each repetition's pair: this scenario against the first, run back to back.
         let path = dir.join("per_hop_cost_vs_first.svg");
         let ratios = series(
-            &|_, r, x| Some(per_hop(x) / per_hop(&samples[0][r])),
-            &|_, r, x| Some(steady_per_hop(x)? / steady_per_hop(&samples[0][r])?),
+            &|_, r, x| Some(x.per_hop() / samples[0][r].per_hop()),
+            &|_, r, x| Some(x.steady_per_hop()? / samples[0][r].steady_per_hop()?),
             1,
         );
         let title = format!("Time per packet-hop against {}, each repetition", samples[0][0].report.scenario);
