@@ -141,6 +141,10 @@ struct ScenarioTiming {
     /// The reference's median wall time over ours.
     #[serde(skip_serializing_if = "Option::is_none")]
     reference_over_ours: Option<f64>,
+    /// The middle half ([`quartiles`]) of the repetitions' own ratios, the reference's wall
+    /// time over this scenario's in the same repetition: how far one repetition strays.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reference_over_ours_middle_half: Option<[f64; 2]>,
     /// Scenarios after the first: the median over repetitions of this scenario's wall time
     /// per packet-hop over the first scenario's in the same repetition.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -164,6 +168,8 @@ struct ReferenceTiming {
     median_wall_s: f64,
     min_wall_s: f64,
     max_wall_s: f64,
+    /// Each repetition's wall time, in the order they ran.
+    wall_s: Vec<f64>,
 }
 
 /// One timed run of a scenario.
@@ -301,7 +307,13 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
     bar.finish_and_clear();
     let reference = a.reference.as_ref().map(|cmd| {
         let (lo, hi) = min_max(&ref_walls);
-        ReferenceTiming { command: cmd.clone(), median_wall_s: median(&ref_walls), min_wall_s: lo, max_wall_s: hi }
+        ReferenceTiming {
+            command: cmd.clone(),
+            median_wall_s: median(&ref_walls),
+            min_wall_s: lo,
+            max_wall_s: hi,
+            wall_s: ref_walls.clone(),
+        }
     });
     let mut out = BenchReport { repetitions: a.repeat, scenarios: Vec::new(), reference };
     // Every repetition but the first when there are several (see `steady_packet_hops`).
@@ -350,6 +362,8 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
             steady_wall_s: split_at_end.iter().map(|x| x.steady_wall_s).collect(),
             steady_ns_per_packet_hop: (!steady_costs.is_empty()).then(|| median(&steady_costs) * 1e9),
             reference_over_ours: out.reference.as_ref().map(|rf| rf.median_wall_s / med),
+            reference_over_ours_middle_half: (!ref_walls.is_empty())
+                .then(|| quartiles(&ref_walls.iter().zip(s).map(|(w, x)| w / x.wall_s).collect::<Vec<_>>())),
             per_hop_cost_vs_first: pair_ratios.as_deref().map(median),
             per_hop_cost_vs_first_middle_half: pair_ratios.as_deref().map(quartiles),
             steady_per_hop_cost_vs_first: steady_ratios.as_deref().map(median),
@@ -388,7 +402,10 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
             t.allocations_per_packet_hop
         );
         if let Some(x) = t.reference_over_ours {
-            outln!("speed ratio      {x:.1}x (reference median wall time / ours)");
+            let spread = t.reference_over_ours_middle_half.map_or_else(String::new, |[q1, q3]| {
+                format!("; repetition by repetition, middle half {q1:.1}-{q3:.1}x")
+            });
+            outln!("speed ratio      {x:.1}x (reference median wall time / ours{spread})");
         }
         if let (Some(x), Some([q1, q3])) = (t.per_hop_cost_vs_first, t.per_hop_cost_vs_first_middle_half) {
             outln!(
@@ -521,6 +538,8 @@ fn write_out(
             "steady_allocations_per_packet_hop",
             "reference_median_wall_s",
             "reference_over_ours",
+            "reference_over_ours_q1",
+            "reference_over_ours_q3",
             "per_hop_cost_vs_first",
             "per_hop_cost_vs_first_q1",
             "per_hop_cost_vs_first_q3",
@@ -550,6 +569,8 @@ fn write_out(
             cell(t.steady_allocations_per_packet_hop),
             cell(report.reference.as_ref().map(|r| r.median_wall_s)),
             cell(t.reference_over_ours),
+            q(t.reference_over_ours_middle_half, 0),
+            q(t.reference_over_ours_middle_half, 1),
             cell(t.per_hop_cost_vs_first),
             q(t.per_hop_cost_vs_first_middle_half, 0),
             q(t.per_hop_cost_vs_first_middle_half, 1),

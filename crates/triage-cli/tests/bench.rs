@@ -56,6 +56,17 @@ fn times_tcp_quic_and_multipath_side_by_side_with_a_reference() {
         assert!(steady < 0.01, "{}: {steady} allocations per packet-hop in steady state", t["scenario"]);
     }
     assert_eq!(v["reference"]["command"], "true");
+    // The speed ratio's spread: each repetition's reference wall time over the scenario's in
+    // the same repetition; with two repetitions the middle half runs from one to the other.
+    let ref_walls: Vec<f64> =
+        v["reference"]["wall_s"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    assert_eq!(ref_walls.len(), 2);
+    for t in s {
+        let r: Vec<f64> = (0..2).map(|k| ref_walls[k] / t["wall_s"][k].as_f64().unwrap()).collect();
+        let half = &t["reference_over_ours_middle_half"];
+        assert!((half[0].as_f64().unwrap() - r[0].min(r[1])).abs() <= 1e-9 * r[0].max(r[1]), "{half}");
+        assert!((half[1].as_f64().unwrap() - r[0].max(r[1])).abs() <= 1e-9 * r[0].max(r[1]), "{half}");
+    }
     // Each scenario after the first: its time per packet-hop over the first's, the median of
     // the repetitions' ratios (two here: the mean of the two), from the walls it reports.
     assert!(s[0].get("per_hop_cost_vs_first").is_none());
@@ -116,6 +127,7 @@ fn a_run_that_ends_before_the_split_still_reports_its_allocations() {
     assert_eq!(t["steady_wall_s"].as_array().map(Vec::len), Some(1));
     assert!(t["allocations_per_packet_hop"].as_f64().unwrap() > 0.0);
     assert!(v["reference"].is_null());
+    assert!(t.get("reference_over_ours_middle_half").is_none());
 }
 
 /// Drops and losses hand their packets' boxes back: a run whose bottleneck both
