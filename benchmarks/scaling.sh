@@ -7,8 +7,13 @@
 #
 #   benchmarks/scaling.sh [--flows "2 8 32 128 512"] [--rates "100Mbps 1Gbps 10Gbps"]
 #                         [--stop 5] [--repeat 5] [--no-ns3] [--no-triage]
-#                         [--triage target/release/triage]
+#                         [--triage target/release/triage] [--out DIR]
 #                         [--shares [--seeds "1 2 3"] [--start-jitter 0.1] [--order]]
+#
+# --out DIR (timing, not --shares): also DIR/grid.csv, the grid table's numbers a row a cell
+# (empty fields where a side did not run), and per rate DIR/pairs-RATE/, what `triage bench
+# --out` writes for the pair of the fewest and the most flows (runs.csv: every repetition of
+# both; per_hop_cost_vs_first.svg: each pair's ratio, repetition by repetition).
 #
 # --shares: instead of timing, what the flows got in each cell, triage beside ns-3, triage
 # with ns-3's rules where its defaults differ (newreno_growth = "per_ack", ns3_compat = true:
@@ -58,6 +63,7 @@ order=0
 seeds=1
 jitter=0
 triage=target/release/triage
+out=
 while [ $# -gt 0 ]; do
   case "$1" in
     --flows) flows=$2; shift 2 ;;
@@ -67,6 +73,7 @@ while [ $# -gt 0 ]; do
     --no-ns3) ns3=0; shift ;;
     --no-triage) ours=0; shift ;;
     --triage) triage=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
     --shares) shares=1; shift ;;
     --order) shares=1; order=1; shift ;;
     --seeds) seeds=$2; shift 2 ;;
@@ -75,6 +82,11 @@ while [ $# -gt 0 ]; do
     *) echo "scaling.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
+if [ -n "$out" ]; then
+  [ "$shares" = 1 ] && { echo "scaling.sh: --out is for the timing grid, not --shares or --order" >&2; exit 2; }
+  mkdir -p "$out" || { echo "scaling.sh: --out $out: cannot make the directory" >&2; exit 2; }
+  out=$(cd "$out" && pwd)
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/triage-scaling.XXXXXX")
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "$ns3" = 1 ]; then
@@ -209,6 +221,7 @@ fi
 # packet-hops over the simulation alone (`triage bench --repeat`'s median wall time).
 echo "| flows | rate | triage wall s | triage packet-hops | triage M hops/s | triage sim M hops/s | triage peak MiB | ns-3 wall s | ns-3 packet-hops | ns-3 M hops/s | ns-3 peak MiB | wall ratio |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+[ -n "$out" ] && echo "flows,rate,triage_wall_s,triage_packet_hops,triage_mhops_per_s,triage_sim_mhops_per_s,triage_peak_mib,ns3_wall_s,ns3_packet_hops,ns3_mhops_per_s,ns3_peak_mib,ns3_wall_over_triage_wall" > "$out/grid.csv"
 for rate in $rates; do
   for n in $flows; do
     row="| $n | $rate"
@@ -233,6 +246,8 @@ for rate in $rates; do
       row="$row | | | | | "
     fi
     echo "$row |"
+    # The same cells as CSV: the row's fields without the bars (no field holds a comma).
+    [ -n "$out" ] && echo "$row" | sed 's/^| //; s/ *| */,/g; s/x$//' >> "$out/grid.csv"
   done
 done
 
@@ -249,8 +264,10 @@ if [ "$ours" = 1 ]; then
       printf "%.2f-%.2f", a, b; exit}' "$work/pair.json"
   }
   for rate in $rates; do
+    keep=()
+    [ -n "$out" ] && keep=(--out "$out/pairs-$rate")
     "$triage" bench --scenario "$(scenario "$small" "$rate")" --scenario "$(scenario "$large" "$rate")" \
-      --repeat "$repeat" --json > "$work/pair.json"
+      --repeat "$repeat" --json "${keep[@]}" > "$work/pair.json"
     x=$(sed -n 's/.*"per_hop_cost_vs_first": *\([0-9.e+]*\).*/\1/p' "$work/pair.json" | head -1)
     y=$(sed -n 's/.*"steady_per_hop_cost_vs_first": *\([0-9.e+]*\).*/\1/p' "$work/pair.json" | head -1)
     echo "| $rate | $(awk "BEGIN{printf \"%.2fx\", $x}") | $(middle per_hop_cost_vs_first_middle_half) | $(awk "BEGIN{printf \"%.2fx\", $y}") | $(middle steady_per_hop_cost_vs_first_middle_half) |"

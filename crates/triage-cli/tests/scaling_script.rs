@@ -12,10 +12,13 @@ fn repo() -> PathBuf {
 
 #[test]
 fn prints_the_grid_and_the_pair_table() {
+    let dir = std::env::temp_dir().join(format!("triage-scaling-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     let out = Command::new("bash")
         .current_dir(repo())
         .args(["benchmarks/scaling.sh", "--no-ns3", "--flows", "2 4", "--rates", "100Mbps", "--stop", "0.2"])
-        .args(["--repeat", "3", "--triage", env!("CARGO_BIN_EXE_triage")])
+        .args(["--repeat", "3", "--triage", env!("CARGO_BIN_EXE_triage"), "--out"])
+        .arg(&dir)
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -39,6 +42,34 @@ fn prints_the_grid_and_the_pair_table() {
     let q: Vec<f64> = rows[2][3].split('-').map(|v| v.parse().unwrap()).collect();
     assert!(q.len() == 2 && q[0] <= x + 0.005 && x <= q[1] + 0.005, "{text}");
     assert!(text.contains("4 flows against 2 (median of 3 pairs)"), "{text}");
+    // --out: the grid's rows as CSV, the same numbers as the table (ns-3's fields empty),
+    // and the pair's `triage bench --out` files.
+    let grid = std::fs::read_to_string(dir.join("grid.csv")).unwrap();
+    let lines: Vec<&str> = grid.lines().collect();
+    assert_eq!(lines.len(), 3, "{grid}");
+    assert!(lines[0].starts_with("flows,rate,triage_wall_s,triage_packet_hops,"), "{grid}");
+    for (line, r) in lines[1..].iter().zip(&rows[..2]) {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f.len(), 12, "{line}");
+        assert_eq!(f[..7], r[1..8], "{line} against {r:?}");
+        assert!(f[7..].iter().all(|x| x.is_empty()), "{line}");
+    }
+    let pairs = dir.join("pairs-100Mbps");
+    let runs = std::fs::read_to_string(pairs.join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 3 * 2, "{runs}");
+    assert!(pairs.join("per_hop_cost_vs_first.svg").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn out_is_refused_with_shares() {
+    let out = Command::new("bash")
+        .current_dir(repo())
+        .args(["benchmarks/scaling.sh", "--shares", "--no-ns3", "--out", "/tmp/never-made"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--out is for the timing grid"));
 }
 
 #[test]
