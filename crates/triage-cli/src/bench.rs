@@ -14,6 +14,9 @@
 //! the first's as the median of the per-repetition ratios: each pair ran back to back, so
 //! a machine whose speed drifts between seconds (a shared virtual machine) moves both. That
 //! is how the README's scaling section compares 512 flows with 2.
+//!
+//! `--out DIR` keeps every run (runs.csv), the summary (scenarios.csv, bench.json) and
+//! charts of the repetitions, so that the drift a median hides can be seen.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::path::{Path, PathBuf};
@@ -21,10 +24,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use triage_core::TransportMode;
+use triage_sim::report::RunReport;
 
 use crate::chart::{self, RepSeries};
 use crate::table::{CsvFile, RunParams};
-use triage_sim::report::RunReport;
 
 /// The binary's allocator, counting allocations (reallocations count as one each).
 ///
@@ -463,11 +466,11 @@ fn run_cells(x: &Sample, steady: bool) -> [String; 9] {
         x.wall_s.to_string(),
         hops.to_string(),
         x.report.events.to_string(),
-        opt((hops > 0).then(|| (x.wall_s * 1e9 / hops as f64).to_string())),
+        opt((hops > 0).then(|| (x.per_hop() * 1e9).to_string())),
         x.whole.0.to_string(),
         opt(steady.then(|| x.steady_wall_s.to_string())),
         opt(steady.then(|| x.steady.1.to_string())),
-        opt((steady && x.steady.1 > 0).then(|| (x.steady_wall_s * 1e9 / x.steady.1 as f64).to_string())),
+        opt(x.steady_per_hop().filter(|_| steady).map(|v| (v * 1e9).to_string())),
         opt(steady.then(|| x.steady.0.to_string())),
     ]
 }
@@ -584,21 +587,21 @@ fn write_out(
 
     // Charts: a scenario's whole runs as a joined line, its second halves as hollow dots.
     let chart_err = |p: &Path, e: Box<dyn std::error::Error>| format!("{}: {e}", p.display());
-    // `f` and `g` give the whole run's and the second half's value of scenario i's
+    // `f` and `g` give the whole run's and the second half's value of a scenario's run in
     // repetition r.
-    type Value<'a> = &'a dyn Fn(usize, usize, &Sample) -> Option<f64>;
+    type Value<'a> = &'a dyn Fn(usize, &Sample) -> Option<f64>;
     let series = |f: Value, g: Value, from: usize| {
         let mut v = Vec::new();
         for (i, s) in samples.iter().enumerate().skip(from) {
             let name = &s[0].report.scenario;
             v.push(RepSeries {
                 label: name.clone(),
-                values: s.iter().enumerate().map(|(r, x)| f(i, r, x)).collect(),
+                values: s.iter().enumerate().map(|(r, x)| f(r, x)).collect(),
                 colour: i,
                 joined: true,
             });
             let steady: Vec<Option<f64>> =
-                s.iter().enumerate().map(|(r, x)| if counted(r) { g(i, r, x) } else { None }).collect();
+                s.iter().enumerate().map(|(r, x)| if counted(r) { g(r, x) } else { None }).collect();
             if steady.iter().any(Option::is_some) {
                 v.push(RepSeries { label: format!("{name}, second half"), values: steady, colour: i, joined: false });
             }
@@ -606,15 +609,15 @@ fn write_out(
         v
     };
     let path = dir.join("ns_per_packet_hop.svg");
-    let cost = series(&|_, _, x| Some(x.per_hop() * 1e9), &|_, _, x| x.steady_per_hop().map(|v| v * 1e9), 0);
+    let cost = series(&|_, x| Some(x.per_hop() * 1e9), &|_, x| x.steady_per_hop().map(|v| v * 1e9), 0);
     chart::per_repetition(&path, "Time per packet-hop, each repetition", "ns per packet-hop", &cost)
         .map_err(|e| chart_err(&path, e))?;
     if samples.len() > 1 {
         // Each repetition's pair: this scenario against the first, run back to back.
         let path = dir.join("per_hop_cost_vs_first.svg");
         let ratios = series(
-            &|_, r, x| Some(x.per_hop() / samples[0][r].per_hop()),
-            &|_, r, x| Some(x.steady_per_hop()? / samples[0][r].steady_per_hop()?),
+            &|r, x| Some(x.per_hop() / samples[0][r].per_hop()),
+            &|r, x| Some(x.steady_per_hop()? / samples[0][r].steady_per_hop()?),
             1,
         );
         let title = format!("Time per packet-hop against {}, each repetition", samples[0][0].report.scenario);
