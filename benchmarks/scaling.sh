@@ -13,7 +13,8 @@
 # --out DIR (timing, not --shares): also DIR/grid.csv, the grid table's numbers a row a cell
 # (empty fields where a side did not run), and per rate DIR/pairs-RATE/, what `triage bench
 # --out` writes for the pair of the fewest and the most flows (runs.csv: every repetition of
-# both; per_hop_cost_vs_first.svg: each pair's ratio, repetition by repetition).
+# both; per_hop_cost_vs_first.svg: each pair's ratio, repetition by repetition), and with
+# more than two flow counts DIR/curve-RATE/, the same for the curve's run.
 #
 # --shares: instead of timing, what the flows got in each cell, triage beside ns-3, triage
 # with ns-3's rules where its defaults differ (newreno_growth = "per_ack", ns3_compat = true:
@@ -48,6 +49,12 @@
 # Each pair runs within a fraction of a second, so a machine whose speed drifts from one
 # second to the next moves both of a pair; the ratio of two medians taken from separate
 # cells does not cancel that.
+#
+# With more than two flow counts, a third table: the curve, every flow count's cost per
+# packet-hop against the fewest flows', all counts of a rate in one `triage bench` run
+# (each repetition runs them one after the other, fewest first), whole runs and second
+# halves, each with its middle half: where between the fewest and the most flows the cost
+# rises.
 #
 # Needs /usr/bin/time, and for the ns-3 side Debian's libns3-dev (the program is compiled
 # into $TMPDIR, never into the repository). Runs from the repository root.
@@ -272,5 +279,25 @@ if [ "$ours" = 1 ]; then
     y=$(sed -n 's/.*"steady_per_hop_cost_vs_first": *\([0-9.e+]*\).*/\1/p' "$work/pair.json" | head -1)
     echo "| $rate | $(awk "BEGIN{printf \"%.2fx\", $x}") | $(middle per_hop_cost_vs_first_middle_half) | $(awk "BEGIN{printf \"%.2fx\", $y}") | $(middle steady_per_hop_cost_vs_first_middle_half) |"
   done
+  if [ "$(echo $flows | wc -w)" -gt 2 ]; then
+    echo
+    echo "| rate | flows | triage cost per packet-hop against $small flows (median of $repeat repetitions) | middle half | the same over the second halves | middle half |"
+    echo "| --- | --- | --- | --- | --- | --- |"
+    for rate in $rates; do
+      args=()
+      for n in $flows; do args+=(--scenario "$(scenario "$n" "$rate")"); done
+      keep=()
+      [ -n "$out" ] && keep=(--out "$out/curve-$rate")
+      "$triage" bench "${args[@]}" --repeat "$repeat" --json "${keep[@]}" > "$work/curve.json"
+      # Every scenario after the first, in the order given: its name ends in "-FLOWS-RATE".
+      awk -v rate="$rate" '
+        /"scenario": "dumbbell-/ { n = $2; gsub(/[",]/, "", n); sub(/^dumbbell-/, "", n); sub(/-.*/, "", n) }
+        /"per_hop_cost_vs_first":/ { x = $2; gsub(/,/, "", x) }
+        /"per_hop_cost_vs_first_middle_half":/ { getline a; getline b; gsub(/[ ,]/, "", a); gsub(/[ ,]/, "", b); xm = sprintf("%.2f-%.2f", a, b) }
+        /"steady_per_hop_cost_vs_first":/ { y = $2; gsub(/,/, "", y) }
+        /"steady_per_hop_cost_vs_first_middle_half":/ { getline a; getline b; gsub(/[ ,]/, "", a); gsub(/[ ,]/, "", b);
+          printf "| %s | %s | %.2fx | %s | %.2fx | %.2f-%.2f |\n", rate, n, x, xm, y, a, b }' "$work/curve.json"
+    done
+  fi
 fi
 rm -rf "$work"

@@ -62,6 +62,49 @@ fn prints_the_grid_and_the_pair_table() {
 }
 
 #[test]
+fn prints_the_curve_with_more_than_two_flow_counts() {
+    let dir = std::env::temp_dir().join(format!("triage-scaling-curve-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new("bash")
+        .current_dir(repo())
+        .args(["benchmarks/scaling.sh", "--no-ns3", "--flows", "2 4 8", "--rates", "100Mbps", "--stop", "0.2"])
+        .args(["--repeat", "3", "--triage", env!("CARGO_BIN_EXE_triage"), "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("against 2 flows (median of 3 repetitions)"), "{text}");
+    // The curve's rows: every flow count after the fewest, in order, each ratio inside its
+    // middle half (to the printed digits), whole runs and second halves.
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .filter(|l| l.starts_with("| 100Mbps | 4 |") || l.starts_with("| 100Mbps | 8 |"))
+        .map(|l| l.split('|').map(str::trim).collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    for (r, n) in rows.iter().zip(["4", "8"]) {
+        assert_eq!(r[2], n);
+        for (x, half) in [(r[3], r[4]), (r[5], r[6])] {
+            let x = x.strip_suffix('x').unwrap().parse::<f64>().unwrap();
+            let q: Vec<f64> = half.split('-').map(|v| v.parse().unwrap()).collect();
+            assert!(x > 0.0 && q[0] <= x + 0.005 && x <= q[1] + 0.005, "{r:?}");
+        }
+    }
+    // The same numbers as the curve run's own summary (`triage bench --out`).
+    let summary = std::fs::read_to_string(dir.join("curve-100Mbps/scenarios.csv")).unwrap();
+    let mut lines = summary.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == "per_hop_cost_vs_first").unwrap();
+    let ratios: Vec<f64> = lines.filter_map(|l| l.split(',').nth(col)?.parse().ok()).collect();
+    assert_eq!(ratios.len(), 2, "{summary}");
+    for (r, want) in rows.iter().zip(&ratios) {
+        assert_eq!(r[3], format!("{want:.2}x"), "{summary}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn out_is_refused_with_shares() {
     let out = Command::new("bash")
         .current_dir(repo())
