@@ -10,19 +10,27 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-#[test]
-fn prints_the_grid_and_the_pair_table() {
-    let dir = std::env::temp_dir().join(format!("triage-scaling-out-{}", std::process::id()));
+/// Runs the script on triage alone over tiny 100 Mbps cells of `flows` (0.2 s simulated, 3
+/// repetitions) with `--out` into a fresh temporary directory named after `tag`: its
+/// standard output and the directory.
+fn tiny_run(flows: &str, tag: &str) -> (String, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("triage-scaling-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let out = Command::new("bash")
         .current_dir(repo())
-        .args(["benchmarks/scaling.sh", "--no-ns3", "--flows", "2 4", "--rates", "100Mbps", "--stop", "0.2"])
+        .args(["benchmarks/scaling.sh", "--no-ns3", "--flows", flows, "--rates", "100Mbps", "--stop", "0.2"])
         .args(["--repeat", "3", "--triage", env!("CARGO_BIN_EXE_triage"), "--out"])
         .arg(&dir)
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    (text, dir)
+}
+
+#[test]
+fn prints_the_grid_and_the_pair_table() {
+    let (text, dir) = tiny_run("2 4", "out");
     let rows: Vec<Vec<&str>> = text
         .lines()
         .filter(|l| l.starts_with("| 2 |") || l.starts_with("| 4 |") || l.starts_with("| 100Mbps |"))
@@ -63,17 +71,7 @@ fn prints_the_grid_and_the_pair_table() {
 
 #[test]
 fn prints_the_curve_with_more_than_two_flow_counts() {
-    let dir = std::env::temp_dir().join(format!("triage-scaling-curve-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = Command::new("bash")
-        .current_dir(repo())
-        .args(["benchmarks/scaling.sh", "--no-ns3", "--flows", "2 4 8", "--rates", "100Mbps", "--stop", "0.2"])
-        .args(["--repeat", "3", "--triage", env!("CARGO_BIN_EXE_triage"), "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    let (text, dir) = tiny_run("2 4 8", "curve");
     assert!(text.contains("against 2 flows (median of 3 repetitions)"), "{text}");
     // The curve's rows: every flow count after the fewest, in order, each ratio inside its
     // middle half (to the printed digits), whole runs and second halves.
