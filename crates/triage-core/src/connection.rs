@@ -283,6 +283,13 @@ impl SentSeg {
         let flags = (self.flags & TcpFlags::SYN != 0) as u64 + (self.flags & TcpFlags::FIN != 0) as u64;
         (self.end - self.start - flags) as u32
     }
+
+    /// The bytes it holds in the pipe: its length while in flight, once more while it is
+    /// also sent again in flight (ns-3's rule (3), [`Self::resent_in_flight`]).
+    #[inline]
+    fn pipe_share_bytes(&self) -> u64 {
+        (self.end - self.start) * (u64::from(self.in_flight) + u64::from(self.resent_in_flight))
+    }
 }
 
 /// Loss-recovery state.
@@ -1591,12 +1598,11 @@ impl Connection {
     /// next `poll_transmit`, lost segments first).
     fn mark_resend(&mut self, i: usize) {
         let seg = &mut self.segs[i];
-        if std::mem::take(&mut seg.resent_in_flight) {
-            self.path.pipe_bytes -= seg.end - seg.start;
-        }
+        debug_assert!(seg.in_flight, "only a segment in flight is taken out of it");
+        self.path.pipe_bytes -= seg.pipe_share_bytes();
         seg.in_flight = false;
+        seg.resent_in_flight = false;
         seg.lost = true;
-        self.path.pipe_bytes -= seg.end - seg.start;
         self.lost_pending += 1;
         self.lost_from = self.lost_from.min(seg.start);
     }
@@ -1616,13 +1622,7 @@ impl Connection {
 
     fn deliver_seg(&mut self, now_ns: u64, idx: usize, rs: &mut Option<RateSample>, pick: &mut RttPick) {
         let seg = &self.segs[idx];
-        let len = seg.end - seg.start;
-        if seg.in_flight {
-            self.path.pipe_bytes -= len;
-        }
-        if seg.resent_in_flight {
-            self.path.pipe_bytes -= len;
-        }
+        self.path.pipe_bytes -= seg.pipe_share_bytes();
         if seg.lost && !seg.in_flight && !seg.sacked {
             self.lost_pending -= 1;
         }
@@ -2198,13 +2198,9 @@ impl Connection {
             if seg.sacked {
                 continue;
             }
-            if seg.in_flight {
-                self.path.pipe_bytes -= seg.end - seg.start;
-                seg.in_flight = false;
-            }
-            if std::mem::take(&mut seg.resent_in_flight) {
-                self.path.pipe_bytes -= seg.end - seg.start;
-            }
+            self.path.pipe_bytes -= seg.pipe_share_bytes();
+            seg.in_flight = false;
+            seg.resent_in_flight = false;
             if !seg.lost {
                 seg.lost = true;
                 self.lost_pending += 1;
