@@ -464,8 +464,21 @@ pub enum DatagramOrderName {
 /// Smallest and largest `transport.mss`.
 const MIN_MSS: u32 = 64;
 const MAX_MSS: u32 = 65_000;
-/// Largest `transport.receive_buffer`: TCP's largest window (2^30 bytes, RFC 7323 §2.3).
+/// Largest `transport.receive_buffer`: TCP's largest window (2^30 bytes, RFC 7323 §2.3);
+/// also the largest `transport.send_buffer`.
 const MAX_RECEIVE_BUFFER: u64 = 1 << 30;
+
+/// A buffer size of `transport.FIELD` within [`MAX_RECEIVE_BUFFER`], or the error naming the
+/// field (`why`: what the bound is, after the byte count).
+fn buffer_bytes(field: &str, size: Size, why: &str) -> Result<u64, (String, String)> {
+    if size.0 > MAX_RECEIVE_BUFFER {
+        return Err((
+            format!("transport.{field}"),
+            format!("expected at most 1 GiB ({MAX_RECEIVE_BUFFER} bytes{why}), got {}", size.0),
+        ));
+    }
+    Ok(size.0)
+}
 /// Largest message, page object and request: the core numbers a message's bytes with u32.
 const MAX_MESSAGE: u64 = u32::MAX as u64;
 
@@ -734,27 +747,11 @@ impl TransportToml {
             ns3_compat: self.ns3_compat.unwrap_or(d.ns3_compat),
             receive_buffer_bytes: match self.receive_buffer {
                 None => d.receive_buffer_bytes,
-                Some(b) if b.0 > MAX_RECEIVE_BUFFER => {
-                    return Err((
-                        "transport.receive_buffer".into(),
-                        format!(
-                            "expected at most 1 GiB ({MAX_RECEIVE_BUFFER} bytes, TCP's largest window with window \
-                             scaling, RFC 7323), got {}",
-                            b.0
-                        ),
-                    ))
-                }
-                Some(b) => b.0,
+                Some(b) => buffer_bytes("receive_buffer", b, ", TCP's largest window with window scaling, RFC 7323")?,
             },
             send_buffer_bytes: match self.send_buffer {
                 None => d.send_buffer_bytes,
-                Some(b) if b.0 > MAX_RECEIVE_BUFFER => {
-                    return Err((
-                        "transport.send_buffer".into(),
-                        format!("expected at most 1 GiB ({MAX_RECEIVE_BUFFER} bytes), got {}", b.0),
-                    ))
-                }
-                Some(b) => Some(b.0),
+                Some(b) => Some(buffer_bytes("send_buffer", b, "")?),
             },
             seed,
             scheduler,
