@@ -18,7 +18,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::loss::{LossModel, LossProcess};
-use crate::queue::{Carried, Queue, QueueDiscipline, SimPacket, Verdict};
+use crate::queue::{Carried, Queue, QueueDiscipline, QueueStats, SimPacket, Verdict};
 use crate::trace::TraceCursor;
 
 /// Bytes one Mahimahi delivery opportunity carries (its MTU-sized packet).
@@ -127,6 +127,7 @@ type InFlight = ((u64, u64), SimPacket);
 /// links, is out of the cache at every hop). Invariant: `head` is `None` only when `rest`
 /// is empty.
 #[derive(Debug, Default)]
+#[repr(C)]
 struct Pipe {
     head: Option<InFlight>,
     rest: VecDeque<InFlight>,
@@ -196,41 +197,95 @@ impl Arrival {
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Link {
-    // What every packet-hop reads or writes comes first and together (`repr(C)` keeps this
-    // order, `align(64)` starts it on a line): the packet on the wire, the propagating ones,
-    // the rate, the counters every packet moves, the queue: 320 bytes, five cache lines.
-    // With 1,024 access links, as in a 512-flow dumbbell, links no longer fit a core's
-    // cache and each hop fetches its link's lines: five, not the struct's all.
-    // What few links have (a loss model, disorder, an outage) is behind one pointer, and
-    // the counters only those move, the name, after the queue.
+    // What a packet-hop through an idle link with a tail-drop queue reads or writes comes
+    // first and together (`repr(C)` keeps this order, `align(64)` starts it on a line):
+    // three cache lines, [`Link::HOT_BYTES`]. The packet on the wire, when the earliest
+    // propagating one is due, the propagating ones; then the delay, the extras pointer, the
+    // pass-through bound, the receiving node, whether the queue holds anything; then the
+    // rate and the counters every packet moves, with the queue's share of them for packets
+    // that passed an empty tail-drop queue. With 2,048 access links, as in a 512-flow
+    // dumbbell, links no longer fit a core's cache and each hop fetches its link's lines:
+    // three, not five as when every hop went through the queue's own counters and its
+    // `VecDeque` to learn that it was empty.
     tx: Option<SimPacket>,
+    /// The earliest `LinkDeliver` event scheduled and not yet run ([`NOT_ARMED`]: none).
+    armed: u64,
+    /// Departure counter, the pipe's tie-break.
+    departures: u64,
     /// Propagating packets sorted by (arrival time, departure order). Without disorder
     /// every packet arrives after those before it, so the pipe is a FIFO: a packet goes in
     /// at the back and leaves from the front, in constant time. A jittered packet that
     /// overtakes others is inserted at its place.
     pipe: Pipe,
-    /// The earliest `LinkDeliver` event scheduled and not yet run.
-    armed: Option<u64>,
-    /// Departure counter, the pipe's tie-break.
-    departures: u64,
     delay_ns: u64,
-    /// Sending node.
-    pub from: u32,
-    /// Receiving node.
-    pub to: u32,
     /// The loss model, disorder and outage, when the link has any of them.
     extras: Option<Box<Extras>>,
+    /// A tail-drop queue's limit as it applies to a packet arriving at an idle link (its
+    /// queue then empty): the largest wire size that passes (`u64::MAX` under a limit in
+    /// packets, the limit under one in bytes); 0 for any other discipline, or a limit
+    /// nothing passes, whose arrivals all go through the queue.
+    pass_max_bytes: u64,
+    /// Receiving node.
+    pub to: u32,
+    /// The queue may hold packets: always for disciplines other than tail drop (they
+    /// decide for themselves when a dequeue finds nothing, RED's idle time starts there);
+    /// for tail drop, exactly whether its backlog is not empty, so that the end of a
+    /// transmission does not read the queue's lines to find it empty.
+    queued: bool,
     rate: RateModel,
     tx_packets: u64,
     tx_bytes: u64,
     delivered_packets: u64,
-    /// The latest departure order delivered so far (for the reordering count).
-    last_delivered: Option<u64>,
+    /// Packets that arrived at the idle link and passed its empty tail-drop queue at once
+    /// (the queue's enqueued and dequeued counts leave them out; [`Link::queue`] adds them).
+    passed_packets: u64,
+    /// The largest of those packets in wire bytes (the queue's longest backlog in bytes is
+    /// at least this).
+    passed_max_bytes: u64,
+    /// The queue, from a line's start (two lines of its own, read when the link is busy).
     queue: Queue,
+    /// Sending node.
+    pub from: u32,
     /// The counters of `extras`' losses and disorder (zero without them).
     rare: RareStats,
     /// Name for reports, e.g. "r1->r2".
     pub name: String,
+}
+
+/// [`Link::armed`] when no `LinkDeliver` event is scheduled. No packet arrives then: an
+/// arrival time saturates at `u64::MAX` only past any simulated time.
+const NOT_ARMED: u64 = u64::MAX;
+
+/// A link's queue as reports see it: its backlog and counters, with the packets that passed
+/// it empty at an idle link (which the link counts itself) added in.
+pub struct LinkQueue<'a> {
+    link: &'a Link,
+}
+
+impl LinkQueue<'_> {
+    /// Counters, the link's pass-throughs included: each was enqueued and dequeued at once,
+    /// with a sojourn of 0, and made the backlog one packet of its size long.
+    pub fn stats(&self) -> QueueStats {
+        let mut s = self.link.queue.stats().clone();
+        let passed = self.link.passed_packets;
+        if passed > 0 {
+            s.enqueued_packets += passed;
+            s.dequeued_packets += passed;
+            s.max_len_packets = s.max_len_packets.max(1);
+            s.max_len_bytes = s.max_len_bytes.max(self.link.passed_max_bytes);
+        }
+        s
+    }
+
+    /// Backlog in packets.
+    pub fn len_packets(&self) -> u64 {
+        self.link.queue.len_packets()
+    }
+
+    /// Backlog in bytes.
+    pub fn len_bytes(&self) -> u64 {
+        self.link.queue.len_bytes()
+    }
 }
 
 /// What only some links have, in one box so that a packet-hop through any other link
@@ -246,6 +301,9 @@ struct Extras {
     /// The box of the last packet lost or cut off by the outage, until [`Link::take_lost`]
     /// takes it (the simulator takes it after every departure, which loses one at most).
     spare: Option<Box<Carried>>,
+    /// The latest departure order delivered so far, for the reordering count: kept here
+    /// because only disorder lets a packet overtake one that left before it.
+    last_delivered: Option<u64>,
 }
 
 /// [`LinkStats`]' counters that only losses, an outage and disorder move.
@@ -268,6 +326,11 @@ impl Link {
         loss: LossProcess,
         queue: Queue,
     ) -> Self {
+        // Tail drop starts empty; any other discipline is always asked.
+        let (pass_max_bytes, queued) = match &queue {
+            Queue::DropTail(q) => (q.idle_pass_max_bytes(), false),
+            _ => (0, true),
+        };
         let mut link = Self {
             name,
             from,
@@ -278,8 +341,11 @@ impl Link {
             tx: None,
             pipe: Pipe::default(),
             departures: 0,
-            armed: None,
-            last_delivered: None,
+            armed: NOT_ARMED,
+            pass_max_bytes,
+            queued,
+            passed_packets: 0,
+            passed_max_bytes: 0,
             extras: None,
             tx_packets: 0,
             tx_bytes: 0,
@@ -293,7 +359,9 @@ impl Link {
     }
 
     fn extras_mut(&mut self) -> &mut Extras {
-        self.extras.get_or_insert_with(|| Box::new(Extras { outage: None, disorder: None, loss: None, spare: None }))
+        self.extras.get_or_insert_with(|| {
+            Box::new(Extras { outage: None, disorder: None, loss: None, spare: None, last_delivered: None })
+        })
     }
 
     /// The same link, disordering what it carries (jitter, duplication).
@@ -332,8 +400,8 @@ impl Link {
             self.pipe.insert_sorted((key, p));
         }
         self.departures += 1;
-        if self.armed.is_none_or(|t| at < t) {
-            self.armed = Some(at);
+        if at < self.armed {
+            self.armed = at;
             return Some(at);
         }
         None
@@ -352,9 +420,9 @@ impl Link {
         self.delay_ns
     }
 
-    /// The queue discipline (for its backlog and stats).
-    pub fn queue(&self) -> &dyn QueueDiscipline {
-        &self.queue
+    /// The queue (its backlog and counters, packets that passed it empty included).
+    pub fn queue(&self) -> LinkQueue<'_> {
+        LinkQueue { link: self }
     }
 
     /// Counters.
@@ -371,7 +439,9 @@ impl Link {
     }
 
     /// The bytes a packet-hop touches (the loss model, disorder and outage excepted).
-    pub const HOT_BYTES: usize = std::mem::offset_of!(Link, queue) + std::mem::size_of::<Queue>();
+    /// (The queue's own lines are touched too when the link is busy or its discipline is
+    /// not tail drop.)
+    pub const HOT_BYTES: usize = std::mem::offset_of!(Link, queue);
 
     /// The packet being serialized, if any (for a capture).
     pub fn serializing(&self) -> Option<&SimPacket> {
@@ -404,7 +474,18 @@ impl Link {
     pub fn enqueue(&mut self, now_ns: u64, pkt: SimPacket) -> Arrival {
         if self.tx.is_none() {
             // Idle: the queue is empty (an idle link took all it had), and the packet
-            // leaves at once, through the discipline's counters.
+            // leaves at once. Through an empty tail-drop queue that fits it, the link
+            // counts it itself (what `DropTail::enqueue_and_dequeue` would count, without
+            // reading the queue's lines); otherwise through the discipline's counters.
+            let size = pkt.wire_bytes();
+            if size <= self.pass_max_bytes {
+                debug_assert!(!self.queued && self.queue.len_packets() == 0);
+                self.passed_packets += 1;
+                self.passed_max_bytes = self.passed_max_bytes.max(size);
+                let mut pkt = pkt;
+                pkt.pkt.enqueued_ns = now_ns;
+                return Arrival::Starts(self.begin_tx(now_ns, pkt));
+            }
             return match self.queue.enqueue_and_dequeue(now_ns, pkt) {
                 Some(p) => Arrival::Starts(self.begin_tx(now_ns, p)),
                 None => Arrival::Dropped,
@@ -412,14 +493,23 @@ impl Link {
         }
         match self.queue.enqueue(now_ns, pkt) {
             Verdict::Dropped => Arrival::Dropped,
-            Verdict::Enqueued | Verdict::Marked => Arrival::Queued,
+            Verdict::Enqueued | Verdict::Marked => {
+                self.queued = true;
+                Arrival::Queued
+            }
         }
     }
 
     #[inline(always)]
     fn start_tx(&mut self, now_ns: u64) -> Option<u64> {
-        let p = self.queue.dequeue(now_ns)?;
-        Some(self.begin_tx(now_ns, p))
+        if !self.queued {
+            return None;
+        }
+        let p = self.queue.dequeue(now_ns);
+        if let Queue::DropTail(q) = &self.queue {
+            self.queued = q.len_packets() > 0;
+        }
+        Some(self.begin_tx(now_ns, p?))
     }
 
     /// Starts serializing `p` at `now_ns`; returns when it is done.
@@ -490,7 +580,7 @@ impl Link {
             // `propagate` keeps the earliest time to schedule.
             deliver = self.propagate(at, p).or(deliver);
             if deliver.is_some() {
-                deliver = self.armed;
+                deliver = Some(self.armed);
             }
         }
         (deliver, self.start_tx(now_ns))
@@ -500,25 +590,29 @@ impl Link {
     /// is due. Returns it, and the time of the next `LinkDeliver` event to schedule, if any.
     #[inline(always)]
     pub fn on_deliver(&mut self, now_ns: u64) -> (Option<SimPacket>, Option<u64>) {
-        if self.armed.is_some_and(|t| t <= now_ns) {
-            self.armed = None;
+        if self.armed <= now_ns {
+            self.armed = NOT_ARMED;
         }
         let due = self.pipe.front().is_some_and(|((t, _), _)| *t <= now_ns);
         let p = if due {
             let ((_, order), p) = self.pipe.pop_front().unwrap_or_else(|| unreachable!("checked"));
             self.delivered_packets += 1;
-            if self.last_delivered.is_some_and(|l| order < l) {
-                self.rare.reordered_packets += 1;
+            // Only disorder lets a packet overtake one that left before it, and only a link
+            // with extras has disorder.
+            if let Some(e) = self.extras.as_deref_mut() {
+                if e.last_delivered.is_some_and(|l| order < l) {
+                    self.rare.reordered_packets += 1;
+                }
+                e.last_delivered = Some(e.last_delivered.map_or(order, |l| l.max(order)));
             }
-            self.last_delivered = Some(self.last_delivered.map_or(order, |l| l.max(order)));
             Some(p)
         } else {
             None
         };
         let mut next = None;
-        if self.armed.is_none() {
+        if self.armed == NOT_ARMED {
             if let Some(((t, _), _)) = self.pipe.front() {
-                self.armed = Some(*t);
+                self.armed = *t;
                 next = Some(*t);
             }
         }
@@ -530,13 +624,39 @@ impl Link {
 mod layout_tests {
     use super::*;
 
-    /// A packet-hop's fields take five lines from a line's start; what few links have is
-    /// behind one pointer.
+    /// A packet-hop through an idle link with a tail-drop queue touches three lines from a
+    /// line's start; the queue starts on the next line, and the link, cold parts included,
+    /// takes six.
     #[test]
-    fn the_hot_fields_are_five_lines() {
-        assert_eq!(std::mem::align_of::<Link>(), 64);
-        assert_eq!(Link::HOT_BYTES, 5 * 64);
-        assert_eq!(std::mem::offset_of!(Link, queue), 3 * 64);
+    fn the_hot_fields_are_three_lines() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Link>(), 64);
+        assert_eq!(Link::HOT_BYTES, 3 * 64);
+        assert_eq!(offset_of!(Link, queue), 3 * 64);
+        assert_eq!(size_of::<Link>(), 6 * 64);
+        // The fields each line holds (a field that moved to another line would cost every
+        // hop one more line).
+        for (field, line) in [
+            (offset_of!(Link, tx), 0),
+            (offset_of!(Link, armed), 0),
+            (offset_of!(Link, departures), 0),
+            (offset_of!(Link, pipe), 0),
+            (offset_of!(Link, pipe) + offset_of!(Pipe, rest), 1),
+            (offset_of!(Link, delay_ns), 1),
+            (offset_of!(Link, extras), 1),
+            (offset_of!(Link, pass_max_bytes), 1),
+            (offset_of!(Link, to), 1),
+            (offset_of!(Link, queued), 1),
+            (offset_of!(Link, rate), 2),
+            (offset_of!(Link, tx_packets), 2),
+            (offset_of!(Link, tx_bytes), 2),
+            (offset_of!(Link, delivered_packets), 2),
+            (offset_of!(Link, passed_packets), 2),
+            (offset_of!(Link, passed_max_bytes) + 7, 2),
+        ] {
+            assert_eq!(field / 64, line, "offset {field}");
+        }
+        assert_eq!(offset_of!(Link, pipe) + size_of::<Option<InFlight>>(), 64, "the pipe's head ends line 0");
     }
 
     /// A link without a loss model, disorder or outage has no extras; each of them makes
@@ -647,6 +767,111 @@ mod pipe_tests {
                 proptest::prop_assert_eq!(pipe.front().map(|(k, p)| (*k, p.pkt.payload_bytes)), reference.front().copied());
                 proptest::prop_assert_eq!(pipe.back().map(|(k, p)| (*k, p.pkt.payload_bytes)), reference.back().copied());
                 proptest::prop_assert!(pipe.head.is_some() || pipe.rest.is_empty());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod pass_through_tests {
+    use super::*;
+    use crate::loss::LossModel;
+    use crate::queue::{DropTail, Limit};
+    use rand::SeedableRng;
+    use triage_core::wire::Packet;
+
+    fn link(limit: Limit) -> Link {
+        let loss = LossProcess::new(LossModel::None, ChaCha8Rng::seed_from_u64(1));
+        let rate = RateModel::Constant { rate_bps: 8_000_000, overhead_bytes: 0 };
+        Link::new("l".into(), 0, 1, rate, 0, loss, Queue::from(DropTail::new(limit)))
+    }
+
+    /// `payload` bytes of payload: 52 more on the wire.
+    fn pkt(payload: u32) -> SimPacket {
+        SimPacket::new(Packet { payload_bytes: payload, ..Default::default() }, 0)
+    }
+
+    /// Hand-counted: at 1 byte/us, four packets of 100 wire bytes at t = 0 into a queue of
+    /// two: the first passes the empty queue, two wait, the fourth is dropped; the queue's
+    /// counters (with the link's share) are the discipline's own.
+    #[test]
+    fn counters_of_a_pass_and_a_backlog() {
+        let mut l = link(Limit::Packets(2));
+        assert_eq!(l.enqueue(0, pkt(48)), Arrival::Starts(100_000));
+        assert_eq!(l.enqueue(0, pkt(48)), Arrival::Queued);
+        assert_eq!(l.enqueue(0, pkt(48)), Arrival::Queued);
+        assert_eq!(l.enqueue(0, pkt(48)), Arrival::Dropped);
+        assert_eq!((l.passed_packets, l.queue().len_packets()), (1, 2));
+        assert_eq!(l.on_tx_done(100_000), (Some(100_000), Some(200_000)));
+        assert_eq!(l.on_tx_done(200_000), (None, Some(300_000)));
+        assert_eq!(l.on_tx_done(300_000), (None, None));
+        assert!(!l.queued, "the backlog is empty again");
+        let s = l.queue().stats();
+        assert_eq!((s.enqueued_packets, s.dequeued_packets, s.dropped_packets, s.dropped_bytes), (3, 3, 1, 100));
+        assert_eq!((s.max_len_packets, s.max_len_bytes), (2, 200));
+        assert_eq!(s.sojourn_total_ns, 100_000 + 200_000, "the two that waited");
+        // Idle again: the next packet passes, a larger one raises the largest pass.
+        assert_eq!(l.enqueue(400_000, pkt(948)), Arrival::Starts(1_400_000));
+        let s = l.queue().stats();
+        assert_eq!((s.enqueued_packets, s.dequeued_packets, s.max_len_bytes), (4, 4, 1000));
+    }
+
+    /// A limit in bytes: a packet larger than the whole queue finds the idle link and is
+    /// dropped all the same, counted by the queue.
+    #[test]
+    fn a_packet_larger_than_a_byte_limit_is_dropped_at_an_idle_link() {
+        let mut l = link(Limit::Bytes(500));
+        assert_eq!(l.pass_max_bytes, 500);
+        assert_eq!(l.enqueue(0, pkt(449)), Arrival::Dropped);
+        assert_eq!(l.enqueue(0, pkt(448)), Arrival::Starts(500_000));
+        let s = l.queue().stats();
+        assert_eq!((s.enqueued_packets, s.dropped_packets, s.dropped_bytes, s.max_len_bytes), (1, 1, 501, 500));
+        let mut none = link(Limit::Packets(0));
+        assert_eq!(none.pass_max_bytes, 0);
+        assert_eq!(none.enqueue(0, pkt(0)), Arrival::Dropped);
+        assert_eq!(none.queue().stats().dropped_packets, 1);
+    }
+
+    proptest::proptest! {
+        /// Arrivals of any size and transmissions ending in any order: the link's answers,
+        /// backlog and queue counters are those of the same tail-drop queue driven the way
+        /// the link drove it before it counted passes itself (`enqueue_and_dequeue` when
+        /// idle, `enqueue` when busy, `dequeue` when a transmission ends).
+        #[test]
+        fn passes_counted_by_the_link_equal_the_queue_s_own(
+            bytes_limit in proptest::bool::ANY,
+            limit in 0u64..4000,
+            ops in proptest::collection::vec((proptest::bool::ANY, 0u32..1500), 1..200),
+        ) {
+            let limit = if bytes_limit { Limit::Bytes(limit) } else { Limit::Packets(limit / 500) };
+            let mut l = link(limit);
+            let mut model = DropTail::new(limit);
+            let mut busy = false;
+            for (i, (arrive, payload)) in ops.into_iter().enumerate() {
+                let now = i as u64 * 1000;
+                if arrive {
+                    let got = l.enqueue(now, pkt(payload));
+                    let want = if !busy {
+                        match model.enqueue_and_dequeue(now, pkt(payload)) {
+                            Some(_) => { busy = true; "starts" }
+                            None => "dropped",
+                        }
+                    } else {
+                        match model.enqueue(now, pkt(payload)) {
+                            Verdict::Dropped => "dropped",
+                            _ => "queued",
+                        }
+                    };
+                    let got = match got { Arrival::Starts(_) => "starts", Arrival::Queued => "queued", Arrival::Dropped => "dropped" };
+                    proptest::prop_assert_eq!(got, want);
+                } else if busy {
+                    let (_, next) = l.on_tx_done(now);
+                    busy = model.dequeue(now).is_some();
+                    proptest::prop_assert_eq!(next.is_some(), busy);
+                }
+                proptest::prop_assert_eq!(l.queue().len_packets(), model.len_packets());
+                proptest::prop_assert_eq!(l.queue().len_bytes(), model.len_bytes());
+                proptest::prop_assert_eq!(&l.queue().stats(), model.stats());
             }
         }
     }

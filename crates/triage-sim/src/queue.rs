@@ -330,6 +330,22 @@ impl DropTail {
         Self { limit, backlog: Backlog::new() }
     }
 
+    /// The largest wire size a packet arriving at the empty queue may have and be accepted
+    /// (what [`Self::overflows`] allows with no backlog): any under a limit of at least one
+    /// packet, the limit under one in bytes; 0 when nothing is accepted.
+    pub fn idle_pass_max_bytes(&self) -> u64 {
+        let n = self.limit & !Self::BYTES;
+        if self.limit & Self::BYTES == 0 {
+            if n >= 1 {
+                u64::MAX
+            } else {
+                0
+            }
+        } else {
+            n
+        }
+    }
+
     /// A packet of `size` wire bytes arriving now would not fit under the limit.
     #[inline]
     fn overflows(&self, size: u64) -> bool {
