@@ -331,7 +331,7 @@ impl DropTail {
     }
 
     /// The largest wire size a packet arriving at the empty queue may have and be accepted
-    /// (what [`Self::overflows`] allows with no backlog): any under a limit of at least one
+    /// (what the limit allows with no backlog): any under a limit of at least one
     /// packet, the limit under one in bytes; 0 when nothing is accepted.
     pub fn idle_pass_max_bytes(&self) -> u64 {
         let n = self.limit & !Self::BYTES;
