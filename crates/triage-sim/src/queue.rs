@@ -330,30 +330,34 @@ impl DropTail {
         Self { limit, backlog: Backlog::new() }
     }
 
-    /// The largest wire size a packet arriving at the empty queue may have and be accepted
-    /// (what the limit allows with no backlog): any under a limit of at least one
-    /// packet, the limit under one in bytes; 0 when nothing is accepted.
-    pub fn idle_pass_max_bytes(&self) -> u64 {
+    /// The limit as it was given (after the cap of [`Self::new`]), read back from its word.
+    #[inline]
+    fn decoded_limit(&self) -> Limit {
         let n = self.limit & !Self::BYTES;
         if self.limit & Self::BYTES == 0 {
-            if n >= 1 {
-                u64::MAX
-            } else {
-                0
-            }
+            Limit::Packets(n)
         } else {
-            n
+            Limit::Bytes(n)
+        }
+    }
+
+    /// The largest wire size a packet arriving at the empty queue may have and be accepted
+    /// (what the limit allows with no backlog): any under a limit of at
+    /// least one packet, the limit under one in bytes; 0 when nothing is accepted.
+    pub fn idle_pass_max_bytes(&self) -> u64 {
+        match self.decoded_limit() {
+            Limit::Packets(0) => 0,
+            Limit::Packets(_) => u64::MAX,
+            Limit::Bytes(n) => n,
         }
     }
 
     /// A packet of `size` wire bytes arriving now would not fit under the limit.
     #[inline]
     fn overflows(&self, size: u64) -> bool {
-        let n = self.limit & !Self::BYTES;
-        if self.limit & Self::BYTES == 0 {
-            self.backlog.len_packets() >= n
-        } else {
-            self.backlog.len_bytes() + size > n
+        match self.decoded_limit() {
+            Limit::Packets(n) => self.backlog.len_packets() >= n,
+            Limit::Bytes(n) => self.backlog.len_bytes() + size > n,
         }
     }
 }
