@@ -471,7 +471,7 @@ impl Link {
     /// A packet arrives at the link: it starts serializing at once (the link was idle),
     /// waits in the queue, or is dropped.
     #[inline(always)]
-    pub fn enqueue(&mut self, now_ns: u64, pkt: SimPacket) -> Arrival {
+    pub fn enqueue(&mut self, now_ns: u64, mut pkt: SimPacket) -> Arrival {
         if self.tx.is_none() {
             // Idle: the queue is empty (an idle link took all it had), and the packet
             // leaves at once. Through an empty tail-drop queue that fits it, the link
@@ -482,7 +482,6 @@ impl Link {
                 debug_assert!(!self.queued && self.queue.len_packets() == 0);
                 self.passed_packets += 1;
                 self.passed_max_bytes = self.passed_max_bytes.max(size);
-                let mut pkt = pkt;
                 pkt.pkt.enqueued_ns = now_ns;
                 return Arrival::Starts(self.begin_tx(now_ns, pkt));
             }
