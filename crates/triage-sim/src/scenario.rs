@@ -1228,9 +1228,12 @@ impl Scenario {
                                 e.to_string(),
                             )
                         })?;
-                        RateModel::Trace { cursor: Box::new(TraceCursor::new(tr)), credit_bytes: 0, credit_at_ns: 0 }
+                        RateModel::trace(TraceCursor::new(tr))
                     }
-                    (None, Some(r)) if r.0 > 0 => RateModel::Constant { rate_bps: r.0, overhead_bytes },
+                    // At most MAX_LINK_OVERHEAD_BYTES (checked above).
+                    (None, Some(r)) if r.0 > 0 => {
+                        RateModel::Constant { rate_bps: r.0, overhead_bytes: overhead_bytes as u32 }
+                    }
                     _ => {
                         return Err(invalid(
                             format!("{field}.{}", if dir == 0 { "rate" } else { "reverse_rate" }),

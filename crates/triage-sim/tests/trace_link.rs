@@ -18,7 +18,7 @@ fn trace_link(text: &str) -> Link {
         "t".into(),
         0,
         1,
-        RateModel::Trace { cursor: Box::new(TraceCursor::new(t)), credit_bytes: 0, credit_at_ns: 0 },
+        RateModel::trace(TraceCursor::new(t)),
         0,
         LossProcess::new(LossModel::None, component_rng(1, "t")),
         DropTail::new(Limit::Packets(100)).into(),
