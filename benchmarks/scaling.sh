@@ -264,20 +264,34 @@ if [ "$ours" = 1 ]; then
   echo
   echo "| rate | triage cost per packet-hop, $large flows against $small (median of $repeat pairs) | middle half of the pairs | the same over the second halves (steady state) | middle half |"
   echo "| --- | --- | --- | --- | --- |"
-  # The middle half (first to third quartile) of a ratio's pairs, from the bench's pretty
-  # JSON, where the array's two numbers follow the key on lines of their own.
-  middle() {
-    awk -v key="\"$1\"" 'index($0, key ":") {getline a; getline b; gsub(/[ ,]/, "", a); gsub(/[ ,]/, "", b);
-      printf "%.2f-%.2f", a, b; exit}' "$work/pair.json"
+  # The rows of a `triage bench --json` run (file $1) for every scenario after the first:
+  # "| RATE ($2) |", the flow count from the scenario's name ("dumbbell-FLOWS-RATE") when $3
+  # is "flows", then its cost per packet-hop against the first scenario's (the median of the
+  # pairs, their middle half: first to third quartile), whole runs and second halves. The
+  # pair table is the two-scenario case of the curve, printed by the same program; a value
+  # the run did not give prints as "n/a".
+  ratio_rows() {
+    awk -v rate="$2" -v with_flows="${3:-}" '
+      function ratio(v) { return v == "" ? "n/a" : sprintf("%.2fx", v) }
+      function half(  a, b) { getline a; getline b; gsub(/[ ,]/, "", a); gsub(/[ ,]/, "", b); return sprintf("%.2f-%.2f", a, b) }
+      function row() {
+        if (seen) printf "| %s |%s %s | %s | %s | %s |\n", rate, (with_flows == "flows" ? " " n " |" : ""),
+          ratio(x), (xm == "" ? "n/a" : xm), ratio(y), (ym == "" ? "n/a" : ym)
+        seen = 0; x = ""; xm = ""; y = ""; ym = ""
+      }
+      /"scenario": / { row(); n = $2; gsub(/[",]/, "", n); sub(/^dumbbell-/, "", n); sub(/-.*/, "", n) }
+      /"per_hop_cost_vs_first":/ { x = $2; gsub(/,/, "", x); seen = 1 }
+      /"per_hop_cost_vs_first_middle_half":/ { xm = half(); seen = 1 }
+      /"steady_per_hop_cost_vs_first":/ { y = $2; gsub(/,/, "", y); seen = 1 }
+      /"steady_per_hop_cost_vs_first_middle_half":/ { ym = half(); seen = 1 }
+      END { row() }' "$1"
   }
   for rate in $rates; do
     keep=()
     [ -n "$out" ] && keep=(--out "$out/pairs-$rate")
     "$triage" bench --scenario "$(scenario "$small" "$rate")" --scenario "$(scenario "$large" "$rate")" \
       --repeat "$repeat" --json "${keep[@]}" > "$work/pair.json"
-    x=$(sed -n 's/.*"per_hop_cost_vs_first": *\([0-9.e+]*\).*/\1/p' "$work/pair.json" | head -1)
-    y=$(sed -n 's/.*"steady_per_hop_cost_vs_first": *\([0-9.e+]*\).*/\1/p' "$work/pair.json" | head -1)
-    echo "| $rate | $(awk "BEGIN{printf \"%.2fx\", $x}") | $(middle per_hop_cost_vs_first_middle_half) | $(awk "BEGIN{printf \"%.2fx\", $y}") | $(middle steady_per_hop_cost_vs_first_middle_half) |"
+    ratio_rows "$work/pair.json" "$rate"
   done
   if [ "$(echo $flows | wc -w)" -gt 2 ]; then
     echo
@@ -289,14 +303,7 @@ if [ "$ours" = 1 ]; then
       keep=()
       [ -n "$out" ] && keep=(--out "$out/curve-$rate")
       "$triage" bench "${args[@]}" --repeat "$repeat" --json "${keep[@]}" > "$work/curve.json"
-      # Every scenario after the first, in the order given: its name ends in "-FLOWS-RATE".
-      awk -v rate="$rate" '
-        /"scenario": "dumbbell-/ { n = $2; gsub(/[",]/, "", n); sub(/^dumbbell-/, "", n); sub(/-.*/, "", n) }
-        /"per_hop_cost_vs_first":/ { x = $2; gsub(/,/, "", x) }
-        /"per_hop_cost_vs_first_middle_half":/ { getline a; getline b; gsub(/[ ,]/, "", a); gsub(/[ ,]/, "", b); xm = sprintf("%.2f-%.2f", a, b) }
-        /"steady_per_hop_cost_vs_first":/ { y = $2; gsub(/,/, "", y) }
-        /"steady_per_hop_cost_vs_first_middle_half":/ { getline a; getline b; gsub(/[ ,]/, "", a); gsub(/[ ,]/, "", b);
-          printf "| %s | %s | %.2fx | %s | %.2fx | %.2f-%.2f |\n", rate, n, x, xm, y, a, b }' "$work/curve.json"
+      ratio_rows "$work/curve.json" "$rate" flows
     done
   fi
 fi

@@ -65,6 +65,14 @@ fn prints_the_grid_and_the_pair_table() {
     let pairs = dir.join("pairs-100Mbps");
     let runs = std::fs::read_to_string(pairs.join("runs.csv")).unwrap();
     assert_eq!(runs.lines().count(), 1 + 3 * 2, "{runs}");
+    // The pair row's numbers are the pair run's own summary, whole runs and second halves.
+    let summary = std::fs::read_to_string(pairs.join("scenarios.csv")).unwrap();
+    let mut lines = summary.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let last: Vec<&str> = lines.last().unwrap().split(',').collect();
+    let field = |name: &str| -> f64 { last[header.iter().position(|h| *h == name).unwrap()].parse().unwrap() };
+    assert_eq!(rows[2][2], format!("{:.2}x", field("per_hop_cost_vs_first")), "{summary}");
+    assert_eq!(rows[2][4], format!("{:.2}x", field("steady_per_hop_cost_vs_first")), "{summary}");
     assert!(pairs.join("per_hop_cost_vs_first.svg").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
