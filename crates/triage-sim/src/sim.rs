@@ -2057,6 +2057,18 @@ mod tests {
         }
     }
 
+    /// A client that writes one reliable message of `bytes` at once.
+    fn one_message(bytes: u64) -> AppSpec {
+        AppSpec::Messages(vec![MessageSpec {
+            name: "m".into(),
+            bytes,
+            priority: None,
+            at_ns: None,
+            unreliable: false,
+            same_stream_as: None,
+        }])
+    }
+
     /// Connections opened with equal settings share one copy of them (flows 0 and 1, and
     /// each flow's two ends here), also when their seeds differ, as a scenario's flows'
     /// do; different settings get their own (flow 2).
@@ -2075,14 +2087,7 @@ mod tests {
                 start_ns: 0,
                 client_transport: cfg.clone(),
                 server_transport: cfg,
-                client_app: AppSpec::Messages(vec![MessageSpec {
-                    name: "m".into(),
-                    bytes: 10_000,
-                    priority: None,
-                    at_ns: None,
-                    unreliable: false,
-                    same_stream_as: None,
-                }]),
+                client_app: one_message(10_000),
                 server_app: AppSpec::Sink,
                 extra_paths: Vec::new(),
             });
@@ -2139,14 +2144,7 @@ mod tests {
             start_ns: 0,
             client_transport: ConnectionConfig::default(),
             server_transport: ConnectionConfig::default(),
-            client_app: AppSpec::Messages(vec![MessageSpec {
-                name: "m".into(),
-                bytes: 2_000_000,
-                priority: None,
-                at_ns: None,
-                unreliable: false,
-                same_stream_as: None,
-            }]),
+            client_app: one_message(2_000_000),
             server_app: AppSpec::Sink,
             extra_paths: Vec::new(),
         });
