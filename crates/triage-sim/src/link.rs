@@ -676,6 +676,17 @@ impl Link {
 #[cfg(test)]
 mod layout_tests {
     use super::*;
+    use crate::loss::LossModel;
+    use crate::queue::{DropTail, Limit};
+    use rand::SeedableRng;
+
+    /// A 1 Mb/s link with `model`'s losses, `delay_ns` of propagation and a tail-drop queue
+    /// of ten packets.
+    fn slow_link(model: LossModel, delay_ns: u64) -> Link {
+        let loss = LossProcess::new(model, ChaCha8Rng::seed_from_u64(1));
+        let q = Queue::from(DropTail::new(Limit::Packets(10)));
+        Link::new("l".into(), 0, 1, RateModel::Constant { rate_bps: 1_000_000, overhead_bytes: 0 }, delay_ns, loss, q)
+    }
 
     /// A packet-hop through an idle link with a tail-drop queue touches two lines from a
     /// line's start; the queue starts on the next line, and the link, cold parts included,
@@ -716,14 +727,7 @@ mod layout_tests {
     /// them, and the counters they move read back through `stats`.
     #[test]
     fn extras_only_where_needed() {
-        use crate::loss::LossModel;
-        use crate::queue::{DropTail, Limit};
-        use rand::SeedableRng;
-        let link = |model| {
-            let loss = LossProcess::new(model, ChaCha8Rng::seed_from_u64(1));
-            let q = Queue::from(DropTail::new(Limit::Packets(10)));
-            Link::new("l".into(), 0, 1, RateModel::Constant { rate_bps: 1_000_000, overhead_bytes: 0 }, 1_000, loss, q)
-        };
+        let link = |model| slow_link(model, 1_000);
         let plain = link(LossModel::None);
         assert!(plain.extras.is_none() && plain.loss().is_none());
         let mut lossy = link(LossModel::Bernoulli { loss_prob: 1.0 });
@@ -757,23 +761,8 @@ mod layout_tests {
     /// the deliveries `on_deliver` hands out.
     #[test]
     fn delivered_is_what_left_the_pipe() {
-        use crate::loss::LossModel;
-        use crate::queue::{DropTail, Limit};
-        use rand::SeedableRng;
-        let link = |model| {
-            let loss = LossProcess::new(model, ChaCha8Rng::seed_from_u64(1));
-            let q = Queue::from(DropTail::new(Limit::Packets(10)));
-            // 52 bytes at 1 Mb/s: 416 us each; 1 ms of propagation.
-            Link::new(
-                "l".into(),
-                0,
-                1,
-                RateModel::Constant { rate_bps: 1_000_000, overhead_bytes: 0 },
-                1_000_000,
-                loss,
-                q,
-            )
-        };
+        // 52 bytes at 1 Mb/s: 416 us each; 1 ms of propagation.
+        let link = |model| slow_link(model, 1_000_000);
         let pkt = || SimPacket::new(Default::default(), 0);
         let mut dup = link(LossModel::None).with_disorder(Disorder {
             jitter: Jitter::None,
@@ -811,12 +800,10 @@ mod layout_tests {
     /// starts when it is done, and the link counts 1,500 bytes per packet.
     #[test]
     fn overhead_lengthens_serialization_not_the_byte_count() {
-        use crate::queue::{DropTail, Limit};
-        use rand::SeedableRng;
         let payload = SimPacket::new(triage_core::wire::Packet { payload_bytes: 1448, ..Default::default() }, 0);
         assert_eq!(payload.wire_bytes(), 1500);
         for (overhead_bytes, done_ns) in [(0, 12_000), (2, 12_016), (38, 12_304)] {
-            let loss = LossProcess::new(crate::loss::LossModel::None, ChaCha8Rng::seed_from_u64(1));
+            let loss = LossProcess::new(LossModel::None, ChaCha8Rng::seed_from_u64(1));
             let q = Queue::from(DropTail::new(Limit::Packets(10)));
             let rate = RateModel::Constant { rate_bps: 1_000_000_000, overhead_bytes };
             let mut l = Link::new("l".into(), 0, 1, rate, 0, loss, q);

@@ -803,10 +803,8 @@ impl Simulator {
                         "every change of a deadline is followed by a service"
                     );
                     self.stats.early_timers += 1;
-                    slot.timer_at = slot.deadline;
-                    if slot.deadline != u64::MAX {
-                        self.events.push(slot.deadline, Ev::ConnTimer(c));
-                    }
+                    slot.timer_at = u64::MAX;
+                    self.arm_timer(c);
                     return;
                 }
                 slot.timer_at = u64::MAX;
@@ -1098,6 +1096,15 @@ impl Simulator {
             self.recorder.state_changes.push((c as usize, self.now_ns, state));
         }
         slot.deadline = slot.conn.poll_timeout().map_or(u64::MAX, |d| d.max(self.now_ns));
+        self.arm_timer(c);
+    }
+
+    /// Schedules connection `c`'s `ConnTimer` event for its `deadline` when that comes
+    /// before the event pending (an event pending for a later time is left to find,
+    /// when it runs, that it is not the slot's `timer_at`).
+    #[inline(always)]
+    fn arm_timer(&mut self, c: u32) {
+        let slot = &mut self.conns[c as usize];
         if slot.deadline < slot.timer_at {
             slot.timer_at = slot.deadline;
             self.events.push(slot.deadline, Ev::ConnTimer(c));
