@@ -56,6 +56,12 @@
 # halves, each with its middle half: where between the fewest and the most flows the cost
 # rises.
 #
+# With more than one cell, a last table: the whole grid at once, every cell timed in one
+# `triage bench` run, and per repetition the costliest cell's cost per packet-hop over the
+# cheapest's (median over the repetitions, with its middle half, and which cells those were
+# most often), whole runs and second halves: how flat the cost is across flow counts and
+# rates together. With --out, that run's files are in DIR/grid-spread/.
+#
 # Needs /usr/bin/time, and for the ns-3 side Debian's libns3-dev (the program is compiled
 # into $TMPDIR, never into the repository). Runs from the repository root.
 set -euo pipefail
@@ -305,6 +311,34 @@ if [ "$ours" = 1 ]; then
       "$triage" bench "${args[@]}" --repeat "$repeat" --json "${keep[@]}" > "$work/curve.json"
       ratio_rows "$work/curve.json" "$rate" flows
     done
+  fi
+  ncells=$(( $(echo $flows | wc -w) * $(echo $rates | wc -w) ))
+  if [ "$ncells" -gt 1 ]; then
+    # The whole grid at once: every cell in one `triage bench` run (each repetition runs them
+    # all, rate by rate, fewest flows first), and per repetition the costliest cell's cost
+    # per packet-hop over the cheapest's (its "spread").
+    echo
+    echo "| grid | triage costliest cell's cost per packet-hop over the cheapest's (median of $repeat repetitions) | middle half | costliest | cheapest | the same over the second halves | middle half | costliest | cheapest |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    args=()
+    for rate in $rates; do
+      for n in $flows; do args+=(--scenario "$(scenario "$n" "$rate")"); done
+    done
+    keep=()
+    [ -n "$out" ] && keep=(--out "$out/grid-spread")
+    "$triage" bench "${args[@]}" --repeat "$repeat" --json "${keep[@]}" > "$work/grid.json"
+    awk -v cells="$ncells" '
+      function half(  a, b) { getline a; getline b; gsub(/[ ,]/, "", a); gsub(/[ ,]/, "", b); return sprintf("%.2f-%.2f", a, b) }
+      function name(v) { v = $2; gsub(/[",]/, "", v); sub(/^dumbbell-/, "", v); sub(/-/, " flows ", v); return v }
+      /^  "spread": [{]/ { k = 1 } /^  "steady_spread": [{]/ { k = 2 }
+      k && /"per_hop_cost_max_over_min":/ { v = $2; gsub(/,/, "", v); x[k] = sprintf("%.2fx", v) }
+      k && /"per_hop_cost_max_over_min_middle_half":/ { m[k] = half() }
+      k && /"costliest":/ { hi[k] = name() }
+      k && /"cheapest":/ { lo[k] = name() }
+      END {
+        for (i = 1; i <= 2; i++) if (x[i] == "") { x[i] = "n/a"; m[i] = "n/a" }
+        printf "| %d cells | %s | %s | %s | %s | %s | %s | %s | %s |\n", cells, x[1], m[1], hi[1], lo[1], x[2], m[2], hi[2], lo[2]
+      }' "$work/grid.json"
   fi
 fi
 rm -rf "$work"

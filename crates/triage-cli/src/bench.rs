@@ -13,7 +13,10 @@
 //! With several scenarios, each after the first also gets its cost per packet-hop against
 //! the first's as the median of the per-repetition ratios: each pair ran back to back, so
 //! a machine whose speed drifts between seconds (a shared virtual machine) moves both. That
-//! is how the README's scaling section compares 512 flows with 2.
+//! is how the README's scaling section compares 512 flows with 2. And the run as a whole gets
+//! its spread: in each repetition, the costliest scenario's time per packet-hop over the
+//! cheapest's, as a median over the repetitions, which is how the same section reads the
+//! whole grid of flow counts and rates at once.
 //!
 //! `--out DIR` keeps every run (runs.csv), the summary (scenarios.csv, bench.json) and
 //! charts of the repetitions, so that the drift a median hides can be seen.
@@ -108,6 +111,29 @@ struct BenchReport {
     repetitions: u32,
     scenarios: Vec<ScenarioTiming>,
     reference: Option<ReferenceTiming>,
+    /// With several scenarios: how far apart their costs per packet-hop lie, whole runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spread: Option<Spread>,
+    /// The same over the second halves (none without a repetition in which every scenario
+    /// moved packets in its second half).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    steady_spread: Option<Spread>,
+}
+
+/// The costliest scenario's time per packet-hop over the cheapest's, taken within each
+/// repetition (so that a machine whose speed drifts moves both), over the repetitions.
+#[derive(Debug, PartialEq, serde::Serialize)]
+struct Spread {
+    /// The median over the repetitions of the largest cost per packet-hop over the smallest.
+    per_hop_cost_max_over_min: f64,
+    /// The middle half of those ratios, first and third quartile ([`quartiles`]).
+    per_hop_cost_max_over_min_middle_half: [f64; 2],
+    /// How many repetitions the figures are taken over.
+    repetitions: usize,
+    /// The scenario that was the costliest in the most repetitions (the earlier one on a tie).
+    costliest: String,
+    /// The scenario that was the cheapest in the most repetitions (the earlier one on a tie).
+    cheapest: String,
 }
 
 #[derive(serde::Serialize)]
@@ -267,6 +293,38 @@ fn run_once(name: &str, split_ns: Option<u64>) -> Result<Sample, String> {
     Ok(Sample { wall_s, report, mode, steady: (a2 - a1, h2 - h1), whole: (a2 - a0, h2), end_ns, steady_wall_s })
 }
 
+/// The spread of several scenarios' costs: `costs[scenario][repetition]`, none where a
+/// repetition has no figure for that scenario (a repetition missing any is left out).
+/// None with fewer than two scenarios or no complete repetition.
+fn spread(names: &[String], costs: &[Vec<Option<f64>>]) -> Option<Spread> {
+    if costs.len() < 2 {
+        return None;
+    }
+    let reps = costs.iter().map(Vec::len).min().unwrap_or(0);
+    let mut ratios = Vec::new();
+    let (mut top, mut bottom) = (vec![0usize; costs.len()], vec![0usize; costs.len()]);
+    for r in 0..reps {
+        let Some(row) = costs.iter().map(|c| c[r]).collect::<Option<Vec<f64>>>() else { continue };
+        // The first of equal costs wins each role, as `max_by`'s last would not.
+        let hi = (0..row.len()).fold(0, |b, i| if row[i] > row[b] { i } else { b });
+        let lo = (0..row.len()).fold(0, |b, i| if row[i] < row[b] { i } else { b });
+        ratios.push(row[hi] / row[lo]);
+        top[hi] += 1;
+        bottom[lo] += 1;
+    }
+    if ratios.is_empty() {
+        return None;
+    }
+    let most = |n: &[usize]| (0..n.len()).fold(0, |b, i| if n[i] > n[b] { i } else { b });
+    Some(Spread {
+        per_hop_cost_max_over_min: median(&ratios),
+        per_hop_cost_max_over_min_middle_half: quartiles(&ratios),
+        repetitions: ratios.len(),
+        costliest: names[most(&top)].clone(),
+        cheapest: names[most(&bottom)].clone(),
+    })
+}
+
 /// Allocations per packet-hop, from (allocations, packet-hops) sums.
 fn per(n: (u64, u64)) -> Option<f64> {
     (n.1 > 0).then(|| n.0 as f64 / n.1 as f64)
@@ -318,9 +376,23 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
             wall_s: ref_walls.clone(),
         }
     });
-    let mut out = BenchReport { repetitions: a.repeat, scenarios: Vec::new(), reference };
     // Every repetition but the first when there are several (see `steady_packet_hops`).
     let used = |s: &[Sample]| if s.len() > 1 { 1 } else { 0 };
+    let names: Vec<String> = samples.iter().map(|s| s[0].report.scenario.clone()).collect();
+    let whole_costs: Vec<Vec<Option<f64>>> =
+        samples.iter().map(|s| s.iter().map(|x| Some(x.per_hop())).collect()).collect();
+    // The second halves of the repetitions that report them (see `steady_packet_hops`).
+    let steady_costs: Vec<Vec<Option<f64>>> = samples
+        .iter()
+        .map(|s| s.iter().enumerate().map(|(r, x)| x.steady_per_hop().filter(|_| r >= used(s))).collect())
+        .collect();
+    let mut out = BenchReport {
+        repetitions: a.repeat,
+        scenarios: Vec::new(),
+        reference,
+        spread: spread(&names, &whole_costs),
+        steady_spread: spread(&names, &steady_costs),
+    };
     for (i, s) in samples.iter().enumerate() {
         let walls: Vec<f64> = s.iter().map(|x| x.wall_s).collect();
         let med = median(&walls);
@@ -424,6 +496,22 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
                 if n == 1 { "" } else { "s" }
             );
         }
+        outln!();
+    }
+    for (label, sp) in [("spread          ", &out.spread), ("  steady state  ", &out.steady_spread)] {
+        if let Some(sp) = sp {
+            let [q1, q3] = sp.per_hop_cost_max_over_min_middle_half;
+            outln!(
+                "{label} {:.2}x the costliest scenario's time per packet-hop over the cheapest's (median of {} repetition{}; middle half {q1:.2}-{q3:.2}; costliest {}, cheapest {})",
+                sp.per_hop_cost_max_over_min,
+                sp.repetitions,
+                if sp.repetitions == 1 { "" } else { "s" },
+                sp.costliest,
+                sp.cheapest
+            );
+        }
+    }
+    if out.spread.is_some() {
         outln!();
     }
     if let Some(rf) = &out.reference {
@@ -661,6 +749,37 @@ mod tests {
         assert_eq!(quartiles(&[2.0, 1.0]), [1.0, 2.0]);
         assert_eq!(quartiles(&[3.0, 1.0, 2.0]), [1.0, 3.0]);
         assert_eq!(quartiles(&[7.0]), [7.0, 7.0]);
+    }
+
+    #[test]
+    fn the_spread_is_taken_within_each_repetition() {
+        let names: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        // costs[scenario][repetition]; the machine runs slower in the second repetition.
+        let costs = vec![
+            vec![Some(100.0), Some(200.0), Some(80.0)],
+            vec![Some(150.0), Some(300.0), Some(100.0)],
+            vec![Some(90.0), Some(210.0), Some(90.0)],
+        ];
+        // Per repetition: 150/90 (b over c), 300/200 (b over a), 100/80 (b over a).
+        let sp = spread(&names, &costs).unwrap();
+        assert_eq!(sp.per_hop_cost_max_over_min, 1.5);
+        assert_eq!(sp.per_hop_cost_max_over_min_middle_half, [1.25, 150.0 / 90.0]);
+        assert_eq!(sp.repetitions, 3);
+        assert_eq!((sp.costliest.as_str(), sp.cheapest.as_str()), ("b", "a"));
+        // The medians of the cells (a 100, b 150, c 90) would say 150/90: not one repetition's.
+    }
+
+    #[test]
+    fn a_repetition_missing_a_figure_is_left_out() {
+        let names: Vec<String> = ["a", "b"].iter().map(|s| s.to_string()).collect();
+        let costs = vec![vec![None, Some(100.0), Some(100.0)], vec![None, Some(125.0), None]];
+        let sp = spread(&names, &costs).unwrap();
+        assert_eq!((sp.per_hop_cost_max_over_min, sp.repetitions), (1.25, 1));
+        // Equal costs: the earlier scenario is both.
+        let tie = spread(&names, &[vec![Some(5.0)], vec![Some(5.0)]]).unwrap();
+        assert_eq!((tie.per_hop_cost_max_over_min, tie.costliest.as_str(), tie.cheapest.as_str()), (1.0, "a", "a"));
+        assert_eq!(spread(&names, &[vec![None], vec![Some(1.0)]]), None);
+        assert_eq!(spread(&names[..1], &[vec![Some(1.0)]]), None);
     }
 
     #[test]

@@ -113,6 +113,40 @@ fn times_tcp_quic_and_multipath_side_by_side_with_a_reference() {
         assert_eq!(t["steady_per_hop_cost_vs_first_middle_half"], serde_json::json!([got, got]));
     }
     assert!(s[0].get("per_hop_cost_vs_first_middle_half").is_none());
+    // The run's spread: in each repetition, the largest of the three costs per packet-hop
+    // over the smallest, from the walls each scenario reports; two repetitions give the mean
+    // of the two as the median and the two themselves as the middle half.
+    let names = ["eecn-dumbbell", "eecn-dumbbell-quic", "multipath-bulk"];
+    let (mut ratios, mut top, mut bottom) = (Vec::new(), [0; 3], [0; 3]);
+    for r in 0..2 {
+        let c: Vec<f64> = s.iter().map(|t| per_hop(t, r)).collect();
+        let hi = (0..3).fold(0, |b, i| if c[i] > c[b] { i } else { b });
+        let lo = (0..3).fold(0, |b, i| if c[i] < c[b] { i } else { b });
+        ratios.push(c[hi] / c[lo]);
+        top[hi] += 1;
+        bottom[lo] += 1;
+    }
+    let sp = &v["spread"];
+    let got = sp["per_hop_cost_max_over_min"].as_f64().unwrap();
+    let want = (ratios[0] + ratios[1]) / 2.0;
+    assert!((got - want).abs() <= 1e-12 * want, "{sp}: against {ratios:?}");
+    let half: Vec<f64> =
+        sp["per_hop_cost_max_over_min_middle_half"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    for (h, w) in half.iter().zip([ratios[0].min(ratios[1]), ratios[0].max(ratios[1])]) {
+        assert!((h - w).abs() <= 1e-12 * w, "{sp}: against {ratios:?}");
+    }
+    assert_eq!(sp["repetitions"], 2);
+    // The most often costliest and cheapest (the earlier scenario when each was once).
+    let most = |n: [i32; 3]| names[(0..3).fold(0, |b, i| if n[i] > n[b] { i } else { b })];
+    assert_eq!((sp["costliest"].as_str(), sp["cheapest"].as_str()), (Some(most(top)), Some(most(bottom))));
+    assert!(ratios.iter().all(|&r| r >= 1.0));
+    // The second halves: the one repetition after the first.
+    let st = &v["steady_spread"];
+    let c: Vec<f64> = s.iter().map(steady).collect();
+    let want = c.iter().cloned().fold(f64::MIN, f64::max) / c.iter().cloned().fold(f64::MAX, f64::min);
+    let got = st["per_hop_cost_max_over_min"].as_f64().unwrap();
+    assert!((got - want).abs() <= 1e-12 * want, "{st}: against {c:?}");
+    assert_eq!(st["repetitions"], 1);
 }
 
 #[test]
@@ -126,6 +160,8 @@ fn a_run_that_ends_before_the_split_still_reports_its_allocations() {
     assert_eq!(t["steady_packet_hops"], 0);
     assert_eq!(t["steady_wall_s"].as_array().map(Vec::len), Some(1));
     assert!(t["allocations_per_packet_hop"].as_f64().unwrap() > 0.0);
+    // One scenario has no spread to report.
+    assert!(v.get("spread").is_none() && v.get("steady_spread").is_none());
     assert!(v["reference"].is_null());
     assert!(t.get("reference_over_ours_middle_half").is_none());
 }

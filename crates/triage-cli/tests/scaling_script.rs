@@ -1,5 +1,5 @@
-//! `benchmarks/scaling.sh` (README "Performance"): the grid table and the back-to-back
-//! pair table, on two tiny cells of triage alone, and `--order`'s packet-order comparison (the ns-3 side needs Debian's libns3-dev
+//! `benchmarks/scaling.sh` (README "Performance"): the grid table, the back-to-back pair
+//! table and the whole grid's spread, on two tiny cells of triage alone, and `--order`'s packet-order comparison (the ns-3 side needs Debian's libns3-dev
 //! and minutes per cell). Speed is not asserted, only that every cell and the pair are
 //! there with positive packet-hop counts, rates and ratio.
 
@@ -74,6 +74,33 @@ fn prints_the_grid_and_the_pair_table() {
     assert_eq!(rows[2][2], format!("{:.2}x", field("per_hop_cost_vs_first")), "{summary}");
     assert_eq!(rows[2][4], format!("{:.2}x", field("steady_per_hop_cost_vs_first")), "{summary}");
     assert!(pairs.join("per_hop_cost_vs_first.svg").exists());
+    // The whole grid at once: both cells in one run, the costliest over the cheapest per
+    // repetition, as that run's own bench.json says, with the cells named.
+    let spread: Vec<&str> = text
+        .lines()
+        .find(|l| l.starts_with("| 2 cells |"))
+        .expect("the grid's spread row")
+        .split('|')
+        .map(str::trim)
+        .collect();
+    let bench: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("grid-spread/bench.json")).unwrap()).unwrap();
+    assert_eq!(bench["scenarios"].as_array().map(Vec::len), Some(2));
+    for (col, key) in [(2, "spread"), (6, "steady_spread")] {
+        let sp = &bench[key];
+        let x = sp["per_hop_cost_max_over_min"].as_f64().unwrap();
+        assert!(x >= 1.0, "{sp}");
+        assert_eq!(spread[col], format!("{x:.2}x"), "{text}");
+        let h = &sp["per_hop_cost_max_over_min_middle_half"];
+        assert_eq!(spread[col + 1], format!("{:.2}-{:.2}", h[0].as_f64().unwrap(), h[1].as_f64().unwrap()));
+        // "dumbbell-4-100Mbps" prints as "4 flows 100Mbps".
+        for (c, role) in [(col + 2, "costliest"), (col + 3, "cheapest")] {
+            let name = sp[role].as_str().unwrap();
+            let n = name.split('-').nth(1).unwrap();
+            assert_eq!(spread[c], format!("{n} flows 100Mbps"), "{name}");
+        }
+    }
+    assert!(text.contains("over the cheapest's (median of 3 repetitions)"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
