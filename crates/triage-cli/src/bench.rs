@@ -297,32 +297,58 @@ fn run_once(name: &str, split_ns: Option<u64>) -> Result<Sample, String> {
 /// repetition has no figure for that scenario (a repetition missing any is left out).
 /// None with fewer than two scenarios or no complete repetition.
 fn spread(names: &[String], costs: &[Vec<Option<f64>>]) -> Option<Spread> {
-    if costs.len() < 2 {
+    let each: Vec<(f64, usize, usize)> = rep_spreads(costs).into_iter().flatten().collect();
+    if each.is_empty() {
         return None;
     }
-    let reps = costs.iter().map(Vec::len).min().unwrap_or(0);
-    let mut ratios = Vec::new();
-    let (mut top, mut bottom) = (vec![0usize; costs.len()], vec![0usize; costs.len()]);
-    for r in 0..reps {
-        let Some(row) = costs.iter().map(|c| c[r]).collect::<Option<Vec<f64>>>() else { continue };
-        // The first of equal costs wins each role, as `max_by`'s last would not.
-        let hi = (0..row.len()).fold(0, |b, i| if row[i] > row[b] { i } else { b });
-        let lo = (0..row.len()).fold(0, |b, i| if row[i] < row[b] { i } else { b });
-        ratios.push(row[hi] / row[lo]);
-        top[hi] += 1;
-        bottom[lo] += 1;
-    }
-    if ratios.is_empty() {
-        return None;
-    }
-    let most = |n: &[usize]| (0..n.len()).fold(0, |b, i| if n[i] > n[b] { i } else { b });
+    let ratios: Vec<f64> = each.iter().map(|e| e.0).collect();
+    // The scenario in a role most often (the earlier one on a tie).
+    let most = |role: &dyn Fn(&(f64, usize, usize)) -> usize| {
+        let mut n = vec![0usize; costs.len()];
+        each.iter().for_each(|e| n[role(e)] += 1);
+        (0..n.len()).fold(0, |b, i| if n[i] > n[b] { i } else { b })
+    };
     Some(Spread {
         per_hop_cost_max_over_min: median(&ratios),
         per_hop_cost_max_over_min_middle_half: quartiles(&ratios),
         repetitions: ratios.len(),
-        costliest: names[most(&top)].clone(),
-        cheapest: names[most(&bottom)].clone(),
+        costliest: names[most(&|e| e.1)].clone(),
+        cheapest: names[most(&|e| e.2)].clone(),
     })
+}
+
+/// Per repetition of `costs[scenario][repetition]`: the largest cost over the smallest and
+/// the indices of those two scenarios (the first of equal costs in each role), or none where
+/// a scenario has no figure; nothing at all with fewer than two scenarios.
+fn rep_spreads(costs: &[Vec<Option<f64>>]) -> Vec<Option<(f64, usize, usize)>> {
+    if costs.len() < 2 {
+        return Vec::new();
+    }
+    let reps = costs.iter().map(Vec::len).min().unwrap_or(0);
+    (0..reps)
+        .map(|r| {
+            let row = costs.iter().map(|c| c[r]).collect::<Option<Vec<f64>>>()?;
+            let hi = (0..row.len()).fold(0, |b, i| if row[i] > row[b] { i } else { b });
+            let lo = (0..row.len()).fold(0, |b, i| if row[i] < row[b] { i } else { b });
+            Some((row[hi] / row[lo], hi, lo))
+        })
+        .collect()
+}
+
+/// Every scenario's cost per packet-hop in every repetition, `[scenario][repetition]`: whole
+/// runs, or second halves (none in the first repetition when there are several, see
+/// `steady_packet_hops`).
+fn costs(samples: &[Vec<Sample>], steady: bool) -> Vec<Vec<Option<f64>>> {
+    samples
+        .iter()
+        .map(|s| {
+            let first = usize::from(s.len() > 1);
+            s.iter()
+                .enumerate()
+                .map(|(r, x)| if steady { x.steady_per_hop().filter(|_| r >= first) } else { Some(x.per_hop()) })
+                .collect()
+        })
+        .collect()
 }
 
 /// Allocations per packet-hop, from (allocations, packet-hops) sums.
@@ -379,19 +405,12 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
     // Every repetition but the first when there are several (see `steady_packet_hops`).
     let used = |s: &[Sample]| if s.len() > 1 { 1 } else { 0 };
     let names: Vec<String> = samples.iter().map(|s| s[0].report.scenario.clone()).collect();
-    let whole_costs: Vec<Vec<Option<f64>>> =
-        samples.iter().map(|s| s.iter().map(|x| Some(x.per_hop())).collect()).collect();
-    // The second halves of the repetitions that report them (see `steady_packet_hops`).
-    let steady_costs: Vec<Vec<Option<f64>>> = samples
-        .iter()
-        .map(|s| s.iter().enumerate().map(|(r, x)| x.steady_per_hop().filter(|_| r >= used(s))).collect())
-        .collect();
     let mut out = BenchReport {
         repetitions: a.repeat,
         scenarios: Vec::new(),
         reference,
-        spread: spread(&names, &whole_costs),
-        steady_spread: spread(&names, &steady_costs),
+        spread: spread(&names, &costs(&samples, false)),
+        steady_spread: spread(&names, &costs(&samples, true)),
     };
     for (i, s) in samples.iter().enumerate() {
         let walls: Vec<f64> = s.iter().map(|x| x.wall_s).collect();
@@ -710,6 +729,15 @@ fn write_out(
         );
         let title = format!("Time per packet-hop against {}, each repetition", samples[0][0].report.scenario);
         chart::per_repetition(&path, &title, "ratio", &ratios).map_err(|e| chart_err(&path, e))?;
+        // The run's spread, repetition by repetition: what `spread` takes the median of.
+        let path = dir.join("spread.svg");
+        let each = |steady| rep_spreads(&costs(samples, steady)).into_iter().map(|e| e.map(|e| e.0)).collect();
+        let spreads = [
+            RepSeries { label: "whole run".into(), values: each(false), colour: 0, joined: true },
+            RepSeries { label: "second half".into(), values: each(true), colour: 0, joined: false },
+        ];
+        let title = "Costliest scenario's time per packet-hop over the cheapest's, each repetition";
+        chart::per_repetition(&path, title, "ratio", &spreads).map_err(|e| chart_err(&path, e))?;
     }
     if !ref_walls.is_empty() {
         let path = dir.join("speed_ratio.svg");

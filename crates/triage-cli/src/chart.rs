@@ -11,8 +11,18 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 pub type ChartResult = Result<(), Box<dyn std::error::Error>>;
 
 /// Series colours, in series order.
-pub const PALETTE: [RGBColor; 4] =
-    [RGBColor(90, 110, 140), RGBColor(220, 120, 40), RGBColor(60, 150, 80), RGBColor(200, 40, 60)];
+pub const PALETTE: [RGBColor; 10] = [
+    RGBColor(90, 110, 140),
+    RGBColor(220, 120, 40),
+    RGBColor(60, 150, 80),
+    RGBColor(200, 40, 60),
+    RGBColor(130, 90, 180),
+    RGBColor(140, 90, 70),
+    RGBColor(210, 110, 180),
+    RGBColor(120, 120, 120),
+    RGBColor(170, 170, 40),
+    RGBColor(40, 170, 190),
+];
 
 /// A white SVG canvas of `size` pixels that will be written to `path`.
 pub fn canvas(path: &Path, size: (u32, u32)) -> Result<DrawingArea<SVGBackend<'_>, Shift>, Box<dyn std::error::Error>> {
@@ -137,13 +147,26 @@ pub struct RepSeries {
     pub joined: bool,
 }
 
+/// More series than this and [`per_repetition`] puts its legend in a column of its own
+/// beside the plot instead of over it.
+const LEGEND_INSIDE_MAX: usize = 6;
+
 /// Values per repetition: repetitions 1..=R along x, one series of dots (joined or not) each,
-/// so that a machine whose speed drifts from one repetition to the next shows it.
+/// so that a machine whose speed drifts from one repetition to the next shows it. Colours
+/// cycle through [`PALETTE`]; a series in the second cycle marks its repetitions with
+/// squares, in the third with triangles, so that no two series look alike up to 30 colours.
+/// With more than [`LEGEND_INSIDE_MAX`] series the legend is a column to the right of the
+/// plot (the canvas grows to hold it), not a box over the data.
 pub fn per_repetition(path: &Path, title: &str, y_desc: &str, series: &[RepSeries]) -> ChartResult {
-    let root = canvas(path, (1000, 480))?;
+    let beside = series.len() > LEGEND_INSIDE_MAX;
+    // One legend row of 18 pixels per series below a 60-pixel top, in a 340-pixel column.
+    let (legend_w, height) = if beside { (340, (80 + 18 * series.len() as u32).max(480)) } else { (0, 480) };
+    let root = canvas(path, (1000 + legend_w, height))?;
+    let (plot, side) = root.split_horizontally(1000);
     let reps = series.iter().map(|s| s.values.len()).max().unwrap_or(1).max(1);
-    let ymax = series.iter().flat_map(|s| s.values.iter().flatten()).fold(0.0, |a: f64, &b| a.max(b)) * 1.35;
-    let mut chart = ChartBuilder::on(&root)
+    let headroom = if beside { 1.1 } else { 1.35 };
+    let ymax = series.iter().flat_map(|s| s.values.iter().flatten()).fold(0.0, |a: f64, &b| a.max(b)) * headroom;
+    let mut chart = ChartBuilder::on(&plot)
         .caption(title, ("sans-serif", 20))
         .margin(12)
         .x_label_area_size(35)
@@ -157,24 +180,112 @@ pub fn per_repetition(path: &Path, title: &str, y_desc: &str, series: &[RepSerie
         .x_desc("repetition")
         .y_desc(y_desc)
         .draw()?;
-    for s in series {
+    for (k, s) in series.iter().enumerate() {
         let c = PALETTE[s.colour % PALETTE.len()];
+        // Beside the plot every mark can take its shape; over it (few series) all are circles.
+        let shape = if beside { s.colour / PALETTE.len() % 3 } else { 0 };
+        let (style, size) = if s.joined { (c.filled(), 3) } else { (c.stroke_width(2), 4) };
         let pts: Vec<(f64, f64)> =
             s.values.iter().enumerate().filter_map(|(i, v)| v.map(|v| ((i + 1) as f64, v))).collect();
         if s.joined {
-            chart
-                .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?
-                .label(s.label.as_str())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], c.stroke_width(2)));
-            chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+            let drawn = chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
+            if !beside {
+                drawn
+                    .label(s.label.as_str())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], c.stroke_width(2)));
+            }
+            marks(chart.plotting_area(), &pts, shape, size, style)?;
+        } else if beside {
+            marks(chart.plotting_area(), &pts, shape, size, style)?;
         } else {
             chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.stroke_width(2))))?
+                .draw_series(pts.iter().map(|&p| Circle::new(p, size, style)))?
                 .label(s.label.as_str())
-                .legend(move |(x, y)| Circle::new((x + 7, y), 4, c.stroke_width(2)));
+                .legend(move |(x, y)| Circle::new((x + 7, y), size, style));
+        }
+        if beside {
+            // The legend row: the line (joined series) and the mark, then the label.
+            let y = 60 + 18 * k as i32;
+            if s.joined {
+                side.draw(&PathElement::new(vec![(10, y), (34, y)], c.stroke_width(2)))?;
+            }
+            marks(&side, &[(22, y)], shape, size, style)?;
+            side.draw(&Text::new(
+                s.label.clone(),
+                (44, y),
+                ("sans-serif", 13).into_font().color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center)),
+            ))?;
         }
     }
-    legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+    if !beside {
+        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+    }
     root.present()?;
     Ok(())
+}
+
+/// Marks at `pts` on `area`: circles (`shape` 0), squares (1) or triangles (2) of `size`.
+fn marks<DB: DrawingBackend, CT: CoordTranslate>(
+    area: &DrawingArea<DB, CT>,
+    pts: &[CT::From],
+    shape: usize,
+    size: i32,
+    style: ShapeStyle,
+) -> ChartResult
+where
+    CT::From: Clone,
+    DB::ErrorType: 'static,
+{
+    for p in pts {
+        match shape {
+            0 => area.draw(&Circle::new(p.clone(), size, style))?,
+            1 => area.draw(&(EmptyElement::at(p.clone()) + Rectangle::new([(-size, -size), (size, size)], style)))?,
+            _ => area.draw(&TriangleMarker::new(p.clone(), size + 1, style))?,
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn svg_of(n: usize) -> String {
+        let path = std::env::temp_dir().join(format!("triage-chart-{n}-{}.svg", std::process::id()));
+        let series: Vec<RepSeries> = (0..n)
+            .map(|i| RepSeries {
+                label: format!("series-{i}"),
+                values: vec![Some(1.0 + i as f64), None, Some(2.0)],
+                colour: i,
+                joined: i % 2 == 0,
+            })
+            .collect();
+        per_repetition(&path, "t", "y", &series).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        svg
+    }
+
+    #[test]
+    fn many_series_get_a_legend_column_and_every_label_once() {
+        // Few series: the legend is boxed over the plot, on a 1000 x 480 canvas.
+        let few = svg_of(LEGEND_INSIDE_MAX);
+        assert!(few.contains(r#"width="1000" height="480""#), "{}", &few[..200]);
+        // More: a 340-pixel column beside the plot, 18 pixels a row below a 80-pixel margin.
+        let many = svg_of(25);
+        assert!(many.contains(r#"width="1340" height="530""#), "{}", &many[..200]);
+        for i in 0..25 {
+            // plotters writes a text's content on a line of its own.
+            assert_eq!(many.matches(&format!("\nseries-{i}\n")).count(), 1, "series-{i}");
+        }
+        // Series 10-19 (the palette's second cycle) mark with squares, 20-24 with triangles:
+        // series 2, 12 and 22 share PALETTE[2] (all joined: filled marks of 3 pixels), as a
+        // circle, a 6-pixel square and a triangle; the first cycle has no such square.
+        let c = PALETTE[2];
+        let fill = format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+        let square = format!("width=\"6\" height=\"6\" opacity=\"1\" {fill}");
+        assert!(many.contains(&square), "{square}");
+        assert!(!svg_of(10).contains(&square));
+        assert!(many.lines().any(|l| l.starts_with("<polygon") && l.contains(&fill)), "a triangle of {fill}");
+    }
 }

@@ -335,6 +335,9 @@ fn out_writes_every_run_the_summary_and_the_charts() {
         let svg = std::fs::read_to_string(dir.join(chart)).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("multipath-bulk"), "{chart}");
     }
+    // The spread per repetition (several scenarios), whole runs and second halves.
+    let svg = std::fs::read_to_string(dir.join("spread.svg")).unwrap();
+    assert!(svg.contains("whole run") && svg.contains("second half") && svg.contains("Costliest"), "{svg}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
