@@ -82,7 +82,9 @@ fn allocations() -> u64 {
 #[derive(clap::Args)]
 pub struct BenchArgs {
     /// Scenario to time, a file or a built-in name; repeat the option to time several in one
-    /// run (for example a TCP-mode, a QUIC-mode and a multipath scenario, side by side).
+    /// run (for example a TCP-mode, a QUIC-mode and a multipath scenario, side by side): each
+    /// after the first gets its cost per packet-hop against the first's, and the run its
+    /// spread, the costliest scenario's cost over the cheapest's within each repetition.
     /// Default: the built-in `bench-dumbbell`, two long bulk transfers.
     #[arg(long = "scenario", default_value = "bench-dumbbell")]
     scenarios: Vec<String>,
@@ -100,8 +102,8 @@ pub struct BenchArgs {
     /// Also write into this directory: bench.json (what --json prints), runs.csv (every run,
     /// each repetition of each scenario and of the reference), scenarios.csv (the summary)
     /// and SVG charts of the repetitions: ns per packet-hop, and with several scenarios each
-    /// one's cost per packet-hop against the first's, and with a reference its wall time over
-    /// ours.
+    /// one's cost per packet-hop against the first's and the spread (the costliest one's cost
+    /// over the cheapest's), and with a reference its wall time over ours.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
