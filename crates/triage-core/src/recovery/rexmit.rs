@@ -76,6 +76,13 @@ impl RetransmitLoss {
         }
     }
 
+    /// Whether any retransmission is watched: without one, [`next_lost`](Self::next_lost)
+    /// has nothing to give.
+    #[inline]
+    pub fn watching(&self) -> bool {
+        !self.outstanding.is_empty()
+    }
+
     /// An RTO marks every outstanding segment lost: nothing is watched any more.
     pub fn on_rto(&mut self) {
         self.outstanding.clear();
