@@ -276,10 +276,12 @@ if [ "$ours" = 1 ]; then
   # pairs, their middle half: first to third quartile), whole runs and second halves. The
   # pair table is the two-scenario case of the curve, printed by the same program; a value
   # the run did not give prints as "n/a".
+  # half: a `--json` middle half (the two lines after the current one, pretty-printed) as
+  # "Q1-Q3", for the awk programs below.
+  half='function half(  a, b) { getline a; getline b; gsub(/[ ,]/, "", a); gsub(/[ ,]/, "", b); return sprintf("%.2f-%.2f", a, b) }'
   ratio_rows() {
-    awk -v rate="$2" -v with_flows="${3:-}" '
+    awk -v rate="$2" -v with_flows="${3:-}" "$half"'
       function ratio(v) { return v == "" ? "n/a" : sprintf("%.2fx", v) }
-      function half(  a, b) { getline a; getline b; gsub(/[ ,]/, "", a); gsub(/[ ,]/, "", b); return sprintf("%.2f-%.2f", a, b) }
       function row() {
         if (seen) printf "| %s |%s %s | %s | %s | %s |\n", rate, (with_flows == "flows" ? " " n " |" : ""),
           ratio(x), (xm == "" ? "n/a" : xm), ratio(y), (ym == "" ? "n/a" : ym)
@@ -327,8 +329,7 @@ if [ "$ours" = 1 ]; then
     keep=()
     [ -n "$out" ] && keep=(--out "$out/grid-spread")
     "$triage" bench "${args[@]}" --repeat "$repeat" --json "${keep[@]}" > "$work/grid.json"
-    awk -v cells="$ncells" '
-      function half(  a, b) { getline a; getline b; gsub(/[ ,]/, "", a); gsub(/[ ,]/, "", b); return sprintf("%.2f-%.2f", a, b) }
+    awk -v cells="$ncells" "$half"'
       function name(v) { v = $2; gsub(/[",]/, "", v); sub(/^dumbbell-/, "", v); sub(/-/, " flows ", v); return v }
       /^  "spread": [{]/ { k = 1 } /^  "steady_spread": [{]/ { k = 2 }
       k && /"per_hop_cost_max_over_min":/ { v = $2; gsub(/,/, "", v); x[k] = sprintf("%.2fx", v) }

@@ -344,13 +344,20 @@ fn costs(samples: &[Vec<Sample>], steady: bool) -> Vec<Vec<Option<f64>>> {
     samples
         .iter()
         .map(|s| {
-            let first = usize::from(s.len() > 1);
+            let first = first_steady(s.len());
             s.iter()
                 .enumerate()
                 .map(|(r, x)| if steady { x.steady_per_hop().filter(|_| r >= first) } else { Some(x.per_hop()) })
                 .collect()
         })
         .collect()
+}
+
+/// The first of `reps` repetitions whose second half counts toward the steady state: every
+/// repetition but the first when there are several (the first fixes where the half lies;
+/// see `steady_packet_hops`).
+fn first_steady(reps: usize) -> usize {
+    usize::from(reps > 1)
 }
 
 /// Allocations per packet-hop, from (allocations, packet-hops) sums.
@@ -404,8 +411,6 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
             wall_s: ref_walls.clone(),
         }
     });
-    // Every repetition but the first when there are several (see `steady_packet_hops`).
-    let used = |s: &[Sample]| if s.len() > 1 { 1 } else { 0 };
     let names: Vec<String> = samples.iter().map(|s| s[0].report.scenario.clone()).collect();
     let mut out = BenchReport {
         repetitions: a.repeat,
@@ -421,7 +426,7 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
         let last = s.last().expect("ran at least once");
         let r = &last.report;
         // Split at half the run's real length: every repetition but the first, when there are several.
-        let split_at_end = &s[used(s)..];
+        let split_at_end = &s[first_steady(s.len())..];
         let steady_costs: Vec<f64> = split_at_end.iter().filter_map(Sample::steady_per_hop).collect();
         let steady = split_at_end.iter().fold((0, 0), |acc, x| (acc.0 + x.steady.0, acc.1 + x.steady.1));
         let whole = s.iter().fold((0, 0), |acc, x| (acc.0 + x.whole.0, acc.1 + x.whole.1));
@@ -431,7 +436,7 @@ pub fn run(a: BenchArgs) -> Result<(), String> {
             (i > 0).then(|| s.iter().zip(&samples[0]).map(|(x, y)| x.per_hop() / y.per_hop()).collect());
         let steady_ratios: Option<Vec<f64>> = (i > 0)
             .then(|| {
-                let first = &samples[0][used(&samples[0])..];
+                let first = &samples[0][first_steady(samples[0].len())..];
                 split_at_end
                     .iter()
                     .zip(first)
@@ -597,8 +602,7 @@ fn write_out(
     let path = dir.join("bench.json");
     std::fs::write(&path, format!("{json}\n")).map_err(|e| err(&path, &e))?;
     let reps = samples.first().map_or(0, Vec::len);
-    // Every repetition but the first counts toward the steady state when there are several.
-    let counted = |r: usize| reps == 1 || r > 0;
+    let counted = |r: usize| r >= first_steady(reps);
 
     // Both files begin with the parameter columns every CSV of triage has (scenario,
     // variant, seed, version); a reference's rows name its command as the scenario.

@@ -1670,8 +1670,28 @@ impl Connection {
     /// RFC 6675 §4 Update() for an ACK's SACK blocks: marks every sent segment wholly
     /// inside one SACKed (delivering it to the rate and RTT samples) and returns the bytes
     /// newly SACKed.
-    #[inline(never)]
+    #[inline]
     fn tag_sacked(
+        &mut self,
+        now_ns: u64,
+        blocks: &[SackBlock],
+        rs: &mut Option<RateSample>,
+        pick: &mut RttPick,
+    ) -> u64 {
+        // An ACK without blocks leaves the cache below as it is: what it says stays true
+        // (a segment stays SACKed, and none is sent inside a range clipped to `snd_nxt`).
+        if blocks.is_empty() {
+            return 0;
+        }
+        self.tag_sack_blocks(now_ns, blocks, rs, pick)
+    }
+
+    /// [`Self::tag_sacked`] for an ACK with blocks. Out of line, as are
+    /// [`Self::find_losses`] and the receiver's [`Self::hold_out_of_order`]: it runs only
+    /// while the peer reports holes, and inlined into the receive path it spread the
+    /// in-order path's code over more instruction-cache lines.
+    #[inline(never)]
+    fn tag_sack_blocks(
         &mut self,
         now_ns: u64,
         blocks: &[SackBlock],
@@ -1683,12 +1703,7 @@ impl Connection {
         // after a loss in a large window, so only what the previous ACK's blocks did not
         // cover is walked (Linux keeps the same cache, `recv_sack_cache` in
         // tcp_sacktag_write_queue): an ACK costs the segments it newly SACKs, not every
-        // segment its blocks span. An ACK without blocks leaves the cache as it is: what
-        // it says stays true (a segment stays SACKed, and none is sent inside a range
-        // clipped to `snd_nxt`).
-        if blocks.is_empty() {
-            return 0;
-        }
+        // segment its blocks span.
         let mut acked_bytes = 0;
         #[cfg(not(test))]
         let seen = self.sack_seen;
@@ -1774,9 +1789,7 @@ impl Connection {
         }
 
         // Selective acknowledgments (RFC 2018, RFC 6675 §4 "Update()").
-        // (Out of line, as is `detect_losses`: they run only while the peer reports holes.)
-        let blocks = pkt.sack_blocks();
-        let sacked_bytes = if blocks.is_empty() { 0 } else { self.tag_sacked(now_ns, blocks, &mut rs, &mut sack_pick) };
+        let sacked_bytes = self.tag_sacked(now_ns, pkt.sack_blocks(), &mut rs, &mut sack_pick);
         acked_bytes += sacked_bytes;
 
         let ambiguous = cum_pick.newest_retransmitted_ns.is_some() || sack_pick.newest_retransmitted_ns.is_some();
@@ -1804,8 +1817,7 @@ impl Connection {
             self.recovery = Recovery::Open;
             self.path.cc.on_recovery_exit(now_ns);
         }
-        // With nothing SACKed and no retransmission watched, `detect_losses` finds nothing.
-        let mut newly_lost = if self.sacked_segs > 0 || self.rexmit.watching() { self.detect_losses() } else { 0 };
+        let mut newly_lost = self.detect_losses();
         if self.rack_on {
             newly_lost += self.rack_detect(now_ns);
         }
@@ -1931,8 +1943,20 @@ impl Connection {
     /// Linux's RACK does not: a retransmission is lost once a segment sent DupThresh
     /// transmissions after it has been delivered ([`crate::recovery::rexmit`]).
     /// Returns the bytes newly marked lost.
-    #[inline(never)]
+    #[inline]
     fn detect_losses(&mut self) -> u64 {
+        // With nothing SACKed and no retransmission watched there is nothing to find (and
+        // accounting nothing lost changes nothing).
+        if self.sacked_segs == 0 && !self.rexmit.watching() {
+            return 0;
+        }
+        self.find_losses()
+    }
+
+    /// [`Self::detect_losses`] when something may be lost. Out of line (see
+    /// [`Self::tag_sack_blocks`]).
+    #[inline(never)]
+    fn find_losses(&mut self) -> u64 {
         let threshold = (self.cfg.dup_thresh.saturating_sub(1) as u64) * self.cfg.mss_bytes as u64;
         let mut sacked_above = 0u64;
         // Both passes below mark segments lost the same way; the pipe and the resend queue
@@ -2280,8 +2304,6 @@ impl Connection {
         self.deliver_in_order(start, end, &pkt.chunks, fin, pkt.priority_option);
         if filled_hole {
             self.deliver_held();
-        }
-        if filled_hole {
             self.sack_blocks.advance(self.rcv_nxt);
         }
         // CATS §II-D-2 receiver policy: no delayed ACK for priority-0 segments.
@@ -2308,7 +2330,7 @@ impl Connection {
     /// §4.2), or dropped and counted when it lies beyond the window or the buffer. Out of
     /// line (as is [`Self::deliver_held`]): it runs only while a hole is open, and inlined
     /// into the receive path it spread the in-order path's code over more instruction-cache
-    /// lines (docs/performance-history.md, "A look at the whole grid").
+    /// lines (docs/performance-history.md, "A step that paid").
     #[inline(never)]
     fn hold_out_of_order(&mut self, pkt: &Packet, start: u64, end: u64, fin: bool) {
         // Out of order: hold it and acknowledge at once (RFC 5681 §4.2), if it lies
