@@ -376,6 +376,13 @@ struct FlowState {
     apps: [AppState; 2],
     completed_ns: Option<u64>,
     remaining_messages: usize,
+    /// The client's and the server's settings as their connections take them: one copy
+    /// shared with the flows added before with equal settings (TCP mode; `None` in QUIC
+    /// mode, whose connections each take a copy of their own). Decided when the flow is
+    /// added ([`Simulator::share_config`]), not when its connections open: comparing a
+    /// flow's settings reads them, and with hundreds of flows opening at once those reads
+    /// missed the cache for each connection (the settings are 688 bytes).
+    shared: [Option<Arc<ConnectionConfig>>; 2],
 }
 
 /// A connection and what the simulator keeps beside it. Connection `c` is `conns[c]`, and
@@ -573,6 +580,13 @@ impl Simulator {
             f.spec.client_transport.quic.qlog = on;
             f.spec.server_transport.quic.qlog = on;
         }
+        // The shared copies follow (a TCP-mode flow's settings carry the QUIC part too).
+        self.shared_configs.clear();
+        for f in 0..self.flows.len() {
+            let spec = &self.flows[f].spec;
+            let (client, server) = (spec.client_transport.clone(), spec.server_transport.clone());
+            self.flows[f].shared = [self.share_config(&client), self.share_config(&server)];
+        }
     }
 
     /// The qlog traces kept: (flow name, server end?, trace), in flow order, client first.
@@ -637,6 +651,7 @@ impl Simulator {
         let server_addr = Addr { node: spec.server, port: server_port };
         self.listeners.insert(server_addr, id);
         self.events.push(spec.start_ns, Ev::FlowStart(id));
+        let shared = [self.share_config(&spec.client_transport), self.share_config(&spec.server_transport)];
         self.flows.push(FlowState {
             spec,
             client_conn: None,
@@ -644,6 +659,7 @@ impl Simulator {
             apps,
             completed_ns: None,
             remaining_messages: remaining,
+            shared,
         });
         // Room for each flow's two connections (client and server) before the run: a
         // connection table that grows while flows open moves every connection it holds
@@ -869,27 +885,39 @@ impl Simulator {
     /// every connection reads the same settings, which stay in the cache, instead of 664
     /// bytes of its own. The seed is compared apart and handed over apart
     /// ([`Endpoint::connect_seeded`]): a scenario gives each flow a seed of its own, which
-    /// made every flow's settings differ and none shared. Taken when a connection opens
-    /// (after the flows' settings are final, e.g. by [`set_qlog`](Self::set_qlog)). QUIC mode
-    /// keeps a copy of its own ([`Endpoint::connect`]): its settings are handed over
-    /// unshared, so that the connection takes them without another copy.
+    /// made every flow's settings differ and none shared. The copy is chosen when the flow
+    /// is added (`FlowState::shared`; again by [`set_qlog`](Self::set_qlog), which changes
+    /// the settings). QUIC mode keeps a copy of its own ([`Endpoint::connect`]): its
+    /// settings are handed over unshared, so that the connection takes them without another
+    /// copy. Out of line: a connection opens once, and inlined into the packet path's
+    /// delivery (a server's connection opens there) this took room in its code.
+    #[inline(never)]
     fn shared_config(&mut self, f: u32, server: bool) -> (Arc<ConnectionConfig>, u64) {
-        let spec = &self.flows[f as usize].spec;
-        let cfg = if server { &spec.server_transport } else { &spec.client_transport };
-        let seed = cfg.seed;
+        let flow = &self.flows[f as usize];
+        let cfg = if server { &flow.spec.server_transport } else { &flow.spec.client_transport };
+        match &flow.shared[server as usize] {
+            Some(shared) => (Arc::clone(shared), cfg.seed),
+            None => (Arc::new(cfg.clone()), cfg.seed),
+        }
+    }
+
+    /// The copy of `cfg` (without its seed) that connections opened with `cfg` share: one
+    /// of the last few distinct settings added, or a new one. `None` in QUIC mode (see
+    /// `FlowState::shared`).
+    fn share_config(&mut self, cfg: &ConnectionConfig) -> Option<Arc<ConnectionConfig>> {
         if cfg.mode == triage_core::TransportMode::Quic {
-            return (Arc::new(cfg.clone()), seed);
+            return None;
         }
         let unseeded = ConnectionConfig { seed: 0, ..cfg.clone() };
         if let Some(shared) = self.shared_configs.iter().rev().find(|c| ***c == unseeded) {
-            return (Arc::clone(shared), seed);
+            return Some(Arc::clone(shared));
         }
         let shared = Arc::new(unseeded);
         if self.shared_configs.len() == SHARED_CONFIGS {
             self.shared_configs.remove(0);
         }
         self.shared_configs.push(Arc::clone(&shared));
-        (shared, seed)
+        Some(shared)
     }
 
     fn add_conn(&mut self, conn: Endpoint, flow: u32, is_server: bool) -> u32 {
@@ -2108,6 +2136,46 @@ mod tests {
         assert_eq!(sim.shared_configs.len(), 2);
         assert!(sim.shared_configs.iter().all(|c| c.seed == 0), "the shared copy carries no flow's seed");
         assert_eq!((sim.shared_config(0, false).1, sim.shared_config(1, true).1), (11, 12), "each its own");
+    }
+
+    /// The shared copy is chosen when a flow is added; settings changed after that (as
+    /// `set_qlog` changes every flow's) are what its connections open with, still shared.
+    #[test]
+    fn settings_changed_after_adding_reach_the_connections() {
+        let p = LinkParams::new(10_000_000, 1_000_000, 100);
+        let (net, clients, servers) = crate::topology::dumbbell(1, 2, &p, &p);
+        let mut sim = Simulator::new(net, 0);
+        for i in 0..2 {
+            sim.add_flow(FlowSpec {
+                name: format!("f{i}"),
+                client: clients[i],
+                server: servers[i],
+                start_ns: 0,
+                client_transport: ConnectionConfig { seed: 5 + i as u64, ..Default::default() },
+                server_transport: ConnectionConfig::default(),
+                client_app: one_message(10_000),
+                server_app: AppSpec::Sink,
+                extra_paths: Vec::new(),
+            });
+        }
+        let before = sim.shared_config(0, false).0;
+        assert!(!before.quic.qlog);
+        sim.set_qlog(true);
+        sim.run(1_000_000_000, |_| {});
+        let cfg = |f: u32, server: bool| sim.connection(f, server).expect("opened").config();
+        for (f, server) in [(0, false), (0, true), (1, false), (1, true)] {
+            assert!(
+                cfg(f, server).quic.qlog,
+                "flow {f}'s {} end opened with the changed settings",
+                ["client", "server"][server as usize]
+            );
+        }
+        assert!(std::ptr::eq(cfg(0, false), cfg(1, false)), "still one copy for both clients");
+        assert!(
+            std::ptr::eq(cfg(0, false), cfg(0, true)),
+            "and the servers' settings equal the clients' but for the seed"
+        );
+        assert_eq!(sim.shared_configs.len(), 1);
     }
 
     /// QUIC-mode settings are not kept for sharing: a QUIC connection takes a copy of its
