@@ -2093,6 +2093,27 @@ mod tests {
     }
 
     /// A client that writes one reliable message of `bytes` at once.
+    /// A flow from `ends.0` to `ends.1` starting at 0 with the client's and the server's
+    /// settings, the client writing `client_app` to a sink.
+    fn test_flow(
+        name: &str,
+        ends: (u32, u32),
+        [client, server]: [ConnectionConfig; 2],
+        client_app: AppSpec,
+    ) -> FlowSpec {
+        FlowSpec {
+            name: name.into(),
+            client: ends.0,
+            server: ends.1,
+            start_ns: 0,
+            client_transport: client,
+            server_transport: server,
+            client_app,
+            server_app: AppSpec::Sink,
+            extra_paths: Vec::new(),
+        }
+    }
+
     fn one_message(bytes: u64) -> AppSpec {
         AppSpec::Messages(vec![MessageSpec {
             name: "m".into(),
@@ -2115,17 +2136,12 @@ mod tests {
         let cubic = ConnectionConfig { controller: triage_core::cc::ControllerKind::Cubic, ..Default::default() };
         let seeded = |seed| ConnectionConfig { seed, ..Default::default() };
         for (i, cfg) in [seeded(11), seeded(12), cubic].into_iter().enumerate() {
-            sim.add_flow(FlowSpec {
-                name: format!("f{i}"),
-                client: clients[i],
-                server: servers[i],
-                start_ns: 0,
-                client_transport: cfg.clone(),
-                server_transport: cfg,
-                client_app: one_message(10_000),
-                server_app: AppSpec::Sink,
-                extra_paths: Vec::new(),
-            });
+            sim.add_flow(test_flow(
+                &format!("f{i}"),
+                (clients[i], servers[i]),
+                [cfg.clone(), cfg],
+                one_message(10_000),
+            ));
         }
         sim.run(1_000_000_000, |_| {});
         let cfg = |f: u32, server: bool| sim.connection(f, server).expect("opened").config() as *const ConnectionConfig;
@@ -2146,17 +2162,9 @@ mod tests {
         let (net, clients, servers) = crate::topology::dumbbell(1, 2, &p, &p);
         let mut sim = Simulator::new(net, 0);
         for i in 0..2 {
-            sim.add_flow(FlowSpec {
-                name: format!("f{i}"),
-                client: clients[i],
-                server: servers[i],
-                start_ns: 0,
-                client_transport: ConnectionConfig { seed: 5 + i as u64, ..Default::default() },
-                server_transport: ConnectionConfig::default(),
-                client_app: one_message(10_000),
-                server_app: AppSpec::Sink,
-                extra_paths: Vec::new(),
-            });
+            let client = ConnectionConfig { seed: 5 + i as u64, ..Default::default() };
+            let ends = (clients[i], servers[i]);
+            sim.add_flow(test_flow(&format!("f{i}"), ends, [client, ConnectionConfig::default()], one_message(10_000)));
         }
         let before = sim.shared_config(0, false).0;
         assert!(!before.quic.qlog);
@@ -2186,17 +2194,7 @@ mod tests {
         let (net, clients, servers) = crate::topology::dumbbell(1, 1, &p, &p);
         let mut sim = Simulator::new(net, 0);
         let quic = ConnectionConfig { mode: triage_core::TransportMode::Quic, ..Default::default() };
-        sim.add_flow(FlowSpec {
-            name: "q".into(),
-            client: clients[0],
-            server: servers[0],
-            start_ns: 0,
-            client_transport: quic.clone(),
-            server_transport: quic,
-            client_app: AppSpec::Sink,
-            server_app: AppSpec::Sink,
-            extra_paths: Vec::new(),
-        });
+        sim.add_flow(test_flow("q", (clients[0], servers[0]), [quic.clone(), quic], AppSpec::Sink));
         let (cfg, _) = sim.shared_config(0, false);
         assert_eq!(Arc::strong_count(&cfg), 1);
         assert!(sim.shared_configs.is_empty());
@@ -2212,17 +2210,8 @@ mod tests {
         let p = LinkParams::new(10_000_000, 5_000_000, 100);
         let (net, clients, servers) = crate::topology::dumbbell(1, 1, &p, &p);
         let mut sim = Simulator::new(net, 0);
-        sim.add_flow(FlowSpec {
-            name: "bulk".into(),
-            client: clients[0],
-            server: servers[0],
-            start_ns: 0,
-            client_transport: ConnectionConfig::default(),
-            server_transport: ConnectionConfig::default(),
-            client_app: one_message(2_000_000),
-            server_app: AppSpec::Sink,
-            extra_paths: Vec::new(),
-        });
+        let defaults = [ConnectionConfig::default(), ConnectionConfig::default()];
+        sim.add_flow(test_flow("bulk", (clients[0], servers[0]), defaults, one_message(2_000_000)));
         sim.run(20_000_000_000, |_| {});
         let results = sim.flow_results();
         assert!(results[0].completed_ns.is_some(), "{:?}", results[0].completed_ns);
