@@ -2333,9 +2333,8 @@ impl Connection {
     /// lines (docs/performance-history.md, "A step that paid").
     #[inline(never)]
     fn hold_out_of_order(&mut self, pkt: &Packet, start: u64, end: u64, fin: bool) {
-        // Out of order: hold it and acknowledge at once (RFC 5681 §4.2), if it lies
-        // within the window (RFC 9293 §3.10.7.4: RCV.NXT =< SEG.SEQ+SEG.LEN-1 <
-        // RCV.NXT+RCV.WND) and the buffer has room. A sender that respects our window
+        // Held if it lies within the window (RFC 9293 §3.10.7.4: RCV.NXT =< SEG.SEQ+SEG.LEN-1
+        // < RCV.NXT+RCV.WND) and the buffer has room. A sender that respects our window
         // never goes beyond; anything else is dropped and counted, so that what a peer
         // sends cannot grow the buffer past `receive_buffer_bytes`.
         let buffer = self.cfg.receive_buffer_bytes;

@@ -379,7 +379,7 @@ struct FlowState {
     /// The client's and the server's settings as their connections take them: one copy
     /// shared with the flows added before with equal settings (TCP mode; `None` in QUIC
     /// mode, whose connections each take a copy of their own). Decided when the flow is
-    /// added ([`Simulator::share_config`]), not when its connections open: comparing a
+    /// added ([`share_ends`]), not when its connections open: comparing a
     /// flow's settings reads them, and with hundreds of flows opening at once those reads
     /// missed the cache for each connection (the settings are 688 bytes).
     shared: [Option<Arc<ConnectionConfig>>; 2],
@@ -489,13 +489,35 @@ pub struct Simulator {
     /// list, as htsim recycles its packets): in steady state a packet-hop allocates nothing.
     #[allow(clippy::vec_box)] // the boxes themselves are what is recycled
     free_packets: Vec<Box<crate::queue::Carried>>,
-    /// Connection settings shared by the connections opened with them
-    /// ([`shared_config`](Self::shared_config)), the latest last.
+    /// Connection settings shared by the connections opened with them ([`share_ends`]),
+    /// the latest last.
     shared_configs: Vec<Arc<ConnectionConfig>>,
 }
 
-/// The most distinct connection settings [`Simulator::shared_config`] compares a new
-/// connection's with (a flow's client and server usually differ, and a scenario's flows
+/// The copies of a flow's client and server settings (without their seeds) that the
+/// connections opened with them share ([`FlowState::shared`]): each one of the last few
+/// distinct settings in `shared` (the latest last), or a new one kept there. `None` for a
+/// QUIC-mode end, whose connection takes a copy of its own.
+fn share_ends(shared: &mut Vec<Arc<ConnectionConfig>>, spec: &FlowSpec) -> [Option<Arc<ConnectionConfig>>; 2] {
+    [&spec.client_transport, &spec.server_transport].map(|cfg| {
+        if cfg.mode == triage_core::TransportMode::Quic {
+            return None;
+        }
+        let unseeded = ConnectionConfig { seed: 0, ..cfg.clone() };
+        if let Some(kept) = shared.iter().rev().find(|c| ***c == unseeded) {
+            return Some(Arc::clone(kept));
+        }
+        let new = Arc::new(unseeded);
+        if shared.len() == SHARED_CONFIGS {
+            shared.remove(0);
+        }
+        shared.push(Arc::clone(&new));
+        Some(new)
+    })
+}
+
+/// The most distinct connection settings [`share_ends`] compares a new flow's
+/// with (a flow's client and server usually differ, and a scenario's flows
 /// mostly share a few kinds).
 const SHARED_CONFIGS: usize = 4;
 
@@ -582,10 +604,8 @@ impl Simulator {
         }
         // The shared copies follow (a TCP-mode flow's settings carry the QUIC part too).
         self.shared_configs.clear();
-        for f in 0..self.flows.len() {
-            let spec = &self.flows[f].spec;
-            let (client, server) = (spec.client_transport.clone(), spec.server_transport.clone());
-            self.flows[f].shared = [self.share_config(&client), self.share_config(&server)];
+        for f in &mut self.flows {
+            f.shared = share_ends(&mut self.shared_configs, &f.spec);
         }
     }
 
@@ -651,7 +671,7 @@ impl Simulator {
         let server_addr = Addr { node: spec.server, port: server_port };
         self.listeners.insert(server_addr, id);
         self.events.push(spec.start_ns, Ev::FlowStart(id));
-        let shared = [self.share_config(&spec.client_transport), self.share_config(&spec.server_transport)];
+        let shared = share_ends(&mut self.shared_configs, &spec);
         self.flows.push(FlowState {
             spec,
             client_conn: None,
@@ -892,32 +912,13 @@ impl Simulator {
     /// copy. Out of line: a connection opens once, and inlined into the packet path's
     /// delivery (a server's connection opens there) this took room in its code.
     #[inline(never)]
-    fn shared_config(&mut self, f: u32, server: bool) -> (Arc<ConnectionConfig>, u64) {
+    fn shared_config(&self, f: u32, server: bool) -> (Arc<ConnectionConfig>, u64) {
         let flow = &self.flows[f as usize];
         let cfg = if server { &flow.spec.server_transport } else { &flow.spec.client_transport };
         match &flow.shared[server as usize] {
             Some(shared) => (Arc::clone(shared), cfg.seed),
             None => (Arc::new(cfg.clone()), cfg.seed),
         }
-    }
-
-    /// The copy of `cfg` (without its seed) that connections opened with `cfg` share: one
-    /// of the last few distinct settings added, or a new one. `None` in QUIC mode (see
-    /// `FlowState::shared`).
-    fn share_config(&mut self, cfg: &ConnectionConfig) -> Option<Arc<ConnectionConfig>> {
-        if cfg.mode == triage_core::TransportMode::Quic {
-            return None;
-        }
-        let unseeded = ConnectionConfig { seed: 0, ..cfg.clone() };
-        if let Some(shared) = self.shared_configs.iter().rev().find(|c| ***c == unseeded) {
-            return Some(Arc::clone(shared));
-        }
-        let shared = Arc::new(unseeded);
-        if self.shared_configs.len() == SHARED_CONFIGS {
-            self.shared_configs.remove(0);
-        }
-        self.shared_configs.push(Arc::clone(&shared));
-        Some(shared)
     }
 
     fn add_conn(&mut self, conn: Endpoint, flow: u32, is_server: bool) -> u32 {
@@ -2092,7 +2093,6 @@ mod tests {
         }
     }
 
-    /// A client that writes one reliable message of `bytes` at once.
     /// A flow from `ends.0` to `ends.1` starting at 0 with the client's and the server's
     /// settings, the client writing `client_app` to a sink.
     fn test_flow(
@@ -2114,6 +2114,7 @@ mod tests {
         }
     }
 
+    /// A client that writes one reliable message of `bytes` at once.
     fn one_message(bytes: u64) -> AppSpec {
         AppSpec::Messages(vec![MessageSpec {
             name: "m".into(),
