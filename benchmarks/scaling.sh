@@ -56,6 +56,12 @@
 # halves, each with its middle half: where between the fewest and the most flows the cost
 # rises.
 #
+# With more than one rate, a table per flow count: that count at every rate in one `triage
+# bench` run, and per repetition the costliest rate's cost per packet-hop over the
+# cheapest's (median over the repetitions, its middle half, and which rates those were most
+# often), whole runs and second halves: how flat the cost is from the slowest bottleneck to
+# the fastest. With --out, those runs' files are in DIR/rates-FLOWS/.
+#
 # With more than one cell, a last table: the whole grid at once, every cell timed in one
 # `triage bench` run, and per repetition the costliest cell's cost per packet-hop over the
 # cheapest's (median over the repetitions, with its middle half, and which cells those were
@@ -314,6 +320,39 @@ if [ "$ours" = 1 ]; then
       ratio_rows "$work/curve.json" "$rate" flows
     done
   fi
+  # spread_row LABEL FILE: the row of a `triage bench --json` run of several cells (file
+  # FILE): per repetition the costliest cell's cost per packet-hop over the cheapest's (the
+  # median, its middle half, the cells most often costliest and cheapest; a cell named
+  # "dumbbell-FLOWS-RATE" prints as "FLOWS flows RATE"), whole runs and second halves.
+  spread_row() {
+    awk -v label="$1" "$half"'
+      function name(v) { v = $2; gsub(/[",]/, "", v); sub(/^dumbbell-/, "", v); sub(/-/, " flows ", v); return v }
+      /^  "spread": [{]/ { k = 1 } /^  "steady_spread": [{]/ { k = 2 }
+      k && /"per_hop_cost_max_over_min":/ { v = $2; gsub(/,/, "", v); x[k] = sprintf("%.2fx", v) }
+      k && /"per_hop_cost_max_over_min_middle_half":/ { m[k] = half() }
+      k && /"costliest":/ { hi[k] = name() }
+      k && /"cheapest":/ { lo[k] = name() }
+      END {
+        for (i = 1; i <= 2; i++) if (x[i] == "") { x[i] = "n/a"; m[i] = "n/a" }
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label, x[1], m[1], hi[1], lo[1], x[2], m[2], hi[2], lo[2]
+      }' "$2"
+  }
+  if [ "$(echo $rates | wc -w)" -gt 1 ]; then
+    # The other axis: each flow count at every rate in one `triage bench` run (each
+    # repetition runs the rates one after the other, in the order given), and per repetition the
+    # costliest rate's cost per packet-hop over the cheapest's.
+    echo
+    echo "| flows | triage costliest rate's cost per packet-hop over the cheapest's (median of $repeat repetitions) | middle half | costliest | cheapest | the same over the second halves | middle half | costliest | cheapest |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    for n in $flows; do
+      args=()
+      for rate in $rates; do args+=(--scenario "$(scenario "$n" "$rate")"); done
+      keep=()
+      [ -n "$out" ] && keep=(--out "$out/rates-$n")
+      "$triage" bench "${args[@]}" --repeat "$repeat" --json "${keep[@]}" > "$work/rates.json"
+      spread_row "$n flows" "$work/rates.json"
+    done
+  fi
   ncells=$(( $(echo $flows | wc -w) * $(echo $rates | wc -w) ))
   if [ "$ncells" -gt 1 ]; then
     # The whole grid at once: every cell in one `triage bench` run (each repetition runs them
@@ -329,17 +368,7 @@ if [ "$ours" = 1 ]; then
     keep=()
     [ -n "$out" ] && keep=(--out "$out/grid-spread")
     "$triage" bench "${args[@]}" --repeat "$repeat" --json "${keep[@]}" > "$work/grid.json"
-    awk -v cells="$ncells" "$half"'
-      function name(v) { v = $2; gsub(/[",]/, "", v); sub(/^dumbbell-/, "", v); sub(/-/, " flows ", v); return v }
-      /^  "spread": [{]/ { k = 1 } /^  "steady_spread": [{]/ { k = 2 }
-      k && /"per_hop_cost_max_over_min":/ { v = $2; gsub(/,/, "", v); x[k] = sprintf("%.2fx", v) }
-      k && /"per_hop_cost_max_over_min_middle_half":/ { m[k] = half() }
-      k && /"costliest":/ { hi[k] = name() }
-      k && /"cheapest":/ { lo[k] = name() }
-      END {
-        for (i = 1; i <= 2; i++) if (x[i] == "") { x[i] = "n/a"; m[i] = "n/a" }
-        printf "| %d cells | %s | %s | %s | %s | %s | %s | %s | %s |\n", cells, x[1], m[1], hi[1], lo[1], x[2], m[2], hi[2], lo[2]
-      }' "$work/grid.json"
+    spread_row "$ncells cells" "$work/grid.json"
   fi
 fi
 rm -rf "$work"

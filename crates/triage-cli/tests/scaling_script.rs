@@ -14,11 +14,16 @@ fn repo() -> PathBuf {
 /// repetitions) with `--out` into a fresh temporary directory named after `tag`: its
 /// standard output and the directory.
 fn tiny_run(flows: &str, tag: &str) -> (String, PathBuf) {
+    tiny_run_at(flows, "100Mbps", tag)
+}
+
+/// [`tiny_run`] at the bottleneck rates `rates`.
+fn tiny_run_at(flows: &str, rates: &str, tag: &str) -> (String, PathBuf) {
     let dir = std::env::temp_dir().join(format!("triage-scaling-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let out = Command::new("bash")
         .current_dir(repo())
-        .args(["benchmarks/scaling.sh", "--no-ns3", "--flows", flows, "--rates", "100Mbps", "--stop", "0.2"])
+        .args(["benchmarks/scaling.sh", "--no-ns3", "--flows", flows, "--rates", rates, "--stop", "0.2"])
         .args(["--repeat", "3", "--triage", env!("CARGO_BIN_EXE_triage"), "--out"])
         .arg(&dir)
         .output()
@@ -83,24 +88,57 @@ fn prints_the_grid_and_the_pair_table() {
         .split('|')
         .map(str::trim)
         .collect();
-    let bench: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("grid-spread/bench.json")).unwrap()).unwrap();
-    assert_eq!(bench["scenarios"].as_array().map(Vec::len), Some(2));
+    assert_spread_row(&spread, &dir.join("grid-spread/bench.json"), 2, |n, _| format!("{n} flows 100Mbps"));
+    assert!(text.contains("over the cheapest's (median of 3 repetitions)"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Checks a spread row (its cells split at the bars) against the `bench.json` of the run it
+/// comes from (`cells` scenarios): whole runs and second halves, each the median ratio, its
+/// middle half and the costliest and cheapest cells, named as `named(flows, rate)` from
+/// the scenario's name ("dumbbell-FLOWS-RATE").
+fn assert_spread_row(row: &[&str], bench: &std::path::Path, cells: usize, named: impl Fn(&str, &str) -> String) {
+    let bench: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(bench).unwrap()).unwrap();
+    assert_eq!(bench["scenarios"].as_array().map(Vec::len), Some(cells));
     for (col, key) in [(2, "spread"), (6, "steady_spread")] {
         let sp = &bench[key];
         let x = sp["per_hop_cost_max_over_min"].as_f64().unwrap();
         assert!(x >= 1.0, "{sp}");
-        assert_eq!(spread[col], format!("{x:.2}x"), "{text}");
+        assert_eq!(row[col], format!("{x:.2}x"), "{row:?}");
         let h = &sp["per_hop_cost_max_over_min_middle_half"];
-        assert_eq!(spread[col + 1], format!("{:.2}-{:.2}", h[0].as_f64().unwrap(), h[1].as_f64().unwrap()));
-        // "dumbbell-4-100Mbps" prints as "4 flows 100Mbps".
+        assert_eq!(row[col + 1], format!("{:.2}-{:.2}", h[0].as_f64().unwrap(), h[1].as_f64().unwrap()));
         for (c, role) in [(col + 2, "costliest"), (col + 3, "cheapest")] {
             let name = sp[role].as_str().unwrap();
-            let n = name.split('-').nth(1).unwrap();
-            assert_eq!(spread[c], format!("{n} flows 100Mbps"), "{name}");
+            let parts: Vec<&str> = name.split('-').collect();
+            assert_eq!(row[c], named(parts[1], parts[2]), "{name}");
         }
     }
-    assert!(text.contains("over the cheapest's (median of 3 repetitions)"), "{text}");
+}
+
+/// The other axis: with two rates, a row per flow count (that count at both rates in one
+/// run, the costlier rate over the cheaper per repetition), and the grid's spread over all
+/// four cells.
+#[test]
+fn prints_the_rate_rows_with_more_than_one_rate() {
+    let (text, dir) = tiny_run_at("2 4", "100Mbps 1Gbps", "rates");
+    assert!(text.contains("costliest rate's cost per packet-hop over the cheapest's (median of 3 repetitions)"), "{text}");
+    for n in ["2", "4"] {
+        let row: Vec<&str> = text
+            .lines()
+            .find(|l| l.starts_with(&format!("| {n} flows |")))
+            .unwrap_or_else(|| panic!("no row for {n} flows: {text}"))
+            .split('|')
+            .map(str::trim)
+            .collect();
+        // "dumbbell-2-1Gbps" prints as "2 flows 1Gbps": both cells of a row have its count.
+        assert_spread_row(&row, &dir.join(format!("rates-{n}/bench.json")), 2, |f, rate| {
+            assert_eq!(f, n);
+            format!("{f} flows {rate}")
+        });
+    }
+    let grid: Vec<&str> =
+        text.lines().find(|l| l.starts_with("| 4 cells |")).expect("the grid's spread row").split('|').map(str::trim).collect();
+    assert_spread_row(&grid, &dir.join("grid-spread/bench.json"), 4, |f, rate| format!("{f} flows {rate}"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
