@@ -176,15 +176,89 @@ impl<P: Copy> Heap<P> {
     }
 }
 
+/// Link events in key order by construction (see [`EventQueue`]): a ring whose capacity is
+/// a power of two, so that an entry's slot is a mask away.
+#[derive(Debug, Default)]
+struct Run {
+    ring: Vec<Entry<u64>>,
+    head: usize,
+    len: usize,
+    /// The last entry's key; 0 when the run is empty, so that any key may start it.
+    last: u128,
+}
+
+impl Run {
+    /// The first entry's key (`u128::MAX` when empty).
+    #[inline(always)]
+    fn front_key(&self) -> u128 {
+        if self.len == 0 {
+            u128::MAX
+        } else {
+            self.ring[self.head].key
+        }
+    }
+
+    /// Appends (`key`, `ev`) if it is due no earlier than the last entry; false otherwise.
+    #[inline(always)]
+    fn push(&mut self, key: u128, ev: u64) -> bool {
+        if key < self.last {
+            return false;
+        }
+        if self.len == self.ring.len() {
+            self.grow();
+        }
+        let mask = self.ring.len() - 1;
+        self.ring[(self.head + self.len) & mask] = Entry { key, ev };
+        self.len += 1;
+        self.last = key;
+        true
+    }
+
+    /// Removes the first entry. Call on a non-empty run.
+    #[inline(always)]
+    fn pop(&mut self) -> Entry<u64> {
+        debug_assert!(self.len > 0);
+        let e = self.ring[self.head];
+        self.head = (self.head + 1) & (self.ring.len() - 1);
+        self.len -= 1;
+        if self.len == 0 {
+            self.last = 0;
+        }
+        e
+    }
+
+    /// Doubles the ring (16 entries at first), its entries in order from slot 0.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let cap = (self.ring.len() * 2).max(16);
+        let mut ring = Vec::with_capacity(cap);
+        let mask = self.ring.len().wrapping_sub(1);
+        ring.extend((0..self.len).map(|i| self.ring[(self.head + i) & mask]));
+        ring.resize(cap, Entry { key: 0, ev: 0 });
+        self.ring = ring;
+        self.head = 0;
+    }
+}
+
 /// Events by (time, sequence), in two heaps that share the sequence counter: link events
 /// (`LinkTxDone`, `LinkDeliver`: at most two per link, the packet path) and everything else
 /// (connection timers, flow starts, application writes, samples). At many flows most of
 /// the pending events are connection timers that rarely fire; kept apart, they no longer
 /// deepen the heap every packet-hop goes through. Popping takes the earlier of the two
 /// heads, so the order is exactly that of one heap.
+///
+/// A link event due no earlier than every event of the run before it goes to the end of
+/// that run (`run`), a queue sorted by construction, instead of into the heap: a departure
+/// schedules the link's next one a serialization time later, mostly after every other
+/// pending link event (with hundreds of links busy at once, as when many flows send their
+/// first windows, each such push sifted through the whole heap), so those events pass
+/// through in order at a constant cost and the heap keeps only the others (a zero-delay
+/// link's arrival, due at once). Popping takes the earliest of the three heads.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     links: Heap<u64>,
+    run: Run,
     others: Heap<Ev>,
     seq: u64,
     popped: u64,
@@ -208,8 +282,8 @@ impl EventQueue {
     pub fn push(&mut self, time_ns: u64, ev: Ev) {
         let key = self.next_key(time_ns);
         match ev {
-            Ev::LinkTxDone(l) => self.links.push(key, link_code(l, false)),
-            Ev::LinkDeliver(l) => self.links.push(key, link_code(l, true)),
+            Ev::LinkTxDone(l) => self.push_link_key(key, link_code(l, false)),
+            Ev::LinkDeliver(l) => self.push_link_key(key, link_code(l, true)),
             _ => self.others.push(key, ev),
         }
     }
@@ -220,7 +294,23 @@ impl EventQueue {
     #[inline(always)]
     pub fn push_link(&mut self, time_ns: u64, l: u32, deliver: bool) {
         let key = self.next_key(time_ns);
-        self.links.push(key, link_code(l, deliver));
+        self.push_link_key(key, link_code(l, deliver));
+    }
+
+    /// A link event to the end of the run when it is due no earlier than the run's last
+    /// (or the run is empty), otherwise into the link heap.
+    #[inline(always)]
+    fn push_link_key(&mut self, key: u128, code: u64) {
+        if !self.run.push(key, code) {
+            self.push_link_heap(key, code);
+        }
+    }
+
+    /// The link heap's push, out of line: inlined at every push of the packet path beside
+    /// the run's, it made the run loop's code larger than the instruction cache holds well.
+    #[inline(never)]
+    fn push_link_heap(&mut self, key: u128, code: u64) {
+        self.links.push(key, code);
     }
 
     /// The earliest event, removed.
@@ -234,9 +324,17 @@ impl EventQueue {
     pub fn pop_until(&mut self, stop_ns: u64) -> Option<(u64, Ev)> {
         self.links.settle();
         self.others.settle();
-        let (lk, ok) = (self.links.min_key(), self.others.min_key());
-        if lk < ok {
-            if (lk >> 64) as u64 > stop_ns {
+        let (hk, ok) = (self.links.min_key(), self.others.min_key());
+        let rk = self.run.front_key();
+        if rk < hk && rk < ok {
+            if (rk >> 64) as u64 > stop_ns {
+                return None;
+            }
+            let e = self.run.pop();
+            self.popped += 1;
+            Some(((e.key >> 64) as u64, link_event(e.ev)))
+        } else if hk < ok {
+            if (hk >> 64) as u64 > stop_ns {
                 return None;
             }
             let e = self.links.take_root();
@@ -256,7 +354,7 @@ impl EventQueue {
     pub fn peek_time(&mut self) -> Option<u64> {
         self.links.settle();
         self.others.settle();
-        let key = self.links.min_key().min(self.others.min_key());
+        let key = self.links.min_key().min(self.others.min_key()).min(self.run.front_key());
         (key != u128::MAX).then_some((key >> 64) as u64)
     }
 
@@ -267,7 +365,7 @@ impl EventQueue {
 
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.links.len() + self.others.len()
+        self.links.len() + self.run.len + self.others.len()
     }
 
     /// True when nothing is pending.
@@ -351,5 +449,92 @@ mod tests {
             assert_eq!(q.pop().map(|(t, _)| t), Some(t));
         }
         assert_eq!(q.pop(), None);
+    }
+
+    /// The run takes a link event only when it is due no earlier than the run's last, and
+    /// starts again from any key once emptied; the heap takes the rest.
+    #[test]
+    fn the_run_takes_link_events_in_order_and_the_heap_the_rest() {
+        let mut q = EventQueue::new();
+        q.push_link(10, 0, false);
+        q.push_link(20, 1, false);
+        q.push_link(15, 2, true); // earlier than the run's last: the heap
+        q.push_link(20, 3, false); // the same time, a later sequence: the run
+        q.push(12, Ev::Sample);
+        assert_eq!((q.run.len, q.links.len(), q.others.len()), (3, 1, 1));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            vec![
+                (10, Ev::LinkTxDone(0)),
+                (12, Ev::Sample),
+                (15, Ev::LinkDeliver(2)),
+                (20, Ev::LinkTxDone(1)),
+                (20, Ev::LinkTxDone(3)),
+            ]
+        );
+        // Emptied, the run starts from any key, earlier ones too.
+        q.push_link(5, 4, false);
+        assert_eq!(q.run.len, 1);
+        // Past its 16 first slots the ring grows and keeps its order across the wrap.
+        let mut next = 5;
+        for i in 0..40u32 {
+            if i % 3 == 0 {
+                assert_eq!(q.pop().map(|(t, _)| t), Some(next));
+                next += 1;
+            }
+            q.push_link(6 + u64::from(i), 5 + i, false);
+        }
+        assert!(q.run.ring.len() >= 32 && q.links.len() == 0, "every push went to the run");
+        while let Some((t, _)) = q.pop() {
+            assert_eq!(t, next);
+            next += 1;
+        }
+        assert_eq!(next, 46);
+    }
+
+    proptest::proptest! {
+        /// Any interleaving of pushes (link events through `push_link` and `push`, other
+        /// events), pops and `pop_until` bounds pops exactly what a sorted reference of
+        /// (time, push order) does, whichever of the run and the two heaps holds each event.
+        #[test]
+        fn pops_in_time_then_push_order(ops in proptest::collection::vec((0u8..8, 0u64..2_000), 1..400)) {
+            let mut q = EventQueue::new();
+            let mut reference = std::collections::BTreeMap::new();
+            let (mut seq, mut now) = (0u64, 0u64);
+            for (op, x) in ops {
+                match op {
+                    0..=4 => {
+                        seq += 1;
+                        // Mostly a link event a few delays ahead (the run's case), some at
+                        // once or far ahead (the heap's).
+                        let t = now + [x % 4, 100 + x % 7, 1_000 + x, 0, x % 50][usize::from(op)];
+                        let id = seq as u32;
+                        let ev = match op {
+                            0 => { q.push_link(t, id, false); Ev::LinkTxDone(id) }
+                            1 => { q.push_link(t, id, true); Ev::LinkDeliver(id) }
+                            2 => { q.push(t, Ev::LinkTxDone(id)); Ev::LinkTxDone(id) }
+                            3 => { q.push(t, Ev::ConnTimer(id)); Ev::ConnTimer(id) }
+                            _ => { q.push(t, Ev::LinkDeliver(id)); Ev::LinkDeliver(id) }
+                        };
+                        reference.insert((t, seq), ev);
+                    }
+                    5 | 6 => {
+                        let want = reference.pop_first().map(|((t, _), ev)| (t, ev));
+                        proptest::prop_assert_eq!(q.pop(), want);
+                        if let Some((t, _)) = want { now = t; }
+                    }
+                    _ => {
+                        let stop = now + x % 200;
+                        let due = reference.first_key_value().is_some_and(|(&(t, _), _)| t <= stop);
+                        let want = if due { reference.pop_first().map(|((t, _), ev)| (t, ev)) } else { None };
+                        proptest::prop_assert_eq!(q.pop_until(stop), want);
+                        if let Some((t, _)) = want { now = t; }
+                    }
+                }
+                proptest::prop_assert_eq!(q.len(), reference.len());
+                proptest::prop_assert_eq!(q.peek_time(), reference.first_key_value().map(|(&(t, _), _)| t));
+            }
+        }
     }
 }
