@@ -300,11 +300,25 @@ if [ "$ours" = 1 ]; then
       /"steady_per_hop_cost_vs_first_middle_half":/ { ym = half(); seen = 1 }
       END { row() }' "$1"
   }
+  # bench_run NAME FILE ARGS...: one `triage bench --json` run (ARGS: its --scenario
+  # options) into FILE, with --out its files in DIR/NAME/.
+  bench_run() {
+    local name=$1 file=$2 keep=()
+    shift 2
+    [ -n "$out" ] && keep=(--out "$out/$name")
+    "$triage" bench "$@" --repeat "$repeat" --json "${keep[@]}" > "$file"
+  }
+  # cells "FLOWS" "RATES": sets args to the --scenario options of every cell of those flow
+  # counts and rates, rate by rate, fewest flows first.
+  cells() {
+    local n rate
+    args=()
+    for rate in $2; do
+      for n in $1; do args+=(--scenario "$(scenario "$n" "$rate")"); done
+    done
+  }
   for rate in $rates; do
-    keep=()
-    [ -n "$out" ] && keep=(--out "$out/pairs-$rate")
-    "$triage" bench --scenario "$(scenario "$small" "$rate")" --scenario "$(scenario "$large" "$rate")" \
-      --repeat "$repeat" --json "${keep[@]}" > "$work/pair.json"
+    bench_run "pairs-$rate" "$work/pair.json" --scenario "$(scenario "$small" "$rate")" --scenario "$(scenario "$large" "$rate")"
     ratio_rows "$work/pair.json" "$rate"
   done
   if [ "$(echo $flows | wc -w)" -gt 2 ]; then
@@ -312,11 +326,8 @@ if [ "$ours" = 1 ]; then
     echo "| rate | flows | triage cost per packet-hop against $small flows (median of $repeat repetitions) | middle half | the same over the second halves | middle half |"
     echo "| --- | --- | --- | --- | --- | --- |"
     for rate in $rates; do
-      args=()
-      for n in $flows; do args+=(--scenario "$(scenario "$n" "$rate")"); done
-      keep=()
-      [ -n "$out" ] && keep=(--out "$out/curve-$rate")
-      "$triage" bench "${args[@]}" --repeat "$repeat" --json "${keep[@]}" > "$work/curve.json"
+      cells "$flows" "$rate"
+      bench_run "curve-$rate" "$work/curve.json" "${args[@]}"
       ratio_rows "$work/curve.json" "$rate" flows
     done
   fi
@@ -339,17 +350,14 @@ if [ "$ours" = 1 ]; then
   }
   if [ "$(echo $rates | wc -w)" -gt 1 ]; then
     # The other axis: each flow count at every rate in one `triage bench` run (each
-    # repetition runs the rates one after the other, in the order given), and per repetition the
-    # costliest rate's cost per packet-hop over the cheapest's.
+    # repetition runs the rates one after the other, in the order given), and per
+    # repetition the costliest rate's cost per packet-hop over the cheapest's.
     echo
     echo "| flows | triage costliest rate's cost per packet-hop over the cheapest's (median of $repeat repetitions) | middle half | costliest | cheapest | the same over the second halves | middle half | costliest | cheapest |"
     echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     for n in $flows; do
-      args=()
-      for rate in $rates; do args+=(--scenario "$(scenario "$n" "$rate")"); done
-      keep=()
-      [ -n "$out" ] && keep=(--out "$out/rates-$n")
-      "$triage" bench "${args[@]}" --repeat "$repeat" --json "${keep[@]}" > "$work/rates.json"
+      cells "$n" "$rates"
+      bench_run "rates-$n" "$work/rates.json" "${args[@]}"
       spread_row "$n flows" "$work/rates.json"
     done
   fi
@@ -361,13 +369,8 @@ if [ "$ours" = 1 ]; then
     echo
     echo "| grid | triage costliest cell's cost per packet-hop over the cheapest's (median of $repeat repetitions) | middle half | costliest | cheapest | the same over the second halves | middle half | costliest | cheapest |"
     echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-    args=()
-    for rate in $rates; do
-      for n in $flows; do args+=(--scenario "$(scenario "$n" "$rate")"); done
-    done
-    keep=()
-    [ -n "$out" ] && keep=(--out "$out/grid-spread")
-    "$triage" bench "${args[@]}" --repeat "$repeat" --json "${keep[@]}" > "$work/grid.json"
+    cells "$flows" "$rates"
+    bench_run grid-spread "$work/grid.json" "${args[@]}"
     spread_row "$ncells cells" "$work/grid.json"
   fi
 fi
