@@ -241,20 +241,20 @@ impl Run {
     }
 }
 
-/// Events by (time, sequence), in two heaps that share the sequence counter: link events
-/// (`LinkTxDone`, `LinkDeliver`: at most two per link, the packet path) and everything else
-/// (connection timers, flow starts, application writes, samples). At many flows most of
-/// the pending events are connection timers that rarely fire; kept apart, they no longer
-/// deepen the heap every packet-hop goes through. Popping takes the earlier of the two
-/// heads, so the order is exactly that of one heap.
+/// Events by (time, sequence), in two heaps and a run that share the sequence counter:
+/// link events (`LinkTxDone`, `LinkDeliver`: at most two per link, the packet path) and
+/// everything else (connection timers, flow starts, application writes, samples). At many
+/// flows most of the pending events are connection timers that rarely fire; kept apart,
+/// they no longer deepen the heap every packet-hop goes through.
 ///
-/// A link event due no earlier than every event of the run before it goes to the end of
-/// that run (`run`), a queue sorted by construction, instead of into the heap: a departure
-/// schedules the link's next one a serialization time later, mostly after every other
-/// pending link event (with hundreds of links busy at once, as when many flows send their
-/// first windows, each such push sifted through the whole heap), so those events pass
-/// through in order at a constant cost and the heap keeps only the others (a zero-delay
-/// link's arrival, due at once). Popping takes the earliest of the three heads.
+/// A link event due no earlier than the last one appended to the run ([`Run`], a ring
+/// sorted by construction) is appended there, in constant time; only the others go into
+/// the link heap. A departure schedules the link's next one a serialization time later,
+/// mostly after every other pending link event: with hundreds of links busy at once (many
+/// flows sending their first windows) each such push sifted down the whole heap. The heap
+/// keeps the near events (a zero-delay link's arrival, due at once; an ACK's short
+/// departure). Popping takes the earliest of the three heads, and keys are unique, so the
+/// order is exactly that of one heap.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     links: Heap<u64>,
