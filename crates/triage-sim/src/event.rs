@@ -247,7 +247,7 @@ impl Run {
 /// flows most of the pending events are connection timers that rarely fire; kept apart,
 /// they no longer deepen the heap every packet-hop goes through.
 ///
-/// A link event due no earlier than the last one appended to the run ([`Run`], a ring
+/// A link event due no earlier than the last one appended to the run (`Run`, a ring
 /// sorted by construction) is appended there, in constant time; only the others go into
 /// the link heap. A departure schedules the link's next one a serialization time later,
 /// mostly after every other pending link event: with hundreds of links busy at once (many
