@@ -81,16 +81,16 @@ fn prints_the_grid_and_the_pair_table() {
     assert!(pairs.join("per_hop_cost_vs_first.svg").exists());
     // The whole grid at once: both cells in one run, the costliest over the cheapest per
     // repetition, as that run's own bench.json says, with the cells named.
-    let spread: Vec<&str> = text
-        .lines()
-        .find(|l| l.starts_with("| 2 cells |"))
-        .expect("the grid's spread row")
-        .split('|')
-        .map(str::trim)
-        .collect();
+    let spread = row_starting(&text, "| 2 cells |");
     assert_spread_row(&spread, &dir.join("grid-spread/bench.json"), 2, |n, _| format!("{n} flows 100Mbps"));
     assert!(text.contains("over the cheapest's (median of 3 repetitions)"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The printed table row that starts with `prefix`, its cells split at the bars and trimmed.
+fn row_starting<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
+    let line = text.lines().find(|l| l.starts_with(prefix));
+    line.unwrap_or_else(|| panic!("no row starting {prefix:?}: {text}")).split('|').map(str::trim).collect()
 }
 
 /// Checks a spread row (its cells split at the bars) against the `bench.json` of the run it
@@ -121,23 +121,19 @@ fn assert_spread_row(row: &[&str], bench: &std::path::Path, cells: usize, named:
 #[test]
 fn prints_the_rate_rows_with_more_than_one_rate() {
     let (text, dir) = tiny_run_at("2 4", "100Mbps 1Gbps", "rates");
-    assert!(text.contains("costliest rate's cost per packet-hop over the cheapest's (median of 3 repetitions)"), "{text}");
+    assert!(
+        text.contains("costliest rate's cost per packet-hop over the cheapest's (median of 3 repetitions)"),
+        "{text}"
+    );
     for n in ["2", "4"] {
-        let row: Vec<&str> = text
-            .lines()
-            .find(|l| l.starts_with(&format!("| {n} flows |")))
-            .unwrap_or_else(|| panic!("no row for {n} flows: {text}"))
-            .split('|')
-            .map(str::trim)
-            .collect();
+        let row = row_starting(&text, &format!("| {n} flows |"));
         // "dumbbell-2-1Gbps" prints as "2 flows 1Gbps": both cells of a row have its count.
         assert_spread_row(&row, &dir.join(format!("rates-{n}/bench.json")), 2, |f, rate| {
             assert_eq!(f, n);
             format!("{f} flows {rate}")
         });
     }
-    let grid: Vec<&str> =
-        text.lines().find(|l| l.starts_with("| 4 cells |")).expect("the grid's spread row").split('|').map(str::trim).collect();
+    let grid = row_starting(&text, "| 4 cells |");
     assert_spread_row(&grid, &dir.join("grid-spread/bench.json"), 4, |f, rate| format!("{f} flows {rate}"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -787,9 +787,10 @@ impl Simulator {
                     self.keep_box(b);
                 }
                 match (deliver, next) {
-                    // The sooner first: it takes the place of the event just handed out
-                    // near the heap's root, and the later one then rises from the bottom only
-                    // a little (the other order sifts the later one down the whole heap).
+                    // The sooner first: when the event just handed out came from the heap, it
+                    // takes that event's place near the root, and the later one then joins
+                    // the run or rises from the bottom only a little (the other order sifts
+                    // the later one down the whole heap).
                     // Order-preserving: at different times their push order decides nothing,
                     // and any other event is pushed before or after both.
                     (Some(d), Some(n)) if n < d => {
